@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { SeveritySchema } from "./finding.js";
+import { IocSchema } from "./ioc.js";
+
+export const VerdictSchema = z.enum(["true_positive", "false_positive", "benign", "inconclusive"]);
+export type Verdict = z.infer<typeof VerdictSchema>;
+
+/** The concluder model's answer. */
+export const ConclusionDraftSchema = z.object({
+  verdict: VerdictSchema,
+  confidence: z.number().min(0).max(1),
+  severity: SeveritySchema,
+  summary: z.string().min(1).max(3_000),
+  mitre: z
+    .array(
+      z.object({
+        tactic: z.string().min(1).max(100),
+        techniqueId: z.string().regex(/^T\d{4}(\.\d{3})?$/),
+        techniqueName: z.string().max(200).optional(),
+      }),
+    )
+    .max(10),
+  keyFindings: z
+    .array(
+      z.object({
+        finding: z.string().min(1).max(500),
+        evidence: z
+          .array(z.object({ stepId: z.string().max(40).optional(), source: z.string().min(1).max(100), detail: z.string().min(1).max(500) }))
+          .min(1)
+          .max(5),
+      }),
+    )
+    .max(10),
+  iocs: z.array(IocSchema).max(50),
+  recommendedActions: z
+    .array(z.object({ action: z.string().min(1).max(500), priority: z.enum(["immediate", "soon", "later"]) }))
+    .max(10),
+  openQuestions: z.array(z.string().min(1).max(500)).max(10),
+});
+export type ConclusionDraft = z.infer<typeof ConclusionDraftSchema>;
+
+export const ConclusionSchema = ConclusionDraftSchema.extend({
+  /** Who wrote it; `offline` means no LLM produced this text. */
+  producedBy: z.object({ model: z.string(), offline: z.boolean(), note: z.string().optional() }),
+  createdAt: z.iso.datetime(),
+});
+export type Conclusion = z.infer<typeof ConclusionSchema>;

@@ -1,0 +1,124 @@
+/**
+ * Typed errors. Every error ferret raises on purpose says whether retrying the same call
+ * could help, so the workflow's retry policy and the HTTP handlers can map it to a status
+ * (retryable → 503, not retryable → 4xx/422) without string matching.
+ */
+export type ErrorCode =
+  | "invalid_input"
+  | "config"
+  | "not_found"
+  | "conflict"
+  | "model_output"
+  | "model_unavailable"
+  | "token_limit"
+  | "unknown_tool"
+  | "tool_input"
+  | "tool_failed"
+  | "sql_refused"
+  | "budget_exhausted"
+  | "storage";
+
+export class FerretError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { retryable: boolean; cause?: unknown; details?: Record<string, unknown> }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable;
+    this.details = options.details;
+  }
+}
+
+export class InvalidInputError extends FerretError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super("invalid_input", message, { retryable: false, details });
+  }
+}
+
+export class ConfigError extends FerretError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super("config", message, { retryable: false, details });
+  }
+}
+
+export class NotFoundError extends FerretError {
+  constructor(message: string) {
+    super("not_found", message, { retryable: false });
+  }
+}
+
+export class ConflictError extends FerretError {
+  constructor(message: string) {
+    super("conflict", message, { retryable: true });
+  }
+}
+
+/** The model answered, but not in the shape we asked for (after the repair attempt). */
+export class ModelOutputError extends FerretError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super("model_output", message, { retryable: false, details });
+  }
+}
+
+/** Rate limits, 5xx, network: the same request may succeed later. */
+export class ModelUnavailableError extends FerretError {
+  constructor(message: string, cause?: unknown) {
+    super("model_unavailable", message, { retryable: true, cause });
+  }
+}
+
+/** The request exceeded the model's context window; retrying only helps after compression. */
+export class TokenLimitError extends FerretError {
+  readonly inputTokens: number | undefined;
+  readonly maxTokens: number | undefined;
+  constructor(message: string, inputTokens?: number, maxTokens?: number, cause?: unknown) {
+    super("token_limit", message, { retryable: false, cause, details: { inputTokens, maxTokens } });
+    this.inputTokens = inputTokens;
+    this.maxTokens = maxTokens;
+  }
+}
+
+export class UnknownToolError extends FerretError {
+  constructor(name: string, allowed: readonly string[]) {
+    super("unknown_tool", `tool "${name}" is not in the registry (allowed: ${allowed.join(", ") || "none"})`, {
+      retryable: false,
+      details: { name, allowed },
+    });
+  }
+}
+
+export class ToolInputError extends FerretError {
+  constructor(tool: string, message: string) {
+    super("tool_input", `invalid input for tool "${tool}": ${message}`, { retryable: false });
+  }
+}
+
+export class ToolFailedError extends FerretError {
+  constructor(tool: string, message: string, retryable: boolean, cause?: unknown) {
+    super("tool_failed", `tool "${tool}" failed: ${message}`, { retryable, cause });
+  }
+}
+
+export class SqlRefusedError extends FerretError {
+  constructor(reason: string) {
+    super("sql_refused", `query refused: ${reason}`, { retryable: false });
+  }
+}
+
+export class StorageError extends FerretError {
+  constructor(message: string, retryable: boolean, cause?: unknown) {
+    super("storage", message, { retryable, cause });
+  }
+}
+
+export function isRetryable(error: unknown): boolean {
+  return error instanceof FerretError ? error.retryable : false;
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

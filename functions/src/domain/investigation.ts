@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { ConclusionSchema } from "./conclusion.js";
+import { FindingSchema } from "./finding.js";
+import { PlanSchema } from "./plan.js";
+import { UsageSchema } from "./results.js";
+
+export const InvestigationStatusSchema = z.enum([
+  "queued",
+  "planning",
+  "running",
+  "concluding",
+  "concluded",
+  "needs_human",
+  "failed",
+]);
+export type InvestigationStatus = z.infer<typeof InvestigationStatusSchema>;
+export const TERMINAL_STATUSES: readonly InvestigationStatus[] = ["concluded", "needs_human", "failed"];
+
+export const CountersSchema = z.object({
+  revisions: z.number().int().min(0),
+  consecutiveFailures: z.number().int().min(0),
+  stepsExecuted: z.number().int().min(0),
+  waves: z.number().int().min(0),
+  usage: UsageSchema,
+});
+export type Counters = z.infer<typeof CountersSchema>;
+
+export const InvestigationSchema = z.object({
+  id: z.string().regex(/^inv-[a-f0-9]{24}$/),
+  status: InvestigationStatusSchema,
+  finding: FindingSchema,
+  /** Flattened IOC values, for array-contains queries by related-findings lookups. */
+  iocValues: z.array(z.string()),
+  plan: PlanSchema.optional(),
+  counters: CountersSchema,
+  conclusion: ConclusionSchema.optional(),
+  /** Why the investigation stopped short (needs_human) or failed. */
+  reason: z.string().optional(),
+  /** Model that served the investigation; "offline" when no LLM was involved. */
+  model: z.string(),
+  /** True once the configured LLM failed and the offline model took over. */
+  fellBackToOffline: z.boolean(),
+  eventSeq: z.number().int().min(0),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  deadlineAt: z.iso.datetime(),
+});
+export type Investigation = z.infer<typeof InvestigationSchema>;
+
+/**
+ * One investigation per finding occurrence: the same finding name and eventTime always
+ * map to the same id, so a redelivered notification cannot start a second one.
+ */
+export function investigationIdFor(findingName: string, eventTime: string): string {
+  const digest = createHash("sha256").update(`${findingName}\n${new Date(eventTime).toISOString()}`).digest("hex");
+  return `inv-${digest.slice(0, 24)}`;
+}
+
+export const EventTypeSchema = z.enum([
+  "created",
+  "planned",
+  "step_started",
+  "step_finished",
+  "reflected",
+  "compressed",
+  "concluded",
+  "needs_human",
+  "failed",
+]);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+export const InvestigationEventSchema = z.object({
+  investigationId: z.string(),
+  seq: z.number().int().min(1),
+  type: EventTypeSchema,
+  at: z.iso.datetime(),
+  /** Short text a person can read in the terminal or a Slack reply. */
+  message: z.string(),
+  stepId: z.string().optional(),
+});
+export type InvestigationEvent = z.infer<typeof InvestigationEventSchema>;

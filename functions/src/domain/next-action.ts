@@ -1,0 +1,77 @@
+import type { Counters } from "./investigation.js";
+import type { Plan, Step } from "./plan.js";
+import type { AgentPolicy } from "./policy.js";
+
+/**
+ * What the investigation does next. This is the only place that decides it; the
+ * reflector function, the in-process driver and the benchmarks all call it, and the
+ * Workflows YAML only switches on its `kind`.
+ */
+export type NextAction =
+  | { kind: "execute"; stepIds: string[] }
+  | { kind: "reflect"; stepIds: string[] }
+  | { kind: "conclude"; reason: string }
+  | { kind: "needs_human"; reason: string };
+
+export interface DecisionInput {
+  plan: Plan;
+  counters: Counters;
+  policy: AgentPolicy;
+  now: Date;
+  deadlineAt: Date;
+  /** The wave that just finished, when the decision is taken before its reflection. */
+  finishedWave?: { stepIds: readonly string[]; anyFailed: boolean };
+  /** The latest reflection, when one was taken after the last wave. */
+  lastReflection?: { achieved: boolean; refusedForBudget: number };
+}
+
+export function readySteps(plan: Plan): Step[] {
+  const status = new Map(plan.steps.map((s) => [s.id, s.status]));
+  return plan.steps.filter(
+    // A "running" step at decision time was interrupted (the wave already returned), so it runs again.
+    (s) => (s.status === "pending" || s.status === "running") && s.dependsOn.every((d) => status.get(d) === "done"),
+  );
+}
+
+export function decideNext(input: DecisionInput): NextAction {
+  const { plan, counters, policy } = input;
+  if (input.lastReflection?.achieved) return { kind: "conclude", reason: "the reflector judged the objective achieved" };
+  if (input.now.getTime() >= input.deadlineAt.getTime()) {
+    return { kind: "needs_human", reason: `the investigation deadline of ${policy.totalDeadlineSeconds}s passed` };
+  }
+  const tokens = counters.usage.inputTokens + counters.usage.outputTokens;
+  if (tokens >= policy.tokenBudget) {
+    return { kind: "needs_human", reason: `the token budget is used up (${tokens} of ${policy.tokenBudget})` };
+  }
+  if (counters.consecutiveFailures >= policy.maxConsecutiveFailures) {
+    return { kind: "needs_human", reason: `${counters.consecutiveFailures} steps failed in a row` };
+  }
+  if (input.finishedWave && input.finishedWave.stepIds.length > 0 && reflectionDue(input)) {
+    return { kind: "reflect", stepIds: [...input.finishedWave.stepIds] };
+  }
+  const ready = readySteps(plan);
+  // Reflecting after every step only makes sense if a wave is a single step.
+  const width = policy.reflection === "every_step" ? 1 : policy.maxParallelSteps;
+  if (ready.length > 0) return { kind: "execute", stepIds: ready.slice(0, width).map((s) => s.id) };
+  const pending = plan.steps.filter((s) => s.status === "pending");
+  if (pending.length === 0) {
+    if (input.lastReflection && input.lastReflection.refusedForBudget > 0) {
+      return { kind: "needs_human", reason: "the reflector wanted more steps but the revision budget is used up" };
+    }
+    return { kind: "conclude", reason: "every step has finished" };
+  }
+  return {
+    kind: "conclude",
+    reason: `steps ${pending.map((s) => s.id).join(", ")} cannot run because a step they depend on failed or was cancelled`,
+  };
+}
+
+function reflectionDue(input: DecisionInput): boolean {
+  switch (input.policy.reflection) {
+    case "every_step":
+    case "every_wave":
+      return true;
+    case "on_error":
+      return input.finishedWave?.anyFailed ?? false;
+  }
+}

@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+/**
+ * Agent budgets and cadence. Lives in the domain because the pure decision function
+ * reads it; config.ts embeds it and fills it from the file and FERRET_* variables.
+ */
+export const ReflectionModeSchema = z.enum(["every_step", "every_wave", "on_error"]);
+export type ReflectionMode = z.infer<typeof ReflectionModeSchema>;
+
+export const AgentPolicySchema = z.object({
+  /** Most steps a plan may hold, cancelled ones included (they stay in the plan). */
+  maxSteps: z.number().int().min(1).max(50).default(10),
+  /** Most steps run at once in one wave. 1 gives the sequential plan-execute-reflect loop. */
+  maxParallelSteps: z.number().int().min(1).max(16).default(4),
+  /** Tool-calling iterations inside one step. */
+  maxStepIterations: z.number().int().min(1).max(32).default(6),
+  /** Reflections that may change the plan. */
+  maxRevisions: z.number().int().min(0).max(20).default(3),
+  maxConsecutiveFailures: z.number().int().min(1).max(20).default(3),
+  reflection: ReflectionModeSchema.default("every_wave"),
+  /** Input + output tokens across every model call of one investigation. */
+  tokenBudget: z.number().int().min(1_000).default(400_000),
+  stepDeadlineSeconds: z.number().int().min(5).max(3_600).default(300),
+  totalDeadlineSeconds: z.number().int().min(30).max(86_400).default(1_800),
+});
+export type AgentPolicy = z.infer<typeof AgentPolicySchema>;
+
+export const DEFAULT_POLICY: AgentPolicy = AgentPolicySchema.parse({});

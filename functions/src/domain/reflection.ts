@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { PlanUpdateSchema } from "./plan.js";
+import { UsageSchema } from "./results.js";
+
+/** The reflector model's answer. */
+export const ReflectionDraftSchema = z.object({
+  achieved: z.boolean(),
+  insights: z.array(z.string().min(1).max(500)).max(10),
+  updates: z.array(PlanUpdateSchema).max(10),
+  rationale: z.string().min(1).max(2_000),
+});
+export type ReflectionDraft = z.infer<typeof ReflectionDraftSchema>;
+
+export const ReflectionSchema = ReflectionDraftSchema.extend({
+  wave: z.number().int().min(0),
+  afterSteps: z.array(z.string()),
+  /** Updates that were applied, and those refused by plan policy, with the reason. */
+  applied: z.array(PlanUpdateSchema),
+  refused: z.array(z.object({ update: PlanUpdateSchema, reason: z.string() })),
+  skipped: z.boolean(),
+  usage: UsageSchema,
+  model: z.string(),
+  createdAt: z.iso.datetime(),
+});
+export type Reflection = z.infer<typeof ReflectionSchema>;

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { IocSchema } from "./ioc.js";
+import { JsonObjectSchema, JsonValueSchema } from "./json.js";
+import { StepIdSchema } from "./plan.js";
+
+export const UsageSchema = z.object({
+  llmCalls: z.number().int().min(0),
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+export const ZERO_USAGE: Usage = { llmCalls: 0, inputTokens: 0, outputTokens: 0 };
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    llmCalls: a.llmCalls + b.llmCalls,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+}
+
+export const ToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  args: JsonObjectSchema,
+  ok: z.boolean(),
+  /** Short human-readable outcome; what later steps and the summary see. */
+  summary: z.string(),
+  /** Structured output (bounded in size by the tool). */
+  data: JsonValueSchema.optional(),
+  error: z.string().optional(),
+  durationMs: z.number().min(0),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+/** The executor model's final answer for a step. */
+export const StepReportSchema = z.object({
+  outcome: z.enum(["answered", "no_data", "failed"]),
+  summary: z.string().min(1).max(2_000),
+  facts: z.array(z.string().min(1).max(500)).max(20),
+  iocs: z.array(IocSchema).max(50),
+});
+export type StepReport = z.infer<typeof StepReportSchema>;
+
+export const StepResultSchema = z.object({
+  stepId: StepIdSchema,
+  status: z.enum(["done", "failed"]),
+  outcome: StepReportSchema.shape.outcome,
+  summary: z.string(),
+  facts: z.array(z.string()),
+  iocs: z.array(IocSchema),
+  toolCalls: z.array(ToolCallSchema),
+  iterations: z.number().int().min(0),
+  error: z.string().optional(),
+  usage: UsageSchema,
+  model: z.string(),
+  startedAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime(),
+});
+export type StepResult = z.infer<typeof StepResultSchema>;

@@ -1,0 +1,88 @@
+import type { JsonObject } from "../domain/json.js";
+import type { Usage } from "../domain/results.js";
+
+/**
+ * The one interface every agent role talks to. Adapters: Gemini (production), the
+ * offline playbook model (demo, CI, fallback) and the scripted model (tests).
+ */
+export interface Model {
+  /** Stable name recorded on results, e.g. "gemini-2.5-flash" or "offline-playbook". */
+  readonly name: string;
+  /** True when no LLM stands behind this model; conclusions must then say so. */
+  readonly offline: boolean;
+  generate(request: GenerateRequest): Promise<GenerateResponse>;
+  embed(request: EmbedRequest): Promise<number[][]>;
+}
+
+/** Which role is asking. Adapters that are not LLMs (offline, scripted) key on it. */
+export type Purpose =
+  | "planner"
+  | "executor"
+  | "reflector"
+  | "concluder"
+  | "log_analyst"
+  | "compressor"
+  | "introspector"
+  | "repair";
+
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  /** JSON Schema (draft 2020-12 subset) of the tool's arguments object. */
+  parameters: JsonObject;
+}
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  args: JsonObject;
+}
+
+export interface ToolResponse {
+  id: string;
+  name: string;
+  /** What the tool returned, as the model will read it. Always data, never instructions. */
+  response: JsonObject;
+}
+
+export type Message =
+  | { role: "user"; text: string }
+  | { role: "model"; text?: string; toolCalls?: ToolCallRequest[] }
+  | { role: "tool"; responses: ToolResponse[] };
+
+export interface GenerateRequest {
+  purpose: Purpose;
+  system: string;
+  messages: Message[];
+  tools?: ToolDeclaration[];
+  /** When set, the answer must be JSON matching this schema (draft 2020-12 subset). */
+  responseSchema?: JsonObject;
+  /**
+   * The same facts the prompt was rendered from, in structured form. LLM adapters ignore
+   * it; the offline model reasons over it instead of parsing prose.
+   */
+  context?: unknown;
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** Propagated to logs and provider request labels. */
+  investigationId?: string;
+}
+
+export interface GenerateResponse {
+  text?: string;
+  toolCalls: ToolCallRequest[];
+  usage: Usage;
+  model: string;
+  finishReason?: string;
+}
+
+export type EmbedTask = "RETRIEVAL_DOCUMENT" | "RETRIEVAL_QUERY" | "SEMANTIC_SIMILARITY";
+
+export interface EmbedRequest {
+  texts: string[];
+  task: EmbedTask;
+  /** 768 unless a caller has a reason; Firestore's vector index is declared with it. */
+  dimensions?: number;
+}
+
+export const EMBEDDING_DIMENSIONS = 768;

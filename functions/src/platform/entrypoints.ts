@@ -1,0 +1,24 @@
+import { TOPICS, type TopicName } from "./topics.js";
+
+/**
+ * The Cloud Functions this source tree exposes. One source archive, one entry point per
+ * function. Terraform declares one google_cloudfunctions2_function per entry here with the
+ * same entry point (checked by test/unit/terraform), and the local stack starts one
+ * functions-framework server per entry.
+ */
+export type EntryPoint =
+  | { readonly name: string; readonly trigger: "http"; readonly calledBy: "workflow" }
+  | { readonly name: string; readonly trigger: "pubsub"; readonly topic: TopicName };
+
+export const ENTRY_POINTS = [
+  { name: "ingest", trigger: "pubsub", topic: TOPICS.findings },
+  { name: "planner", trigger: "http", calledBy: "workflow" },
+  { name: "stepExecutor", trigger: "http", calledBy: "workflow" },
+  { name: "reflector", trigger: "http", calledBy: "workflow" },
+  { name: "concluder", trigger: "http", calledBy: "workflow" },
+  { name: "compressor", trigger: "http", calledBy: "workflow" },
+  { name: "memoryIntrospector", trigger: "pubsub", topic: TOPICS.agentSessions },
+  { name: "notifier", trigger: "pubsub", topic: TOPICS.investigationEvents },
+] as const satisfies readonly EntryPoint[];
+
+export type EntryPointName = (typeof ENTRY_POINTS)[number]["name"];

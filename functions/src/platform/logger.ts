@@ -1,0 +1,78 @@
+/**
+ * Structured JSON logs in the shape Cloud Logging parses from stdout: `severity`,
+ * `message`, and the trace under its special key so entries group by request.
+ * Secrets are masked before anything is written.
+ */
+export type Severity = "DEBUG" | "INFO" | "NOTICE" | "WARNING" | "ERROR" | "CRITICAL";
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export interface LogSink {
+  write(line: string): void;
+}
+
+const SECRET_KEY = /(token|secret|password|api[_-]?key|authorization|private[_-]?key|credential)/i;
+const SECRET_VALUE = [
+  /xox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack tokens
+  /AIza[0-9A-Za-z_-]{35}/g, // Google API keys
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{16,}/g,
+];
+
+export function maskSecrets(value: unknown, depth = 0): unknown {
+  if (depth > 8) return "[depth]";
+  if (typeof value === "string") return SECRET_VALUE.reduce((s, re) => s.replace(re, "[masked]"), value);
+  if (Array.isArray(value)) return value.map((v) => maskSecrets(v, depth + 1));
+  if (value instanceof Error) return { name: value.name, message: maskSecrets(value.message, depth + 1) };
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) && v ? "[masked]" : maskSecrets(v, depth + 1);
+    return out;
+  }
+  return value;
+}
+
+export interface LoggerOptions {
+  sink?: LogSink;
+  minSeverity?: Severity;
+  project?: string;
+  fields?: Record<string, unknown>;
+}
+
+const ORDER: Severity[] = ["DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL"];
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const sink = options.sink ?? { write: (line: string) => process.stdout.write(`${line}\n`) };
+  const min = ORDER.indexOf(options.minSeverity ?? "INFO");
+  const base = options.fields ?? {};
+  const emit = (severity: Severity, message: string, fields?: Record<string, unknown>) => {
+    if (ORDER.indexOf(severity) < min) return;
+    const merged = { ...base, ...fields };
+    const { trace, ...rest } = merged;
+    const entry: Record<string, unknown> = {
+      severity,
+      message: maskSecrets(message),
+      time: new Date().toISOString(),
+      ...(maskSecrets(rest) as Record<string, unknown>),
+    };
+    if (typeof trace === "string" && trace) {
+      entry["logging.googleapis.com/trace"] = options.project ? `projects/${options.project}/traces/${trace}` : trace;
+    }
+    sink.write(JSON.stringify(entry));
+  };
+  return {
+    debug: (m, f) => emit("DEBUG", m, f),
+    info: (m, f) => emit("INFO", m, f),
+    warn: (m, f) => emit("WARNING", m, f),
+    error: (m, f) => emit("ERROR", m, f),
+    child: (fields) => createLogger({ ...options, sink, fields: { ...base, ...fields } }),
+  };
+}
+
+export const silentLogger: Logger = createLogger({ sink: { write: () => {} } });

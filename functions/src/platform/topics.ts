@@ -1,0 +1,20 @@
+/**
+ * Pub/Sub topic names used by the code. Terraform creates exactly these (checked by
+ * test/unit/terraform), and the local stack creates them on the emulator.
+ */
+export const TOPICS = {
+  /** SCC NotificationConfig publishes findings here; `ingest` consumes it. */
+  findings: "scc-findings",
+  /** Every investigation state change; `notifier` consumes it. */
+  investigationEvents: "investigation-events",
+  /** One message per log-analysis sub-agent session; `memoryIntrospector` consumes it. */
+  agentSessions: "agent-sessions",
+} as const;
+
+export type TopicKey = keyof typeof TOPICS;
+export type TopicName = (typeof TOPICS)[TopicKey];
+
+/** Each push subscription dead-letters into `<topic>-dead-letter`. */
+export function deadLetterTopic(topic: TopicName): string {
+  return `${topic}-dead-letter`;
+}

@@ -1,0 +1,63 @@
+import type { Investigation, InvestigationEvent } from "../domain/investigation.js";
+import type { Reflection } from "../domain/reflection.js";
+import type { StepResult } from "../domain/results.js";
+
+export type EventDraft = Pick<InvestigationEvent, "type" | "message" | "stepId">;
+
+/** A state change: the new investigation document and the events it appends. */
+export interface Transition {
+  investigation: Investigation;
+  events?: EventDraft[];
+}
+
+export interface Committed {
+  investigation: Investigation;
+  /** Events appended by this call, with their sequence numbers; empty when nothing changed. */
+  events: InvestigationEvent[];
+}
+
+/**
+ * Investigation state. Every write that matters happens in one transaction with the
+ * investigation document, so a retried or duplicated call observes the first call's
+ * effect instead of repeating it.
+ */
+export interface InvestigationStore {
+  /** Creates the investigation unless one with the same id exists (then created=false). */
+  create(investigation: Investigation, events: EventDraft[]): Promise<Committed & { created: boolean }>;
+  get(id: string): Promise<Investigation | undefined>;
+  /** Like get, but throws NotFoundError. */
+  require(id: string): Promise<Investigation>;
+  /**
+   * Read-modify-write in a transaction. The function may run more than once (transaction
+   * retries) and must be pure; returning undefined leaves everything untouched.
+   */
+  update(id: string, change: (current: Investigation) => Transition | undefined): Promise<Committed>;
+  /**
+   * Writes a step result once, together with the investigation change it implies. When a
+   * result for the step already exists, nothing is written and created=false.
+   */
+  recordStepResult(
+    id: string,
+    result: StepResult,
+    change: (current: Investigation) => Transition,
+  ): Promise<Committed & { created: boolean; result: StepResult }>;
+  getStepResult(id: string, stepId: string): Promise<StepResult | undefined>;
+  listStepResults(id: string): Promise<StepResult[]>;
+  /** Same once-only contract as recordStepResult, keyed by the reflection's wave number. */
+  recordReflection(
+    id: string,
+    reflection: Reflection,
+    change: (current: Investigation) => Transition,
+  ): Promise<Committed & { created: boolean; reflection: Reflection }>;
+  getReflection(id: string, wave: number): Promise<Reflection | undefined>;
+  listReflections(id: string): Promise<Reflection[]>;
+  listEvents(id: string): Promise<InvestigationEvent[]>;
+  /**
+   * Marks a side effect (a Slack post, a scored session) as done exactly once. Returns
+   * false when the key was claimed before; `value` is stored for later readers.
+   */
+  claimOnce(scope: string, key: string, value?: Record<string, string>): Promise<boolean>;
+  readClaim(scope: string, key: string): Promise<Record<string, string> | undefined>;
+  /** Earlier investigations sharing a resource, principal or IOC value, newest first. */
+  findRelated(query: { resourceName?: string; principal?: string; iocValue?: string; excludeId?: string; limit: number }): Promise<Investigation[]>;
+}

@@ -1,0 +1,38 @@
+import type { z } from "zod";
+import type { Finding } from "../domain/finding.js";
+import type { Ioc } from "../domain/ioc.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { Logger } from "../platform/logger.js";
+
+/** What every tool gets besides its arguments. */
+export interface ToolContext {
+  investigationId: string;
+  finding: Finding;
+  logger: Logger;
+  signal?: AbortSignal;
+}
+
+export interface ToolOutput {
+  ok: boolean;
+  /** One or two sentences a later step (and a person) can read. */
+  summary: string;
+  /** Structured result, bounded by the tool (rows are paged, not dumped). */
+  data: JsonValue;
+  /** IOCs the tool observed in its results. */
+  iocs?: Ioc[];
+}
+
+export interface Tool<I extends JsonObject = JsonObject> {
+  readonly name: string;
+  /** Shown to the model; says what the tool answers and what it cannot. */
+  readonly description: string;
+  readonly input: z.ZodType<I>;
+  run(input: I, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** Type-erased tool for registries; defineTool keeps the input type honest. */
+export type AnyTool = Tool<JsonObject>;
+
+export function defineTool<I extends JsonObject>(tool: Tool<I>): AnyTool {
+  return tool as unknown as AnyTool;
+}
