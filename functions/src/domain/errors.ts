@@ -16,7 +16,8 @@ export type ErrorCode =
   | "tool_failed"
   | "sql_refused"
   | "budget_exhausted"
-  | "storage";
+  | "storage"
+  | "chat";
 
 export class FerretError extends Error {
   readonly code: ErrorCode;
@@ -111,6 +112,17 @@ export class SqlRefusedError extends FerretError {
 export class StorageError extends FerretError {
   constructor(message: string, retryable: boolean, cause?: unknown) {
     super("storage", message, { retryable, cause });
+  }
+}
+
+/** Posting to Slack (or another chat sink) failed; `retryable` says whether a later attempt can succeed. */
+export class ChatError extends FerretError {
+  constructor(
+    message: string,
+    retryable: boolean,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
+    super("chat", message, { retryable, cause: options.cause, details: options.details });
   }
 }
 
