@@ -42,6 +42,9 @@ export const InvestigationSchema = z.object({
   /** True once the configured LLM failed and the offline model took over. */
   fellBackToOffline: z.boolean(),
   eventSeq: z.number().int().min(0),
+  /** Set when ingest claimed the right to start the workflow, so duplicates do not start a second one. */
+  launchClaimedAt: z.iso.datetime().optional(),
+  executionId: z.string().optional(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   deadlineAt: z.iso.datetime(),

@@ -1,0 +1,70 @@
+import { type Conclusion, ConclusionDraftSchema } from "../domain/conclusion.js";
+import type { Finding } from "../domain/finding.js";
+import type { Plan } from "../domain/plan.js";
+import type { Reflection } from "../domain/reflection.js";
+import type { StepResult, Usage } from "../domain/results.js";
+import type { Model } from "../model/port.js";
+import { generateStructured } from "../model/structured.js";
+import { renderPrompt } from "../prompts/render.js";
+import type { ConcluderContext } from "./contexts.js";
+
+export interface ConcluderInput {
+  investigationId: string;
+  finding: Finding;
+  plan: Plan;
+  results: readonly StepResult[];
+  reflections: readonly Reflection[];
+  model: Model;
+  mode: "conclude" | "needs_human";
+  reason: string;
+  now: Date;
+  /** Set when the configured LLM failed and the offline model took over mid-way. */
+  fallbackNote?: string;
+}
+
+export async function concludeInvestigation(input: ConcluderInput): Promise<{ conclusion: Conclusion; usage: Usage }> {
+  const context: ConcluderContext = {
+    purpose: "concluder",
+    finding: input.finding,
+    plan: input.plan,
+    results: [...input.results],
+    reflections: [...input.reflections],
+    mode: input.mode,
+    reason: input.reason,
+  };
+  const system = renderPrompt("concluder.system", { mode: input.mode, reason: input.reason });
+  const user = renderPrompt("concluder.user", {
+    objective: input.plan.objective,
+    finding: input.finding,
+    results: input.results.map((r) => ({
+      stepId: r.stepId,
+      status: r.status,
+      outcome: r.outcome,
+      summary: r.summary,
+      facts: r.facts,
+      iocs: r.iocs,
+      error: r.error ?? null,
+    })),
+    insights: input.reflections.flatMap((r) => r.insights),
+    skipped: input.plan.steps
+      .filter((s) => s.status === "cancelled" || s.status === "pending")
+      .map((s) => ({ id: s.id, status: s.status, cancelReason: s.cancelReason ?? "" })),
+  });
+  const answer = await generateStructured(
+    input.model,
+    { purpose: "concluder", system, messages: [{ role: "user", text: user }], context, investigationId: input.investigationId },
+    ConclusionDraftSchema,
+  );
+  const notes = [
+    input.model.offline ? "Written by the offline playbook model: rules over the evidence, no LLM." : undefined,
+    input.fallbackNote,
+  ].filter((n): n is string => Boolean(n));
+  return {
+    conclusion: {
+      ...answer.value,
+      producedBy: { model: answer.model, offline: input.model.offline, ...(notes.length ? { note: notes.join(" ") } : {}) },
+      createdAt: input.now.toISOString(),
+    },
+    usage: answer.usage,
+  };
+}

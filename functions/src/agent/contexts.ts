@@ -1,0 +1,73 @@
+import type { Finding } from "../domain/finding.js";
+import type { Plan, Step } from "../domain/plan.js";
+import type { Reflection } from "../domain/reflection.js";
+import type { StepResult } from "../domain/results.js";
+import type { ResultSummary } from "./result-summary.js";
+
+/**
+ * The structured facts each role renders into its prompt. They travel with the request
+ * (GenerateRequest.context) so the offline playbook model reasons over the same facts an
+ * LLM reads, without parsing prose. LLM adapters ignore them.
+ */
+export interface PlannerContext {
+  purpose: "planner";
+  finding: Finding;
+  tools: string[];
+  tables: string[];
+  maxSteps: number;
+  related: RelatedInvestigation[];
+  /** Why the previous attempt was rejected, on the re-plan attempt. */
+  problems: string[];
+}
+
+export interface RelatedInvestigation {
+  id: string;
+  category: string;
+  resource: string;
+  verdict?: string;
+  createdAt: string;
+  sharedBy: string;
+}
+
+export interface ExecutorContext {
+  purpose: "executor";
+  finding: Finding;
+  objective: string;
+  step: Step;
+  priorResults: ResultSummary[];
+  /** 1-based round of this step's tool loop. */
+  iteration: number;
+  maxIterations: number;
+  /** Set when the loop hit its cap and only a final report is wanted. */
+  finalReportOnly: boolean;
+}
+
+export interface ReflectorContext {
+  purpose: "reflector";
+  finding: Finding;
+  plan: Plan;
+  results: StepResult[];
+  justFinished: string[];
+  tools: string[];
+  maxSteps: number;
+  revisionsLeft: number;
+}
+
+export interface ConcluderContext {
+  purpose: "concluder";
+  finding: Finding;
+  plan: Plan;
+  results: StepResult[];
+  reflections: Reflection[];
+  mode: "conclude" | "needs_human";
+  reason: string;
+}
+
+export type AgentContext = PlannerContext | ExecutorContext | ReflectorContext | ConcluderContext;
+
+export function isContext<P extends AgentContext["purpose"]>(
+  value: unknown,
+  purpose: P,
+): value is Extract<AgentContext, { purpose: P }> {
+  return typeof value === "object" && value !== null && (value as { purpose?: unknown }).purpose === purpose;
+}

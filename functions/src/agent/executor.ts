@@ -1,0 +1,235 @@
+import type { Finding } from "../domain/finding.js";
+import { type Ioc, mergeIocs } from "../domain/ioc.js";
+import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
+import type { Plan, Step } from "../domain/plan.js";
+import {
+  addUsage,
+  type StepReport,
+  StepReportSchema,
+  type StepResult,
+  type ToolCall,
+  type Usage,
+  ZERO_USAGE,
+} from "../domain/results.js";
+import type { GenerateRequest, Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
+import { generateStructured } from "../model/structured.js";
+import type { Logger } from "../platform/logger.js";
+import { renderPrompt } from "../prompts/render.js";
+import type { ToolBox } from "../tools/toolbox.js";
+import type { ExecutorContext } from "./contexts.js";
+import { summarizeResults } from "./result-summary.js";
+
+export interface ExecutorInput {
+  investigationId: string;
+  finding: Finding;
+  plan: Plan;
+  step: Step;
+  priorResults: readonly StepResult[];
+  model: Model;
+  toolbox: ToolBox;
+  maxIterations: number;
+  logger: Logger;
+  now: () => Date;
+  onToolCall?: (call: ToolCall) => void;
+}
+
+/** Tool output handed back to the model is capped; tools page their rows, this is the backstop. */
+const MAX_TOOL_RESPONSE_BYTES = 24_000;
+const MAX_RESULT_IOCS = 50;
+
+/**
+ * Runs one step as a tool-calling loop. The model only ever sees the tools of its step
+ * that the toolbox allows; anything else it asks for is refused in code and reported
+ * back as a failed call, never executed.
+ */
+export async function executeStep(input: ExecutorInput): Promise<StepResult> {
+  const startedAt = input.now().toISOString();
+  const offered = input.toolbox.declarationsFor(input.step.tools);
+  const priorResults = summarizeResults(input.plan, input.priorResults);
+  const system = renderPrompt("executor.system", { maxIterations: input.maxIterations });
+  const user = renderPrompt("executor.user", {
+    objective: input.plan.objective,
+    step: input.step,
+    finding: input.finding,
+    priorResults,
+  });
+  const messages: Message[] = [{ role: "user", text: user }];
+  const toolCalls: ToolCall[] = [];
+  const toolIocs: Ioc[] = [];
+  let usage: Usage = ZERO_USAGE;
+  let modelName = input.model.name;
+
+  const baseContext = (iteration: number, finalReportOnly: boolean): ExecutorContext => ({
+    purpose: "executor",
+    finding: input.finding,
+    objective: input.plan.objective,
+    step: input.step,
+    priorResults,
+    iteration,
+    maxIterations: input.maxIterations,
+    finalReportOnly,
+  });
+  const request = (iteration: number): GenerateRequest => ({
+    purpose: "executor",
+    system,
+    messages: [...messages],
+    tools: offered,
+    context: baseContext(iteration, false),
+    investigationId: input.investigationId,
+  });
+
+  for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
+    const response = await input.model.generate(request(iteration));
+    usage = addUsage(usage, response.usage);
+    modelName = response.model;
+    if (response.toolCalls.length === 0) {
+      const report = await finalReport(input, system, messages, response.text, baseContext(iteration, true));
+      usage = addUsage(usage, report.usage);
+      return buildResult(input, { report: report.value, toolCalls, toolIocs, usage, iterations: iteration, startedAt, modelName });
+    }
+    messages.push({ role: "model", ...(response.text ? { text: response.text } : {}), toolCalls: response.toolCalls });
+    const responses = await Promise.all(
+      response.toolCalls.map((call) => runToolCall(input, call, toolCalls, toolIocs)),
+    );
+    messages.push({ role: "tool", responses });
+  }
+
+  messages.push({
+    role: "user",
+    text: `You have used all ${input.maxIterations} rounds of tool calls for this step. Do not call tools; report what you found so far as the final JSON object.`,
+  });
+  const forced = await generateStructured(
+    input.model,
+    {
+      purpose: "executor",
+      system,
+      messages: [...messages],
+      context: baseContext(input.maxIterations + 1, true),
+      investigationId: input.investigationId,
+    },
+    StepReportSchema,
+  );
+  usage = addUsage(usage, forced.usage);
+  return buildResult(input, {
+    report: forced.value,
+    toolCalls,
+    toolIocs,
+    usage,
+    iterations: input.maxIterations,
+    startedAt,
+    modelName: forced.model,
+    error: `iteration cap of ${input.maxIterations} reached before the step finished`,
+  });
+}
+
+async function finalReport(
+  input: ExecutorInput,
+  system: string,
+  messages: readonly Message[],
+  text: string | undefined,
+  context: ExecutorContext,
+): Promise<{ value: StepReport; usage: Usage }> {
+  const direct = parseReport(text);
+  if (direct) return { value: direct, usage: ZERO_USAGE };
+  // The answer broke the report format: one structured request (no tools) repairs it.
+  const repaired = await generateStructured(
+    input.model,
+    {
+      purpose: "executor",
+      system,
+      messages: [
+        ...messages,
+        { role: "model", text: text ?? "" },
+        { role: "user", text: "Return your final report as the JSON object described in the instructions, and nothing else." },
+      ],
+      context,
+      investigationId: input.investigationId,
+    },
+    StepReportSchema,
+  );
+  return { value: repaired.value, usage: repaired.usage };
+}
+
+function parseReport(text: string | undefined): StepReport | undefined {
+  if (!text) return undefined;
+  const trimmed = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/```$/, "")
+    .trim();
+  try {
+    const parsed = StepReportSchema.safeParse(JSON.parse(trimmed));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function runToolCall(
+  input: ExecutorInput,
+  call: ToolCallRequest,
+  calls: ToolCall[],
+  iocs: Ioc[],
+): Promise<ToolResponse> {
+  const started = Date.now();
+  const outcome = await input.toolbox.run(call.name, call.args, input.step.tools, {
+    investigationId: input.investigationId,
+    finding: input.finding,
+    logger: input.logger.child({ stepId: input.step.id, tool: call.name }),
+  });
+  const data = boundData(outcome.data);
+  const record: ToolCall = {
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    ok: outcome.ok,
+    summary: outcome.summary,
+    data,
+    ...(outcome.ok ? {} : { error: outcome.summary }),
+    durationMs: Date.now() - started,
+  };
+  calls.push(record);
+  iocs.push(...(outcome.iocs ?? []));
+  input.onToolCall?.(record);
+  const response: JsonObject = { ok: outcome.ok, summary: outcome.summary, untrusted_data: data };
+  return { id: call.id, name: call.name, response };
+}
+
+function boundData(data: JsonValue): JsonValue {
+  if (jsonBytes(data) <= MAX_TOOL_RESPONSE_BYTES) return data;
+  const text = JSON.stringify(data);
+  return { truncated: true, preview: text.slice(0, MAX_TOOL_RESPONSE_BYTES - 200) };
+}
+
+function buildResult(
+  input: ExecutorInput,
+  parts: {
+    report: StepReport;
+    toolCalls: ToolCall[];
+    toolIocs: Ioc[];
+    usage: Usage;
+    iterations: number;
+    startedAt: string;
+    modelName: string;
+    error?: string;
+  },
+): StepResult {
+  const failed = parts.report.outcome === "failed";
+  const allToolsFailed = parts.toolCalls.length > 0 && parts.toolCalls.every((c) => !c.ok);
+  const error = parts.error ?? (allToolsFailed ? `every tool call failed: ${parts.toolCalls.map((c) => c.summary).join(" | ")}` : undefined);
+  return {
+    stepId: input.step.id,
+    status: failed ? "failed" : "done",
+    outcome: parts.report.outcome,
+    summary: parts.report.summary,
+    facts: parts.report.facts,
+    iocs: mergeIocs(parts.report.iocs, parts.toolIocs).slice(0, MAX_RESULT_IOCS),
+    toolCalls: parts.toolCalls,
+    iterations: parts.iterations,
+    ...(error ? { error } : {}),
+    usage: parts.usage,
+    model: parts.modelName,
+    startedAt: parts.startedAt,
+    finishedAt: input.now().toISOString(),
+  };
+}

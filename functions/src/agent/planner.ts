@@ -1,0 +1,64 @@
+import { ModelOutputError } from "../domain/errors.js";
+import type { Finding } from "../domain/finding.js";
+import { type Plan, type PlanDraft, PlanDraftSchema } from "../domain/plan.js";
+import { planFromDraft, planProblems } from "../domain/plan-rules.js";
+import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
+import type { Model } from "../model/port.js";
+import { generateStructured } from "../model/structured.js";
+import { renderPrompt } from "../prompts/render.js";
+import type { PlannerContext, RelatedInvestigation } from "./contexts.js";
+
+export interface PlannerInput {
+  investigationId: string;
+  finding: Finding;
+  model: Model;
+  tools: readonly { name: string; description: string }[];
+  tables: readonly { name: string; description: string }[];
+  maxSteps: number;
+  related?: readonly RelatedInvestigation[];
+}
+
+export interface PlannerOutput {
+  plan: Plan;
+  usage: Usage;
+}
+
+/**
+ * Asks the model for a plan and checks it against the registry and the step cap. A plan
+ * that breaks those rules gets one corrected attempt with the problems spelled out;
+ * a second bad plan is a ModelOutputError rather than a silently trimmed plan.
+ */
+export async function planInvestigation(input: PlannerInput): Promise<PlannerOutput> {
+  const toolNames = input.tools.map((t) => t.name);
+  const rules = { allowedTools: toolNames, maxSteps: input.maxSteps };
+  let usage = ZERO_USAGE;
+  let problems: string[] = [];
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const context: PlannerContext = {
+      purpose: "planner",
+      finding: input.finding,
+      tools: toolNames,
+      tables: input.tables.map((t) => t.name),
+      maxSteps: input.maxSteps,
+      related: [...(input.related ?? [])],
+      problems,
+    };
+    const system = renderPrompt("planner.system", {
+      tools: input.tools,
+      tables: input.tables,
+      maxSteps: input.maxSteps,
+      eventTime: input.finding.eventTime,
+    });
+    const user = renderPrompt("planner.user", { finding: input.finding, related: context.related, problems });
+    const answer = await generateStructured(
+      input.model,
+      { purpose: "planner", system, messages: [{ role: "user", text: user }], context, investigationId: input.investigationId },
+      PlanDraftSchema,
+    );
+    usage = addUsage(usage, answer.usage);
+    const draft: PlanDraft = answer.value;
+    problems = planProblems(draft.steps, rules);
+    if (problems.length === 0) return { plan: planFromDraft(draft), usage };
+  }
+  throw new ModelOutputError(`the planner produced an invalid plan twice: ${problems.join("; ")}`, { problems });
+}

@@ -1,0 +1,35 @@
+import type { Config } from "../config/config.js";
+import type { Model } from "../model/port.js";
+import type { Logger } from "../platform/logger.js";
+import type { EventBus } from "../ports/event-bus.js";
+import type { InvestigationStore } from "../ports/investigation-store.js";
+import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
+import type { ToolBox } from "../tools/toolbox.js";
+
+/**
+ * Everything an investigation operation needs, injected. Function entry points build it
+ * from configuration; tests build it with the emulators and a scripted model.
+ */
+export interface AppDeps {
+  config: Config;
+  store: InvestigationStore;
+  bus: EventBus;
+  model: Model;
+  toolbox: ToolBox;
+  /** Log tables the planner may mention (name + description). */
+  tables: { name: string; description: string }[];
+  logger: Logger;
+  now: () => Date;
+  /** Why the configured LLM was replaced by the offline model, once it was. */
+  fallbackReason?: () => string | undefined;
+}
+
+export interface IngestDeps {
+  config: Config;
+  store: InvestigationStore;
+  bus: EventBus;
+  launcher: WorkflowLauncher;
+  logger: Logger;
+  now: () => Date;
+  modelName: string;
+}

@@ -1,0 +1,343 @@
+import { concludeInvestigation } from "../agent/concluder.js";
+import { executeStep } from "../agent/executor.js";
+import { planInvestigation } from "../agent/planner.js";
+import { reflectOnProgress } from "../agent/reflector.js";
+import { errorMessage, InvalidInputError, NotFoundError } from "../domain/errors.js";
+import { type Investigation, type InvestigationStatus, TERMINAL_STATUSES } from "../domain/investigation.js";
+import { decideNext, type NextAction } from "../domain/next-action.js";
+import type { Plan } from "../domain/plan.js";
+import { applyPlanUpdates } from "../domain/plan-rules.js";
+import type { Reflection } from "../domain/reflection.js";
+import { addUsage, type StepResult, type Usage, ZERO_USAGE } from "../domain/results.js";
+import type { Committed } from "../ports/investigation-store.js";
+import type { AppDeps } from "./deps.js";
+import { publishEvents } from "./publish.js";
+
+/**
+ * The investigation's operations, one per workflow call. Each is idempotent: calling it
+ * again (a workflow retry, a timeout followed by a repeat) returns the first call's
+ * outcome from Firestore instead of doing the work twice.
+ */
+
+function withUsage(inv: Investigation, usage: Usage, now: Date): Investigation {
+  return { ...inv, counters: { ...inv.counters, usage: addUsage(inv.counters.usage, usage) }, updatedAt: now.toISOString() };
+}
+
+function modelFields(inv: Investigation, deps: AppDeps): Pick<Investigation, "model" | "fellBackToOffline"> {
+  const reason = deps.fallbackReason?.();
+  return reason ? { model: deps.model.name, fellBackToOffline: true } : { model: inv.model, fellBackToOffline: inv.fellBackToOffline };
+}
+
+async function commit(deps: AppDeps, committed: Committed): Promise<Investigation> {
+  await publishEvents(deps.bus, committed.events);
+  return committed.investigation;
+}
+
+function requirePlan(inv: Investigation): Plan {
+  if (!inv.plan) throw new InvalidInputError(`investigation ${inv.id} has no plan yet`);
+  return inv.plan;
+}
+
+function decide(inv: Investigation, deps: AppDeps, extra: Partial<Parameters<typeof decideNext>[0]> = {}): NextAction {
+  return decideNext({
+    plan: requirePlan(inv),
+    counters: inv.counters,
+    policy: deps.config.agent,
+    now: deps.now(),
+    deadlineAt: new Date(inv.deadlineAt),
+    ...extra,
+  });
+}
+
+function terminalAction(inv: Investigation): NextAction | undefined {
+  if (!TERMINAL_STATUSES.includes(inv.status)) return undefined;
+  return inv.status === "concluded"
+    ? { kind: "conclude", reason: "already concluded" }
+    : { kind: "needs_human", reason: inv.reason ?? inv.status };
+}
+
+export async function startPlanning(id: string, deps: AppDeps): Promise<NextAction> {
+  const existing = await deps.store.require(id);
+  const done = terminalAction(existing);
+  if (done) return done;
+  if (existing.plan) return decide(existing, deps);
+  const related = await deps.store.findRelated({
+    resourceName: existing.finding.resource.name,
+    excludeId: id,
+    limit: 5,
+  });
+  const { plan, usage } = await planInvestigation({
+    investigationId: id,
+    finding: existing.finding,
+    model: deps.model,
+    tools: deps.toolbox.available(),
+    tables: deps.tables,
+    maxSteps: deps.config.agent.maxSteps,
+    related: related.map((r) => ({
+      id: r.id,
+      category: r.finding.category,
+      resource: r.finding.resource.name,
+      ...(r.conclusion ? { verdict: r.conclusion.verdict } : {}),
+      createdAt: r.createdAt,
+      sharedBy: "resource",
+    })),
+  });
+  const now = deps.now();
+  const inv = await commit(
+    deps,
+    await deps.store.update(id, (current) => {
+      if (current.plan) return undefined; // a concurrent duplicate planned first; keep its plan
+      return {
+        investigation: { ...withUsage(current, usage, now), ...modelFields(current, deps), status: "running", plan },
+        events: [{ type: "planned", message: `Plan with ${plan.steps.length} steps: ${plan.objective}` }],
+      };
+    }),
+  );
+  return decide(inv, deps);
+}
+
+export interface StepOutcome {
+  stepId: string;
+  status: StepResult["status"];
+  /** False when the result already existed and this call changed nothing. */
+  executed: boolean;
+}
+
+export async function runStep(id: string, stepId: string, deps: AppDeps): Promise<StepOutcome> {
+  const existing = await deps.store.getStepResult(id, stepId);
+  if (existing) return { stepId, status: existing.status, executed: false };
+  const inv = await deps.store.require(id);
+  const plan = requirePlan(inv);
+  const step = plan.steps.find((s) => s.id === stepId);
+  if (!step) throw new NotFoundError(`investigation ${id} has no step "${stepId}"`);
+  if (step.status === "cancelled") throw new InvalidInputError(`step "${stepId}" was cancelled`);
+  await commit(
+    deps,
+    await deps.store.update(id, (current) => {
+      const s = current.plan?.steps.find((x) => x.id === stepId);
+      if (!s || s.status !== "pending") return undefined;
+      return {
+        investigation: {
+          ...current,
+          plan: { ...requirePlan(current), steps: requirePlan(current).steps.map((x) => (x.id === stepId ? { ...x, status: "running" } : x)) },
+          updatedAt: deps.now().toISOString(),
+        },
+        events: [{ type: "step_started", stepId, message: `Step ${stepId}: ${step.description}` }],
+      };
+    }),
+  );
+  const prior = (await deps.store.listStepResults(id)).filter((r) => r.stepId !== stepId);
+  const result = await executeWithDeadline(deps, inv, plan, stepId, prior);
+  const recorded = await deps.store.recordStepResult(id, result, (current) => {
+    const failed = result.status === "failed";
+    const base = withUsage(current, result.usage, deps.now());
+    return {
+      investigation: {
+        ...base,
+        ...modelFields(current, deps),
+        plan: {
+          ...requirePlan(current),
+          steps: requirePlan(current).steps.map((x) => (x.id === stepId ? { ...x, status: result.status } : x)),
+        },
+        counters: {
+          ...base.counters,
+          stepsExecuted: base.counters.stepsExecuted + 1,
+          consecutiveFailures: failed ? base.counters.consecutiveFailures + 1 : 0,
+        },
+      },
+      events: [
+        {
+          type: "step_finished",
+          stepId,
+          message: `Step ${stepId} ${failed ? "failed" : "done"}: ${result.summary}`,
+        },
+      ],
+    };
+  });
+  await publishEvents(deps.bus, recorded.events);
+  return { stepId, status: recorded.result.status, executed: recorded.created };
+}
+
+async function executeWithDeadline(
+  deps: AppDeps,
+  inv: Investigation,
+  plan: Plan,
+  stepId: string,
+  prior: StepResult[],
+): Promise<StepResult> {
+  const step = plan.steps.find((s) => s.id === stepId);
+  if (!step) throw new NotFoundError(`no step "${stepId}"`);
+  const startedAt = deps.now().toISOString();
+  const limitMs = deps.config.agent.stepDeadlineSeconds * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`step deadline of ${deps.config.agent.stepDeadlineSeconds}s passed`)), limitMs);
+  });
+  try {
+    return await Promise.race([
+      executeStep({
+        investigationId: inv.id,
+        finding: inv.finding,
+        plan,
+        step,
+        priorResults: prior,
+        model: deps.model,
+        toolbox: deps.toolbox,
+        maxIterations: deps.config.agent.maxStepIterations,
+        logger: deps.logger.child({ investigationId: inv.id, stepId }),
+        now: deps.now,
+      }),
+      deadline,
+    ]);
+  } catch (error) {
+    // Provider outages are worth a workflow retry; anything else is this step's failure.
+    if (isTransient(error)) throw error;
+    return {
+      stepId,
+      status: "failed",
+      outcome: "failed",
+      summary: `The step could not finish: ${errorMessage(error)}`,
+      facts: [],
+      iocs: [],
+      toolCalls: [],
+      iterations: 0,
+      error: errorMessage(error),
+      usage: ZERO_USAGE,
+      model: deps.model.name,
+      startedAt,
+      finishedAt: deps.now().toISOString(),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { retryable?: unknown }).retryable === true;
+}
+
+/**
+ * Called once per finished wave: reflects when the policy says so (once per wave, stored
+ * under the wave number), applies the plan updates, and returns the next action.
+ */
+export async function advance(id: string, wave: number, stepIds: readonly string[], deps: AppDeps): Promise<NextAction> {
+  const inv = await deps.store.require(id);
+  const done = terminalAction(inv);
+  if (done) return done;
+  const stored = await deps.store.getReflection(id, wave);
+  if (stored) return decide(inv, deps, { lastReflection: reflectionSignal(stored) });
+  const results = await deps.store.listStepResults(id);
+  const waveResults = results.filter((r) => stepIds.includes(r.stepId));
+  const first = decide(inv, deps, {
+    finishedWave: { stepIds, anyFailed: waveResults.some((r) => r.status === "failed") },
+  });
+  if (first.kind !== "reflect") return first;
+
+  const plan = requirePlan(inv);
+  const rules = {
+    allowedTools: deps.toolbox.names(),
+    maxSteps: deps.config.agent.maxSteps,
+    maxRevisions: deps.config.agent.maxRevisions,
+  };
+  const { draft, usage } = await reflectOnProgress({
+    investigationId: id,
+    finding: inv.finding,
+    plan,
+    results,
+    justFinished: stepIds,
+    model: deps.model,
+    tools: rules.allowedTools,
+    maxSteps: rules.maxSteps,
+    revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
+  });
+  const outcome = applyPlanUpdates(plan, draft.updates, rules);
+  const reflection: Reflection = {
+    ...draft,
+    wave,
+    afterSteps: [...stepIds],
+    applied: outcome.applied,
+    refused: outcome.refused,
+    skipped: false,
+    usage,
+    model: deps.model.name,
+    createdAt: deps.now().toISOString(),
+  };
+  const recorded = await deps.store.recordReflection(id, reflection, (current) => {
+    const base = withUsage(current, usage, deps.now());
+    const changed = outcome.applied.length > 0 ? applyPlanUpdates(requirePlan(current), draft.updates, rules).plan : requirePlan(current);
+    return {
+      investigation: {
+        ...base,
+        ...modelFields(current, deps),
+        plan: changed,
+        counters: { ...base.counters, waves: base.counters.waves + 1, revisions: changed.revision },
+      },
+      events: [{ type: "reflected", message: reflectionMessage(reflection) }],
+    };
+  });
+  await publishEvents(deps.bus, recorded.events);
+  return decide(recorded.investigation, deps, { lastReflection: reflectionSignal(recorded.reflection) });
+}
+
+function reflectionSignal(r: Reflection): { achieved: boolean; refusedForBudget: number } {
+  return { achieved: r.achieved, refusedForBudget: r.refused.filter((x) => x.reason.includes("revision budget")).length };
+}
+
+function reflectionMessage(r: Reflection): string {
+  const changes = r.applied.map((u) => (u.op === "add" ? `+${u.step.id}` : u.op === "cancel" ? `-${u.id}` : `~${u.id}`));
+  return `${r.achieved ? "Objective achieved. " : ""}${r.insights[0] ?? r.rationale}${changes.length ? ` (plan: ${changes.join(" ")})` : ""}`;
+}
+
+export type FinishMode = "conclude" | "needs_human";
+
+export async function finish(id: string, mode: FinishMode, reason: string, deps: AppDeps): Promise<Investigation> {
+  const inv = await deps.store.require(id);
+  if (TERMINAL_STATUSES.includes(inv.status)) return inv;
+  const plan: Plan = inv.plan ?? { objective: `Triage ${inv.finding.category}`, successCriteria: [], constraints: [], steps: [], revision: 0 };
+  const [results, reflections] = await Promise.all([deps.store.listStepResults(id), deps.store.listReflections(id)]);
+  const fallback = deps.fallbackReason?.();
+  const { conclusion, usage } = await concludeInvestigation({
+    investigationId: id,
+    finding: inv.finding,
+    plan,
+    results,
+    reflections,
+    model: deps.model,
+    mode,
+    reason,
+    now: deps.now(),
+    ...(fallback ? { fallbackNote: `The configured LLM became unavailable (${fallback}); the offline playbook model finished the investigation.` } : {}),
+  });
+  const status: InvestigationStatus = mode === "conclude" ? "concluded" : "needs_human";
+  return commit(
+    deps,
+    await deps.store.update(id, (current) => {
+      if (TERMINAL_STATUSES.includes(current.status)) return undefined;
+      return {
+        investigation: { ...withUsage(current, usage, deps.now()), ...modelFields(current, deps), status, conclusion, reason },
+        events: [
+          {
+            type: mode === "conclude" ? "concluded" : "needs_human",
+            message:
+              mode === "conclude"
+                ? `Verdict ${conclusion.verdict} (${Math.round(conclusion.confidence * 100)}%): ${conclusion.summary}`
+                : `Needs a human: ${reason}`,
+          },
+        ],
+      };
+    }),
+  );
+}
+
+export async function markFailed(id: string, reason: string, deps: AppDeps): Promise<Investigation> {
+  return commit(
+    deps,
+    await deps.store.update(id, (current) => {
+      if (TERMINAL_STATUSES.includes(current.status)) return undefined;
+      return {
+        investigation: { ...current, status: "failed", reason, updatedAt: deps.now().toISOString() },
+        events: [{ type: "failed", message: `Investigation failed: ${reason}` }],
+      };
+    }),
+  );
+}

@@ -1,0 +1,58 @@
+import { Liquid } from "liquidjs";
+import { fromRoot } from "../platform/paths.js";
+
+/**
+ * Prompts live as Liquid templates under prompts/. Missing variables and unknown filters
+ * are errors, so a renamed field fails a render test instead of producing a prompt with
+ * a hole in it.
+ */
+const FENCE_OPEN = "<<<UNTRUSTED_DATA";
+const FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>";
+
+/**
+ * Serializes attacker-influenced data inside a fence the data cannot close: `<` is
+ * escaped as \u003c inside the JSON, so no value can spell the closing marker.
+ */
+export function fenceUntrusted(value: unknown, kind: string): string {
+  const safeKind = kind.replace(/[^a-z0-9_]/gi, "_");
+  const json = (JSON.stringify(value, null, 2) ?? "null").replace(/</g, "\\u003c");
+  return `${FENCE_OPEN} kind="${safeKind}">>>\n${json}\n${FENCE_CLOSE}`;
+}
+
+let engine: Liquid | undefined;
+
+function liquid(): Liquid {
+  if (engine) return engine;
+  engine = new Liquid({
+    root: [fromRoot("prompts")],
+    extname: ".liquid",
+    strictVariables: true,
+    strictFilters: true,
+    cache: true,
+    greedy: false,
+  });
+  engine.registerFilter("untrusted", (value: unknown, kind: unknown) => fenceUntrusted(value, String(kind ?? "data")));
+  engine.registerFilter("to_json", (value: unknown) => JSON.stringify(value, null, 2));
+  return engine;
+}
+
+export type PromptName =
+  | "planner.system"
+  | "planner.user"
+  | "executor.system"
+  | "executor.user"
+  | "reflector.system"
+  | "reflector.user"
+  | "concluder.system"
+  | "concluder.user"
+  | "log-analyst.system"
+  | "log-analyst.user"
+  | "compressor.system"
+  | "compressor.user"
+  | "introspector.system"
+  | "introspector.user";
+
+export function renderPrompt(name: PromptName, variables: Record<string, unknown>): string {
+  const text = liquid().renderFileSync(name, variables) as string;
+  return text.replace(/\n{3,}/g, "\n\n").trim();
+}

@@ -1,0 +1,62 @@
+import type { ToolDeclaration } from "../model/port.js";
+import type { ToolContext, ToolOutput } from "./port.js";
+
+/** What the toolbox needs from the registry. */
+export interface ToolCatalog {
+  names(): string[];
+  declarations(): ToolDeclaration[];
+  run(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export interface Refusal {
+  tool: string;
+  reason: string;
+  investigationId: string;
+}
+
+/**
+ * The only way agent code reaches tools. Three gates, all in code: the tool must be
+ * registered, allowed by configuration (allow/deny globs), and part of the step's own
+ * tool set. A refused call is answered with an error the model can read and is counted;
+ * it never executes.
+ */
+export class ToolBox {
+  readonly refusals: Refusal[] = [];
+
+  constructor(
+    private readonly catalog: ToolCatalog,
+    private readonly allowed: (name: string) => boolean,
+  ) {}
+
+  /** Registered and allowed tools, for planners and reflectors. */
+  available(): { name: string; description: string }[] {
+    return this.catalog
+      .declarations()
+      .filter((d) => this.allowed(d.name))
+      .map((d) => ({ name: d.name, description: d.description }));
+  }
+
+  names(): string[] {
+    return this.available().map((t) => t.name);
+  }
+
+  declarationsFor(stepTools: readonly string[]): ToolDeclaration[] {
+    return this.catalog.declarations().filter((d) => stepTools.includes(d.name) && this.allowed(d.name));
+  }
+
+  async run(name: string, args: unknown, stepTools: readonly string[], ctx: ToolContext): Promise<ToolOutput> {
+    const reason = !this.catalog.names().includes(name)
+      ? `tool "${name}" does not exist`
+      : !this.allowed(name)
+        ? `tool "${name}" is disabled by configuration`
+        : !stepTools.includes(name)
+          ? `tool "${name}" is not part of this step (allowed here: ${stepTools.join(", ")})`
+          : undefined;
+    if (reason) {
+      this.refusals.push({ tool: name, reason, investigationId: ctx.investigationId });
+      ctx.logger.warn("tool call refused", { tool: name, reason });
+      return { ok: false, summary: `refused: ${reason}`, data: null };
+    }
+    return this.catalog.run(name, args, ctx);
+  }
+}
