@@ -1,0 +1,34 @@
+# APIs ferret needs in its project. serviceusage and cloudresourcemanager must already be
+# enabled to manage the rest (docs/deploy.md, step 2).
+locals {
+  apis = [
+    "aiplatform.googleapis.com",          # Gemini and embeddings on Vertex AI
+    "artifactregistry.googleapis.com",    # function images (gcf-artifacts)
+    "bigquery.googleapis.com",            # log analysis
+    "cloudbuild.googleapis.com",          # function builds
+    "cloudfunctions.googleapis.com",      # Cloud Functions gen2
+    "cloudresourcemanager.googleapis.com",
+    "firestore.googleapis.com",           # investigations, memories
+    "iam.googleapis.com",
+    "iamcredentials.googleapis.com",      # OIDC tokens for push and workflow calls
+    "logging.googleapis.com",
+    "pubsub.googleapis.com",
+    "run.googleapis.com",                 # gen2 functions run on Cloud Run
+    "secretmanager.googleapis.com",
+    "securitycenter.googleapis.com",      # SCC notification config (this project is the quota project)
+    "storage.googleapis.com",             # source archive bucket
+    "workflowexecutions.googleapis.com",  # ingest starts executions
+    "workflows.googleapis.com",
+  ]
+}
+
+resource "google_project_service" "api" {
+  for_each = toset(local.apis)
+
+  project = var.project_id
+  service = each.key
+
+  # Leave APIs on when ferret is destroyed: other workloads in the project may use them.
+  disable_on_destroy         = false
+  disable_dependent_services = false
+}

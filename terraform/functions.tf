@@ -1,0 +1,99 @@
+# One source archive of the repository, one Cloud Function (gen2) per entry point.
+# Cloud Build runs `npm ci` and the `gcp-build` script (tsc) on the archive; package.json `main`
+# (dist/functions/src/index.js) exports every entry point.
+
+locals {
+  # Paths under the repository root left out of the archive (archive_file globs).
+  source_excludes = [
+    ".git", ".git/**",
+    "node_modules", "node_modules/**",
+    "dist", "dist/**",
+    "test", "test/**",
+    "examples", "examples/**",
+    "bench", "bench/**",
+    "terraform", "terraform/**",
+    ".ferret", ".ferret/**",
+  ]
+}
+
+data "archive_file" "source" {
+  type             = "zip"
+  source_dir       = abspath("${path.module}/..")
+  output_path      = "${path.module}/.build/ferret-source.zip"
+  output_file_mode = "0644"
+  excludes         = local.source_excludes
+}
+
+resource "google_storage_bucket" "source" {
+  project  = var.project_id
+  name     = "${var.project_id}-ferret-source"
+  location = var.region
+
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+  force_destroy               = true
+
+  depends_on = [google_project_service.api]
+}
+
+resource "google_storage_bucket_object" "source" {
+  # Content-addressed name: a new archive means a new object and a rebuild of every function.
+  name   = "ferret-source-${data.archive_file.source.output_sha256}.zip"
+  bucket = google_storage_bucket.source.name
+  source = data.archive_file.source.output_path
+}
+
+resource "google_cloudfunctions2_function" "function" {
+  for_each = local.functions
+
+  project     = var.project_id
+  name        = each.value.name
+  location    = var.region
+  description = each.value.description
+
+  build_config {
+    runtime         = "nodejs22"
+    entry_point     = each.key
+    service_account = google_service_account.sa["build"].id
+
+    source {
+      storage_source {
+        bucket = google_storage_bucket.source.name
+        object = google_storage_bucket_object.source.name
+      }
+    }
+  }
+
+  service_config {
+    available_memory   = var.functions[each.key].memory
+    available_cpu      = var.functions[each.key].cpu
+    timeout_seconds    = var.functions[each.key].timeout_seconds
+    min_instance_count = var.functions[each.key].min_instances
+    max_instance_count = var.functions[each.key].max_instances
+
+    # Reachable only from inside the project (Pub/Sub push, Workflows); callers still need
+    # roles/run.invoker on the service (iam.tf), which no public member ever gets.
+    ingress_settings               = "ALLOW_INTERNAL_ONLY"
+    all_traffic_on_latest_revision = true
+
+    service_account_email = google_service_account.sa[each.key].email
+    environment_variables = local.function_env[each.key]
+
+    dynamic "secret_environment_variables" {
+      for_each = { for env, secret in local.secret_env[each.key] : env => secret if contains(local.enabled_secrets, secret) }
+      content {
+        key        = secret_environment_variables.key
+        project_id = var.project_id
+        secret     = google_secret_manager_secret.secret[secret_environment_variables.value].secret_id
+        version    = "latest"
+      }
+    }
+  }
+
+  depends_on = [
+    google_project_service.api,
+    google_project_iam_member.grant,
+    google_storage_bucket_iam_member.grant,
+    google_secret_manager_secret_iam_member.grant,
+  ]
+}

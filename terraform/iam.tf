@@ -1,0 +1,155 @@
+# One service account per function, plus the identities of the workflow, of Pub/Sub push
+# deliveries and of function builds. Every grant ferret makes to them is a row of local.grants;
+# the resources below only apply those rows (test/unit/terraform pins the expected set).
+#
+# Grants to Google-managed service agents live next to what they concern:
+# pubsub.tf (Pub/Sub service agent: dead-lettering, push tokens) and scc.tf (SCC notifications).
+
+locals {
+  service_accounts = {
+    ingest             = { account_id = "ferret-ingest", display_name = "ferret ingest function" }
+    planner            = { account_id = "ferret-planner", display_name = "ferret planner function" }
+    stepExecutor       = { account_id = "ferret-step-executor", display_name = "ferret step-executor function" }
+    reflector          = { account_id = "ferret-reflector", display_name = "ferret reflector function" }
+    concluder          = { account_id = "ferret-concluder", display_name = "ferret concluder function" }
+    compressor         = { account_id = "ferret-compressor", display_name = "ferret compressor function" }
+    memoryIntrospector = { account_id = "ferret-memory-introspector", display_name = "ferret memory-introspector function" }
+    notifier           = { account_id = "ferret-notifier", display_name = "ferret notifier function" }
+    workflow           = { account_id = "ferret-workflow", display_name = "ferret investigate workflow" }
+    pubsubPush         = { account_id = "ferret-pubsub-push", display_name = "ferret Pub/Sub push identity" }
+    build              = { account_id = "ferret-build", display_name = "ferret Cloud Build (function builds)" }
+  }
+
+  # scope:
+  #   project        role on the ferret project
+  #   topic          role on the Pub/Sub topic named by target
+  #   secret         role on the Secret Manager secret keyed by target (secrets.tf)
+  #   log_dataset    role on the BigQuery log-sink dataset (var.log_dataset_id)
+  #   function       role on the Cloud Run service behind the function keyed by target
+  #   source_bucket  role on the bucket holding the source archive
+  grants = [
+    # ingest: records investigations, starts workflow executions, announces them.
+    { sa = "ingest", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "ingest", scope = "project", target = null, role = "roles/workflows.invoker" },
+    { sa = "ingest", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+
+    # planner: reads/writes investigation state, calls Gemini.
+    { sa = "planner", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "planner", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "planner", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+
+    # stepExecutor: tools, log analysis on the sink dataset only, OTX, sub-agent sessions.
+    { sa = "stepExecutor", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "stepExecutor", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "stepExecutor", scope = "project", target = null, role = "roles/bigquery.jobUser" },
+    { sa = "stepExecutor", scope = "log_dataset", target = null, role = "roles/bigquery.dataViewer" },
+    { sa = "stepExecutor", scope = "secret", target = "otx-api-key", role = "roles/secretmanager.secretAccessor" },
+    { sa = "stepExecutor", scope = "topic", target = "agent-sessions", role = "roles/pubsub.publisher" },
+    { sa = "stepExecutor", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+
+    # reflector
+    { sa = "reflector", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "reflector", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "reflector", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+
+    # concluder
+    { sa = "concluder", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "concluder", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "concluder", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+
+    # compressor
+    { sa = "compressor", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "compressor", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "compressor", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+
+    # memoryIntrospector: memories in Firestore, embeddings on Vertex AI.
+    { sa = "memoryIntrospector", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "memoryIntrospector", scope = "project", target = null, role = "roles/aiplatform.user" },
+
+    # notifier: Slack thread ids in Firestore, the Slack bot token.
+    { sa = "notifier", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "notifier", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
+
+    # workflow: calls the HTTP functions and nothing else.
+    { sa = "workflow", scope = "project", target = null, role = "roles/logging.logWriter" },
+    { sa = "workflow", scope = "function", target = "planner", role = "roles/run.invoker" },
+    { sa = "workflow", scope = "function", target = "stepExecutor", role = "roles/run.invoker" },
+    { sa = "workflow", scope = "function", target = "reflector", role = "roles/run.invoker" },
+    { sa = "workflow", scope = "function", target = "concluder", role = "roles/run.invoker" },
+    { sa = "workflow", scope = "function", target = "compressor", role = "roles/run.invoker" },
+
+    # pubsubPush: the OIDC identity of push deliveries; may invoke the Pub/Sub-fed functions only.
+    { sa = "pubsubPush", scope = "function", target = "ingest", role = "roles/run.invoker" },
+    { sa = "pubsubPush", scope = "function", target = "memoryIntrospector", role = "roles/run.invoker" },
+    { sa = "pubsubPush", scope = "function", target = "notifier", role = "roles/run.invoker" },
+
+    # build: Cloud Build identity for the function builds.
+    { sa = "build", scope = "project", target = null, role = "roles/logging.logWriter" },
+    { sa = "build", scope = "project", target = null, role = "roles/artifactregistry.writer" },
+    { sa = "build", scope = "source_bucket", target = null, role = "roles/storage.objectViewer" },
+  ]
+}
+
+resource "google_service_account" "sa" {
+  for_each = local.service_accounts
+
+  project      = var.project_id
+  account_id   = each.value.account_id
+  display_name = each.value.display_name
+  description  = "Managed by Terraform (ferret). Roles: terraform/iam.tf local.grants."
+
+  depends_on = [google_project_service.api]
+}
+
+resource "google_project_iam_member" "grant" {
+  for_each = { for g in local.grants : "${g.sa} ${g.role}" => g if g.scope == "project" }
+
+  project = var.project_id
+  role    = each.value.role
+  member  = google_service_account.sa[each.value.sa].member
+}
+
+resource "google_pubsub_topic_iam_member" "grant" {
+  for_each = { for g in local.grants : "${g.sa} ${g.role} ${g.target}" => g if g.scope == "topic" }
+
+  project = var.project_id
+  topic   = google_pubsub_topic.topic[each.value.target].name
+  role    = each.value.role
+  member  = google_service_account.sa[each.value.sa].member
+}
+
+resource "google_secret_manager_secret_iam_member" "grant" {
+  for_each = { for g in local.grants : "${g.sa} ${g.role} ${g.target}" => g if g.scope == "secret" }
+
+  project   = var.project_id
+  secret_id = google_secret_manager_secret.secret[each.value.target].secret_id
+  role      = each.value.role
+  member    = google_service_account.sa[each.value.sa].member
+}
+
+resource "google_bigquery_dataset_iam_member" "grant" {
+  for_each = { for g in local.grants : "${g.sa} ${g.role}" => g if g.scope == "log_dataset" }
+
+  project    = local.log_dataset_project
+  dataset_id = var.log_dataset_id
+  role       = each.value.role
+  member     = google_service_account.sa[each.value.sa].member
+}
+
+resource "google_cloud_run_v2_service_iam_member" "grant" {
+  for_each = { for g in local.grants : "${g.sa} ${g.role} ${g.target}" => g if g.scope == "function" }
+
+  project  = var.project_id
+  location = var.region
+  name     = google_cloudfunctions2_function.function[each.value.target].service_config[0].service
+  role     = each.value.role
+  member   = google_service_account.sa[each.value.sa].member
+}
+
+resource "google_storage_bucket_iam_member" "grant" {
+  for_each = { for g in local.grants : "${g.sa} ${g.role}" => g if g.scope == "source_bucket" }
+
+  bucket = google_storage_bucket.source.name
+  role   = each.value.role
+  member = google_service_account.sa[each.value.sa].member
+}

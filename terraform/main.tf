@@ -1,0 +1,180 @@
+# ferret on Google Cloud: SCC findings -> Pub/Sub -> ingest -> Workflows -> HTTP functions -> Slack.
+#
+# Files by concern:
+#   apis.tf       required APIs
+#   iam.tf        one service account per function (+ workflow, Pub/Sub push, build) and every grant
+#   pubsub.tf     topics, push subscriptions, dead-letter topics, Pub/Sub service agent grants
+#   functions.tf  source archive and the Cloud Functions (gen2)
+#   workflow.tf   the investigate workflow (templates/investigate.yaml.tftpl)
+#   firestore.tf  database, composite and vector indexes
+#   secrets.tf    Secret Manager secrets (values are added out of band, never in state)
+#   scc.tf        SCC v2 organization notification config and its publisher grant
+
+provider "google" {
+  project = var.project_id
+  region  = var.region
+
+  # Organization-level SCC calls need a quota project; use ferret's own.
+  billing_project       = var.project_id
+  user_project_override = true
+
+  default_labels = var.labels
+}
+
+provider "google-beta" {
+  project = var.project_id
+  region  = var.region
+
+  billing_project       = var.project_id
+  user_project_override = true
+
+  default_labels = var.labels
+}
+
+# -----------------------------------------------------------------------------
+# What the code expects. Keep aligned with functions/src/platform/topics.ts and
+# functions/src/platform/entrypoints.ts (test/unit/terraform checks both ways).
+# -----------------------------------------------------------------------------
+
+locals {
+  # TOPICS in functions/src/platform/topics.ts.
+  topics = ["scc-findings", "investigation-events", "agent-sessions"]
+
+  # ENTRY_POINTS in functions/src/platform/entrypoints.ts. The key is the exported entry point
+  # (build_config.entry_point); `name` is the Cloud Functions / Cloud Run service name.
+  # trigger = "pubsub": HTTP function fed by an authenticated push subscription on `topic`
+  #   (functions-framework turns the push body into the CloudEvent the code registers for).
+  # trigger = "http": called only by the investigate workflow, with an OIDC token.
+  # ordered: the push subscription delivers messages with the same ordering key in order.
+  functions = {
+    ingest = {
+      name        = "ferret-ingest"
+      trigger     = "pubsub"
+      topic       = "scc-findings"
+      ordered     = false
+      description = "ferret: parses SCC notifications, applies policy and dedup, records the investigation, starts the workflow."
+    }
+    planner = {
+      name        = "ferret-planner"
+      trigger     = "http"
+      topic       = null
+      ordered     = false
+      description = "ferret: writes the investigation plan (called by the workflow)."
+    }
+    stepExecutor = {
+      name        = "ferret-step-executor"
+      trigger     = "http"
+      topic       = null
+      ordered     = false
+      description = "ferret: executes one plan step with its tools, including the log-analysis sub-agent (called by the workflow)."
+    }
+    reflector = {
+      name        = "ferret-reflector"
+      trigger     = "http"
+      topic       = null
+      ordered     = false
+      description = "ferret: reflects on step results and decides the next action (called by the workflow)."
+    }
+    concluder = {
+      name        = "ferret-concluder"
+      trigger     = "http"
+      topic       = null
+      ordered     = false
+      description = "ferret: writes the verdict, evidence, IOCs and recommended actions (called by the workflow)."
+    }
+    compressor = {
+      name        = "ferret-compressor"
+      trigger     = "http"
+      topic       = null
+      ordered     = false
+      description = "ferret: compresses the investigation history under context pressure (called by the workflow)."
+    }
+    memoryIntrospector = {
+      name        = "ferret-memory-introspector"
+      trigger     = "pubsub"
+      topic       = "agent-sessions"
+      ordered     = false
+      description = "ferret: learns and scores memories from log-analysis sub-agent sessions."
+    }
+    notifier = {
+      name        = "ferret-notifier"
+      trigger     = "pubsub"
+      topic       = "investigation-events"
+      ordered     = true
+      description = "ferret: posts one Slack thread per investigation (plan, progress, conclusion)."
+    }
+  }
+
+  pubsub_functions = { for key, fn in local.functions : key => fn if fn.trigger == "pubsub" }
+  http_functions   = { for key, fn in local.functions : key => fn if fn.trigger == "http" }
+
+  # Topics consumed by a push subscription; each gets "<topic>-dead-letter" (deadLetterTopic() in topics.ts).
+  dead_letter_topics = toset([for fn in values(local.pubsub_functions) : fn.topic])
+
+  workflow_name       = "ferret-investigate"
+  log_dataset_project = coalesce(var.log_dataset_project_id, var.project_id)
+}
+
+# -----------------------------------------------------------------------------
+# Environment contract: every variable the code reads, in one place.
+# env_groups holds the names and values; function_env_groups says which function gets which group.
+# Secrets are injected from Secret Manager as environment variables (secret_env).
+# -----------------------------------------------------------------------------
+
+locals {
+  env_groups = {
+    common = {
+      GOOGLE_CLOUD_PROJECT      = var.project_id
+      FERRET_FIRESTORE_DATABASE = google_firestore_database.ferret.name
+    }
+    model = {
+      FERRET_MODEL_PROVIDER     = "gemini"
+      GOOGLE_GENAI_USE_VERTEXAI = "true"
+      GOOGLE_CLOUD_LOCATION     = var.vertex_location
+      FERRET_GEMINI_MODEL       = var.gemini_model
+    }
+    log_warehouse = {
+      FERRET_LOG_WAREHOUSE = "bigquery"
+      # Project that owns the log dataset; query jobs run (and are billed) in GOOGLE_CLOUD_PROJECT.
+      FERRET_BIGQUERY_PROJECT          = local.log_dataset_project
+      FERRET_BIGQUERY_DATASET          = var.log_dataset_id
+      FERRET_BIGQUERY_MAX_BYTES_BILLED = tostring(var.bigquery_max_bytes_billed)
+    }
+    slack = {
+      FERRET_SLACK_CHANNEL = var.slack_channel_id
+    }
+    workflow = {
+      # A literal, not google_workflows_workflow.investigate.name: the workflow depends on the
+      # functions' URLs, so the functions cannot depend on the workflow.
+      FERRET_WORKFLOW_NAME     = local.workflow_name
+      FERRET_WORKFLOW_LOCATION = var.region
+    }
+  }
+
+  function_env_groups = {
+    ingest             = ["common", "workflow"]
+    planner            = ["common", "model"]
+    stepExecutor       = ["common", "model", "log_warehouse"]
+    reflector          = ["common", "model"]
+    concluder          = ["common", "model"]
+    compressor         = ["common", "model"]
+    memoryIntrospector = ["common", "model"]
+    notifier           = ["common", "slack"]
+  }
+
+  # Environment variable name => key in local.secrets, per function.
+  secret_env = {
+    ingest             = {}
+    planner            = {}
+    stepExecutor       = { OTX_API_KEY = "otx-api-key" }
+    reflector          = {}
+    concluder          = {}
+    compressor         = {}
+    memoryIntrospector = {}
+    notifier           = { SLACK_BOT_TOKEN = "slack-bot-token" }
+  }
+
+  function_env = {
+    for key, groups in local.function_env_groups : key => merge([for group in groups : local.env_groups[group]]...)
+  }
+}

@@ -1,0 +1,273 @@
+# -----------------------------------------------------------------------------
+# Where ferret runs
+# -----------------------------------------------------------------------------
+
+variable "project_id" {
+  description = "ID of the Google Cloud project that hosts ferret (functions, workflow, Pub/Sub, Firestore, secrets). A dedicated project is recommended."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{4,28}[a-z0-9]$", var.project_id))
+    error_message = "project_id must be a Google Cloud project ID (6-30 characters: lowercase letters, digits, hyphens)."
+  }
+}
+
+variable "region" {
+  description = "Region for the Cloud Functions, the workflow, the source bucket and Artifact Registry images."
+  type        = string
+  default     = "us-central1"
+}
+
+variable "labels" {
+  description = "Labels added to every resource that supports them (provider default_labels)."
+  type        = map(string)
+  default = {
+    app = "ferret"
+  }
+}
+
+variable "deletion_protection" {
+  description = "Protect the workflow and the Firestore database from `terraform destroy`. Set to false and apply before tearing down."
+  type        = bool
+  default     = true
+}
+
+# -----------------------------------------------------------------------------
+# Security Command Center
+# -----------------------------------------------------------------------------
+
+variable "organization_id" {
+  description = "Numeric ID of the organization whose Security Command Center findings ferret investigates."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[0-9]+$", var.organization_id))
+    error_message = "organization_id must be the numeric organization ID (gcloud organizations list)."
+  }
+}
+
+variable "enable_scc_notification" {
+  description = "Create the organization-level SCC notification config here. Set to false when an organization admin creates it separately (docs/deploy.md shows the gcloud commands)."
+  type        = bool
+  default     = true
+}
+
+variable "scc_notification_config_id" {
+  description = "ID of the SCC v2 organization notification config (unique within the organization)."
+  type        = string
+  default     = "ferret-findings"
+
+  validation {
+    condition     = can(regex("^[a-zA-Z0-9_-]{1,128}$", var.scc_notification_config_id))
+    error_message = "scc_notification_config_id may contain letters, digits, hyphens and underscores (max 128)."
+  }
+}
+
+variable "scc_findings_filter" {
+  description = "SCC notification filter: which finding create/update events are published to scc-findings. In SCC filters OR binds tighter than AND; keep the parentheses."
+  type        = string
+  default     = "state=\"ACTIVE\" AND NOT mute=\"MUTED\" AND (severity=\"HIGH\" OR severity=\"CRITICAL\")"
+
+  validation {
+    condition     = length(trimspace(var.scc_findings_filter)) > 0
+    error_message = "scc_findings_filter must not be empty (an empty filter would stream every finding in the organization)."
+  }
+}
+
+# -----------------------------------------------------------------------------
+# Firestore
+# -----------------------------------------------------------------------------
+
+variable "firestore_database" {
+  description = "ID of the Firestore (native mode) database ferret creates and uses (FERRET_FIRESTORE_DATABASE)."
+  type        = string
+  default     = "ferret"
+
+  validation {
+    condition     = var.firestore_database == "(default)" || can(regex("^[a-z][a-z0-9-]{2,61}[a-z0-9]$", var.firestore_database))
+    error_message = "firestore_database must be \"(default)\" or 4-63 characters of lowercase letters, digits and hyphens."
+  }
+}
+
+variable "firestore_location" {
+  description = "Firestore location (multi-region such as nam5/eur3, or a region). Cannot be changed after creation."
+  type        = string
+  default     = "nam5"
+}
+
+# -----------------------------------------------------------------------------
+# Model (Vertex AI Gemini)
+# -----------------------------------------------------------------------------
+
+variable "vertex_location" {
+  description = "Vertex AI location used for Gemini calls and embeddings (GOOGLE_CLOUD_LOCATION)."
+  type        = string
+  default     = "us-central1"
+}
+
+variable "gemini_model" {
+  description = "Gemini model ID used by the agent (FERRET_GEMINI_MODEL)."
+  type        = string
+  default     = "gemini-2.5-flash"
+}
+
+# -----------------------------------------------------------------------------
+# Log analysis (BigQuery log sink)
+# -----------------------------------------------------------------------------
+
+variable "log_dataset_project_id" {
+  description = "Project that owns the BigQuery dataset the Cloud Logging sink writes to. Null means project_id. Queries are billed to project_id."
+  type        = string
+  default     = null
+}
+
+variable "log_dataset_id" {
+  description = "BigQuery dataset written by the Cloud Logging sink (tables such as cloudaudit_googleapis_com_activity). The step executor gets read access to this dataset only."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9_]{1,1024}$", var.log_dataset_id))
+    error_message = "log_dataset_id must be a BigQuery dataset ID (letters, digits, underscores)."
+  }
+}
+
+variable "bigquery_max_bytes_billed" {
+  description = "Upper bound on bytes billed per log-analysis query (FERRET_BIGQUERY_MAX_BYTES_BILLED). Default 10 GiB."
+  type        = number
+  default     = 10737418240
+
+  validation {
+    condition     = var.bigquery_max_bytes_billed >= 10485760 && floor(var.bigquery_max_bytes_billed) == var.bigquery_max_bytes_billed
+    error_message = "bigquery_max_bytes_billed must be a whole number of bytes, at least 10 MiB."
+  }
+}
+
+# -----------------------------------------------------------------------------
+# Slack and threat intel
+# -----------------------------------------------------------------------------
+
+variable "slack_channel_id" {
+  description = "ID of the Slack channel the notifier posts investigation threads to (FERRET_SLACK_CHANNEL), e.g. C0123456789. Invite the bot to it."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[CG][A-Z0-9]{6,}$", var.slack_channel_id))
+    error_message = "slack_channel_id must be a Slack channel ID (starts with C or G), not a channel name."
+  }
+}
+
+variable "enable_otx" {
+  description = "Give the step executor the AlienVault OTX API key (secret ferret-otx-api-key, env OTX_API_KEY). The secret must have a version before apply when true."
+  type        = bool
+  default     = true
+}
+
+# -----------------------------------------------------------------------------
+# Functions, Pub/Sub and workflow tuning
+# -----------------------------------------------------------------------------
+
+variable "functions" {
+  description = <<-EOT
+    Per-function runtime settings, keyed by entry point. Set only what you change, e.g.
+    { stepExecutor = { timeout_seconds = 1200, max_instances = 40 } }.
+    memory: Cloud Functions gen2 memory (e.g. 512Mi, 1Gi); cpu: vCPUs as a string, null = derived from memory;
+    timeout_seconds: at most 1800 (Workflows HTTP call limit), at most 600 for Pub/Sub-pushed functions
+    (the push acknowledgement deadline); min_instances/max_instances: instance bounds.
+  EOT
+  type = object({
+    ingest = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 120)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 10)
+    }), {})
+    planner = optional(object({
+      memory          = optional(string, "1Gi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 300)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 10)
+    }), {})
+    stepExecutor = optional(object({
+      memory          = optional(string, "1Gi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 900)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 20)
+    }), {})
+    reflector = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 300)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 10)
+    }), {})
+    concluder = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 300)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 10)
+    }), {})
+    compressor = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 300)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 10)
+    }), {})
+    memoryIntrospector = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 300)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 5)
+    }), {})
+    notifier = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 60)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 5)
+    }), {})
+  })
+  default = {}
+
+  validation {
+    condition     = alltrue([for name, f in var.functions : f.timeout_seconds >= 1 && f.timeout_seconds <= 1800])
+    error_message = "Every timeout_seconds must be between 1 and 1800 (the Workflows HTTP call limit)."
+  }
+
+  validation {
+    condition     = alltrue([for name in ["ingest", "memoryIntrospector", "notifier"] : var.functions[name].timeout_seconds <= 600])
+    error_message = "ingest, memoryIntrospector and notifier are pushed by Pub/Sub: their timeout_seconds must be at most 600 (the maximum acknowledgement deadline)."
+  }
+
+  validation {
+    condition     = alltrue([for name, f in var.functions : f.max_instances >= 1 && f.min_instances >= 0 && f.min_instances <= f.max_instances])
+    error_message = "Every function needs max_instances >= 1 and 0 <= min_instances <= max_instances."
+  }
+}
+
+variable "pubsub_max_delivery_attempts" {
+  description = "Deliveries of a message to a push-triggered function before it is moved to the topic's dead-letter topic."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.pubsub_max_delivery_attempts >= 5 && var.pubsub_max_delivery_attempts <= 100
+    error_message = "Pub/Sub accepts 5 to 100 delivery attempts."
+  }
+}
+
+variable "workflow_call_log_level" {
+  description = "Workflows call logging level for the investigate workflow."
+  type        = string
+  default     = "LOG_ERRORS_ONLY"
+
+  validation {
+    condition     = contains(["LOG_ALL_CALLS", "LOG_ERRORS_ONLY", "LOG_NONE"], var.workflow_call_log_level)
+    error_message = "workflow_call_log_level must be LOG_ALL_CALLS, LOG_ERRORS_ONLY or LOG_NONE."
+  }
+}

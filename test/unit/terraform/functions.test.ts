@@ -1,0 +1,262 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Terraform expressions, not JS templates.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
+import {
+  arr,
+  block,
+  blocks,
+  isObject,
+  type JsonObject,
+  loadTerraform,
+  local,
+  norm,
+  obj,
+  REPO_ROOT,
+  resource,
+  resourcesOfType,
+  str,
+  strings,
+  type Terraform,
+} from "./hcl.js";
+
+const tf: Terraform = await loadTerraform();
+const ENTRY_POINT_NAMES = ENTRY_POINTS.map((ep) => ep.name).sort();
+const PUBSUB_ENTRY_POINTS: readonly string[] = ENTRY_POINTS.flatMap((ep) =>
+  ep.trigger === "pubsub" ? [ep.name] : [],
+);
+
+const fn = (): JsonObject => resource(tf, "google_cloudfunctions2_function.function");
+const functionTable = (): JsonObject => obj(local(tf, "functions"), "local.functions");
+
+test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that entry point, and vice versa", () => {
+  const declared = [...resourcesOfType(tf, "google_cloudfunctions2_function").keys()];
+  assert.deepEqual(
+    declared,
+    ["function"],
+    "every function must come from the one for_each over local.functions",
+  );
+
+  const f = fn();
+  assert.equal(f.for_each, "${local.functions}");
+  assert.equal(
+    block(f, "build_config", "function").entry_point,
+    "${each.key}",
+    "entry_point is the table key",
+  );
+  assert.equal(
+    f.event_trigger,
+    undefined,
+    "Pub/Sub-fed functions are reached by push subscriptions, not Eventarc",
+  );
+
+  const table = functionTable();
+  assert.deepEqual(Object.keys(table).sort(), ENTRY_POINT_NAMES, "local.functions keys vs ENTRY_POINTS");
+  for (const ep of ENTRY_POINTS) {
+    const row = obj(table[ep.name], `local.functions.${ep.name}`);
+    assert.equal(row.trigger, ep.trigger, `${ep.name}: trigger`);
+    assert.equal(row.topic, ep.trigger === "pubsub" ? ep.topic : null, `${ep.name}: topic`);
+  }
+});
+
+test("functions are built from one archive of the repository root on nodejs22", () => {
+  const build = block(fn(), "build_config", "function");
+  assert.equal(build.runtime, "nodejs22");
+  const storage = block(block(build, "source", "build_config"), "storage_source", "build_config.source");
+  assert.equal(storage.bucket, "${google_storage_bucket.source.name}");
+  assert.equal(storage.object, "${google_storage_bucket_object.source.name}");
+
+  const object = resource(tf, "google_storage_bucket_object.source");
+  assert.equal(object.source, "${data.archive_file.source.output_path}");
+  assert.match(str(object.name, "object name"), /\$\{data\.archive_file\.source\.output_(sha256|md5)\}/);
+
+  const archive = tf.data.get("archive_file.source");
+  assert.ok(archive, "data.archive_file.source is declared");
+  assert.equal(archive.type, "zip");
+  assert.equal(archive.source_dir, '${abspath("${path.module}/..")}', "the archive is the repository root");
+  assert.equal(archive.excludes, "${local.source_excludes}");
+
+  const excludes = strings(local(tf, "source_excludes"), "local.source_excludes");
+  for (const dir of ["node_modules", "dist", "test", "examples", "bench", ".git", "terraform"]) {
+    assert.ok(excludes.includes(dir) && excludes.includes(`${dir}/**`), `the archive must leave out ${dir}/`);
+  }
+  const neededByTheBuild = ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"];
+  for (const path of [...neededByTheBuild, "functions", "workflows", "prompts"]) {
+    assert.ok(
+      !excludes.some((pattern) => pattern.split("/")[0] === path),
+      `${path} must stay in the archive`,
+    );
+  }
+
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+    main?: string;
+    scripts?: Record<string, string>;
+  };
+  assert.equal(
+    pkg.main,
+    "dist/functions/src/index.js",
+    "package.json main is what functions-framework loads",
+  );
+  assert.ok(
+    pkg.scripts?.["gcp-build"],
+    "package.json needs a gcp-build script so Cloud Build compiles TypeScript",
+  );
+
+  const bucket = resource(tf, "google_storage_bucket.source");
+  assert.equal(bucket.public_access_prevention, "enforced");
+  assert.equal(bucket.uniform_bucket_level_access, true);
+});
+
+test("every function is internal-only, runs as its own service account and is built by the build account", () => {
+  const f = fn();
+  const service = block(f, "service_config", "function");
+  assert.equal(service.ingress_settings, "ALLOW_INTERNAL_ONLY");
+  assert.equal(service.service_account_email, "${google_service_account.sa[each.key].email}");
+  assert.equal(
+    block(f, "build_config", "function").service_account,
+    '${google_service_account.sa["build"].id}',
+  );
+
+  const accounts = obj(local(tf, "service_accounts"), "local.service_accounts");
+  const accountIds = Object.values(accounts).map((a, i) => str(obj(a, `sa ${i}`).account_id, "account_id"));
+  assert.equal(new Set(accountIds).size, accountIds.length, "account_ids are unique");
+  for (const id of accountIds) assert.match(id, /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, `account_id ${id}`);
+  for (const name of ENTRY_POINT_NAMES)
+    assert.ok(isObject(accounts[name]), `${name} has its own service account`);
+
+  const names = Object.values(functionTable()).map((row, i) => str(obj(row, `row ${i}`).name, "name"));
+  assert.equal(new Set(names).size, names.length, "function names are unique");
+  for (const name of names) assert.match(name, /^[a-z][a-z0-9-]{0,61}[a-z0-9]$/, `function name ${name}`);
+});
+
+test("memory, timeout and instance bounds are per-function variables with sane defaults", () => {
+  const service = block(fn(), "service_config", "function");
+  assert.equal(service.available_memory, "${var.functions[each.key].memory}");
+  assert.equal(service.timeout_seconds, "${var.functions[each.key].timeout_seconds}");
+  assert.equal(service.min_instance_count, "${var.functions[each.key].min_instances}");
+  assert.equal(service.max_instance_count, "${var.functions[each.key].max_instances}");
+
+  const variable = tf.variables.get("functions");
+  assert.ok(variable, "variable functions is declared");
+  assert.deepEqual(variable.default, {}, "every attribute has its own default");
+  const type = str(variable.type, "var.functions type");
+  const perFunction = [...type.matchAll(/(\w+)\s*=\s*optional\(object\(\{([^}]*)\}\),\s*\{\}\)/g)];
+  assert.deepEqual(
+    perFunction.map((m) => m[1]).sort(),
+    ENTRY_POINT_NAMES,
+    "var.functions has one entry per entry point",
+  );
+
+  for (const [, name, body = ""] of perFunction) {
+    const memory = /memory\s*=\s*optional\(string,\s*"(\d+)(Mi|Gi)"\)/.exec(body);
+    assert.ok(memory, `${name}: memory default`);
+    const mib = Number(memory[1]) * (memory[2] === "Gi" ? 1024 : 1);
+    assert.ok(mib >= 256 && mib <= 8192, `${name}: memory default ${mib}Mi`);
+    const number = (attr: string): number => {
+      const m = new RegExp(`${attr}\\s*=\\s*optional\\(number,\\s*(\\d+)\\)`).exec(body);
+      assert.ok(m, `${name}: ${attr} default`);
+      return Number(m[1]);
+    };
+    const timeout = number("timeout_seconds");
+    const limit = PUBSUB_ENTRY_POINTS.includes(name ?? "") ? 600 : 1800;
+    assert.ok(timeout >= 30 && timeout <= limit, `${name}: timeout default ${timeout}s (limit ${limit}s)`);
+    assert.ok(number("max_instances") >= 1, `${name}: max_instances default`);
+    assert.equal(number("min_instances"), 0, `${name}: scale to zero by default`);
+  }
+});
+
+const COMMON_ENV = ["GOOGLE_CLOUD_PROJECT", "FERRET_FIRESTORE_DATABASE"];
+const MODEL_ENV = [
+  "FERRET_MODEL_PROVIDER",
+  "GOOGLE_GENAI_USE_VERTEXAI",
+  "GOOGLE_CLOUD_LOCATION",
+  "FERRET_GEMINI_MODEL",
+];
+const LOG_ENV = [
+  "FERRET_LOG_WAREHOUSE",
+  "FERRET_BIGQUERY_PROJECT",
+  "FERRET_BIGQUERY_DATASET",
+  "FERRET_BIGQUERY_MAX_BYTES_BILLED",
+];
+const EXPECTED_ENV: Record<string, readonly string[]> = {
+  ingest: [...COMMON_ENV, "FERRET_WORKFLOW_NAME", "FERRET_WORKFLOW_LOCATION"],
+  planner: [...COMMON_ENV, ...MODEL_ENV],
+  stepExecutor: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV],
+  reflector: [...COMMON_ENV, ...MODEL_ENV],
+  concluder: [...COMMON_ENV, ...MODEL_ENV],
+  compressor: [...COMMON_ENV, ...MODEL_ENV],
+  memoryIntrospector: [...COMMON_ENV, ...MODEL_ENV],
+  notifier: [...COMMON_ENV, "FERRET_SLACK_CHANNEL"],
+};
+const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
+  stepExecutor: { OTX_API_KEY: "otx-api-key" },
+  notifier: { SLACK_BOT_TOKEN: "slack-bot-token" },
+};
+
+test("environment variables: the contract's names, each function getting what it needs", () => {
+  const groups = obj(local(tf, "env_groups"), "local.env_groups");
+  const perFunction = obj(local(tf, "function_env_groups"), "local.function_env_groups");
+  assert.deepEqual(Object.keys(perFunction).sort(), ENTRY_POINT_NAMES);
+  for (const [name, expected] of Object.entries(EXPECTED_ENV)) {
+    const names = strings(perFunction[name], `function_env_groups.${name}`).flatMap((group) =>
+      Object.keys(obj(groups[group], `env_groups.${group}`)),
+    );
+    assert.deepEqual(names.sort(), [...expected].sort(), `${name}: environment variable names`);
+  }
+
+  const value = (group: string, name: string): unknown => obj(groups[group], group)[name];
+  assert.equal(value("model", "FERRET_MODEL_PROVIDER"), "gemini");
+  assert.equal(value("model", "GOOGLE_GENAI_USE_VERTEXAI"), "true");
+  assert.equal(value("log_warehouse", "FERRET_LOG_WAREHOUSE"), "bigquery");
+
+  assert.equal(
+    norm(str(local(tf, "function_env"), "local.function_env")),
+    "${{ for key, groups in local.function_env_groups : key => merge([for group in groups : local.env_groups[group]]...) }}",
+  );
+  assert.equal(
+    block(fn(), "service_config", "function").environment_variables,
+    "${local.function_env[each.key]}",
+  );
+
+  // The contract is one locals block, so it is easy to align with the code.
+  const mainLocals = arr(tf.files.get("main.tf")?.locals, "main.tf locals").map((b) => obj(b, "locals"));
+  const contract = ["env_groups", "function_env_groups", "secret_env", "function_env"];
+  assert.ok(
+    mainLocals.some((b) => contract.every((name) => name in b)),
+    `${contract.join(", ")} share one locals block in main.tf`,
+  );
+});
+
+test("secrets reach only the functions that read them, as secret environment variables", () => {
+  const secretEnv = obj(local(tf, "secret_env"), "local.secret_env");
+  assert.deepEqual(Object.keys(secretEnv).sort(), ENTRY_POINT_NAMES);
+  const secrets = obj(local(tf, "secrets"), "local.secrets");
+  for (const name of ENTRY_POINT_NAMES) {
+    const actual = obj(secretEnv[name], `secret_env.${name}`);
+    assert.deepEqual(actual, EXPECTED_SECRET_ENV[name] ?? {}, `${name}: secret environment variables`);
+    for (const key of Object.values(actual))
+      assert.ok(typeof key === "string" && key in secrets, `${key} exists`);
+  }
+
+  const service = block(fn(), "service_config", "function");
+  const dynamicBlock = obj(service.dynamic, "service_config.dynamic");
+  const secretBlocks = blocks(dynamicBlock, "secret_environment_variables", "dynamic");
+  assert.equal(secretBlocks.length, 1);
+  const [secretBlock] = secretBlocks;
+  assert.ok(secretBlock);
+  assert.equal(
+    norm(str(secretBlock.for_each, "for_each")),
+    "${{ for env, secret in local.secret_env[each.key] : env => secret if contains(local.enabled_secrets, secret) }}",
+  );
+  const content = block(secretBlock, "content", "secret_environment_variables");
+  assert.equal(content.key, "${secret_environment_variables.key}");
+  assert.equal(
+    content.secret,
+    "${google_secret_manager_secret.secret[secret_environment_variables.value].secret_id}",
+  );
+  assert.equal(content.version, "latest");
+  const versions = resourcesOfType(tf, "google_secret_manager_secret_version");
+  assert.equal(versions.size, 0, "secret values never go through Terraform state");
+});

@@ -1,0 +1,227 @@
+/**
+ * Loads terraform/*.tf through @cdktf/hcl2json (the HCL parser Terraform uses, compiled to
+ * WebAssembly) and offers small, strict accessors for the consistency tests. Expressions stay
+ * strings such as "${local.functions}"; the tests compare them after whitespace normalisation.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+export const TERRAFORM_DIR = join(REPO_ROOT, "terraform");
+
+interface Hcl2Json {
+  parse(filename: string, contents: string): Promise<unknown>;
+}
+
+// Loaded with require so that the package's type declarations (which pull the DOM lib into the
+// whole program) stay out of the project's type check.
+const hcl2json = createRequire(import.meta.url)("@cdktf/hcl2json") as Hcl2Json;
+
+export interface Terraform {
+  /** "type.name" => block body */
+  readonly resources: ReadonlyMap<string, JsonObject>;
+  readonly data: ReadonlyMap<string, JsonObject>;
+  readonly variables: ReadonlyMap<string, JsonObject>;
+  readonly outputs: ReadonlyMap<string, JsonObject>;
+  readonly providers: ReadonlyMap<string, JsonObject>;
+  readonly terraformBlocks: readonly JsonObject[];
+  readonly locals: Readonly<JsonObject>;
+  /** Parsed form of every file, for whole-configuration scans. */
+  readonly files: ReadonlyMap<string, JsonObject>;
+}
+
+export function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function obj(value: Json | undefined, what: string): JsonObject {
+  if (!isObject(value)) throw new Error(`${what}: expected an object, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function arr(value: Json | undefined, what: string): Json[] {
+  if (!Array.isArray(value)) throw new Error(`${what}: expected a list, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function str(value: Json | undefined, what: string): string {
+  if (typeof value !== "string") throw new Error(`${what}: expected a string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function strings(value: Json | undefined, what: string): string[] {
+  return arr(value, what).map((item, i) => str(item, `${what}[${i}]`));
+}
+
+/** A nested block that must appear exactly once (hcl2json renders blocks as lists). */
+export function block(parent: JsonObject, name: string, what: string): JsonObject {
+  const list = arr(parent[name], `${what}.${name}`);
+  if (list.length !== 1) throw new Error(`${what}.${name}: expected one block, found ${list.length}`);
+  return obj(list[0], `${what}.${name}`);
+}
+
+/** Every occurrence of a nested block. */
+export function blocks(parent: JsonObject, name: string, what: string): JsonObject[] {
+  const value = parent[name];
+  if (value === undefined) return [];
+  return arr(value, `${what}.${name}`).map((item, i) => obj(item, `${what}.${name}[${i}]`));
+}
+
+/** Collapses whitespace so that HCL formatting does not matter when comparing expressions. */
+export function norm(expression: string): string {
+  return expression.replace(/\s+/g, " ").replace(/\(\s/g, "(").replace(/\s\)/g, ")").trim();
+}
+
+/** Substitutes ${each.key} and ${each.value.<attr>} in a template string; fails on anything else. */
+export function renderEach(template: string, key: string, value: JsonObject): string {
+  const rendered = template.replace(
+    /\$\{each\.(key|value\.([A-Za-z_][A-Za-z0-9_]*))\}/g,
+    (_m, what: string, attr) => {
+      if (what === "key") return key;
+      const v = value[attr as string];
+      if (typeof v !== "string") throw new Error(`each.value.${attr} is not a string for ${key}`);
+      return v;
+    },
+  );
+  if (rendered.includes("${")) throw new Error(`cannot render ${template}: unsupported interpolation`);
+  return rendered;
+}
+
+/**
+ * Renders a Terraform template the way templatefile() does when the template has no variables
+ * and no directives: `$${` becomes `${` and `%%{` becomes `%{`. Unescaped interpolations or
+ * directives are reported, since they would be evaluated by Terraform.
+ */
+export function renderTemplateWithoutVariables(template: string): string {
+  const unescaped = /(?<!\$)\$\{|(?<!%)%\{/.exec(template.replace(/\$\$\{|%%\{/g, ""));
+  if (unescaped) {
+    const line = template.slice(0, unescaped.index).split("\n").length;
+    throw new Error(`template has an unescaped "${unescaped[0]}" near line ${line}`);
+  }
+  return template.replace(/\$\$\{|%%\{/g, (escaped) => escaped.slice(1));
+}
+
+function camelToUpperSnake(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+/** FERRET_<NAME>_URL, the workflow env var through which the YAML reaches an HTTP function. */
+export function functionUrlEnvVar(entryPoint: string): string {
+  return `FERRET_${camelToUpperSnake(entryPoint)}_URL`;
+}
+
+function addUnique(target: Map<string, JsonObject>, key: string, value: JsonObject, file: string): void {
+  if (target.has(key)) throw new Error(`${file}: ${key} is declared twice`);
+  target.set(key, value);
+}
+
+function single(value: Json, what: string): JsonObject {
+  const list = arr(value, what);
+  if (list.length !== 1) throw new Error(`${what}: declared ${list.length} times`);
+  return obj(list[0], what);
+}
+
+let cached: Promise<Terraform> | undefined;
+
+export function loadTerraform(): Promise<Terraform> {
+  cached ??= load(TERRAFORM_DIR);
+  return cached;
+}
+
+export async function parseHclFile(path: string): Promise<JsonObject> {
+  const parsed = (await hcl2json.parse(path, readFileSync(path, "utf8"))) as Json;
+  return obj(parsed, path);
+}
+
+async function load(dir: string): Promise<Terraform> {
+  const resources = new Map<string, JsonObject>();
+  const data = new Map<string, JsonObject>();
+  const variables = new Map<string, JsonObject>();
+  const outputs = new Map<string, JsonObject>();
+  const providers = new Map<string, JsonObject>();
+  const terraformBlocks: JsonObject[] = [];
+  const locals: JsonObject = {};
+  const files = new Map<string, JsonObject>();
+
+  const tfFiles = readdirSync(dir)
+    .filter((f) => f.endsWith(".tf"))
+    .sort();
+  for (const file of tfFiles) {
+    const parsed = await parseHclFile(join(dir, file));
+    files.set(file, parsed);
+    for (const [kind, body] of Object.entries(parsed)) {
+      switch (kind) {
+        case "resource":
+        case "data": {
+          const target = kind === "resource" ? resources : data;
+          for (const [type, named] of Object.entries(obj(body, `${file} ${kind}`))) {
+            for (const [name, decl] of Object.entries(obj(named, `${file} ${kind} ${type}`))) {
+              addUnique(target, `${type}.${name}`, single(decl, `${file} ${type}.${name}`), file);
+            }
+          }
+          break;
+        }
+        case "variable":
+        case "output": {
+          const target = kind === "variable" ? variables : outputs;
+          for (const [name, decl] of Object.entries(obj(body, `${file} ${kind}`))) {
+            addUnique(target, name, single(decl, `${file} ${kind}.${name}`), file);
+          }
+          break;
+        }
+        case "provider":
+          for (const [name, decl] of Object.entries(obj(body, `${file} provider`))) {
+            addUnique(providers, name, single(decl, `${file} provider.${name}`), file);
+          }
+          break;
+        case "locals":
+          for (const localsBlock of arr(body, `${file} locals`)) {
+            for (const [name, value] of Object.entries(obj(localsBlock, `${file} locals`))) {
+              if (name in locals) throw new Error(`${file}: local.${name} is declared twice`);
+              locals[name] = value;
+            }
+          }
+          break;
+        case "terraform":
+          for (const tfBlock of arr(body, `${file} terraform`)) terraformBlocks.push(obj(tfBlock, file));
+          break;
+        default:
+          throw new Error(`${file}: unexpected top-level block "${kind}"`);
+      }
+    }
+  }
+  return { resources, data, variables, outputs, providers, terraformBlocks, locals, files };
+}
+
+export function resource(tf: Terraform, address: string): JsonObject {
+  const found = tf.resources.get(address);
+  if (!found) throw new Error(`resource ${address} is not declared in terraform/`);
+  return found;
+}
+
+export function resourcesOfType(tf: Terraform, type: string): Map<string, JsonObject> {
+  const out = new Map<string, JsonObject>();
+  for (const [address, body] of tf.resources) {
+    if (address.startsWith(`${type}.`)) out.set(address.slice(type.length + 1), body);
+  }
+  return out;
+}
+
+export function local(tf: Terraform, name: string): Json {
+  const value = tf.locals[name];
+  if (value === undefined) throw new Error(`local.${name} is not declared in terraform/`);
+  return value;
+}
+
+/** Every string anywhere in a parsed value (keys included), for whole-configuration scans. */
+export function allStrings(value: Json): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(allStrings);
+  if (isObject(value)) return Object.entries(value).flatMap(([k, v]) => [k, ...allStrings(v)]);
+  return [];
+}
