@@ -1,0 +1,111 @@
+import type { Ioc } from "../domain/ioc.js";
+
+/**
+ * Defanging makes an indicator unclickable and un-auto-linkable while keeping it readable
+ * and copyable for an analyst (who re-fangs it deliberately): `evil[.]com`, `1.2.3[.]4`,
+ * `hxxps://evil[.]com/x`, `user[@]example[.]com`. Hashes are inert and stay unchanged.
+ */
+
+const DOT = "[.]";
+const AT = "[@]";
+
+// Slack and most clients only auto-link names ending in a real TLD, so a TLD allowlist keeps
+// API method names ("compute.instances.insert") and file names ("config.json") readable.
+const TLDS =
+  "com|net|org|io|ru|cn|xyz|top|info|biz|co|me|cc|tk|pw|su|onion|site|online|club|app|dev|cloud|us|uk|de|fr|jp|in|br|link|live|pro|work|zip|mov|sh|to|ws|gg|ly|la|tv|eu|nl|ch|se|no|pl|ua|kz|ir|kp|vn|id|th|tr|ro|cz|hu|lt|lv|ee|be|at|au|ca|es|it|pt|gr|fi|dk|ie|il|sg|hk|tw|kr|my|ph|nz|za|mx|ar|cl|pe|ve|gov|edu|mil|int|ai|so|vip|icu|shop|store|tech|space|website|host|fun|lol|bar|cyou|sbs|buzz|click|page|run|ms|goog|google|xn--[a-z0-9-]{1,59}";
+
+const LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+const DOMAIN_SRC = `(?:${LABEL}\\.)+(?:${TLDS})(?![a-z0-9-])`;
+const IPV4_SRC = "(?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)(?![\\d.]*\\d)";
+const URL_SRC = "[a-z][a-z0-9+.-]{1,15}://[^\\s<>\"'`]+";
+const EMAIL_SRC = `[a-z0-9._%+-]+@${DOMAIN_SRC}`;
+
+/** One pass over the text, so a replacement is never matched again by a later pattern. */
+const ANY_INDICATOR = new RegExp(
+  `(?<![a-z0-9.-])(?:(?<url>${URL_SRC})|(?<email>${EMAIL_SRC})|(?<ip>${IPV4_SRC})|(?<domain>${DOMAIN_SRC}))`,
+  "gi",
+);
+
+function lastDot(value: string): string {
+  // Already defanged values pass through unchanged, so defanging twice is harmless.
+  if (value.includes(DOT)) return value;
+  const i = value.lastIndexOf(".");
+  return i < 0 ? value : `${value.slice(0, i)}${DOT}${value.slice(i + 1)}`;
+}
+
+export function defangIp(ip: string): string {
+  // IPv6 literals are never auto-linked; only dotted IPv4 needs breaking.
+  return ip.includes(":") ? ip : lastDot(ip);
+}
+
+export function defangDomain(domain: string): string {
+  return lastDot(domain.replace(/\.$/, ""));
+}
+
+export function defangEmail(email: string): string {
+  const at = email.lastIndexOf("@");
+  if (at < 0) return email;
+  return `${email.slice(0, at)}${AT}${defangDomain(email.slice(at + 1))}`;
+}
+
+const SCHEMES: Record<string, string> = {
+  http: "hxxp",
+  https: "hxxps",
+  ftp: "fxp",
+  ftps: "fxps",
+  ws: "wxs",
+  wss: "wxss",
+};
+
+export function defangUrl(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/is.exec(url);
+  if (!m) return defangText(url);
+  const [, scheme = "", authority = "", rest = ""] = m;
+  const fangless = SCHEMES[scheme.toLowerCase()] ?? scheme;
+  const at = authority.lastIndexOf("@");
+  const userinfo = at < 0 ? "" : `${authority.slice(0, at).replace(/@/g, AT)}${AT}`;
+  const hostPort = at < 0 ? authority : authority.slice(at + 1);
+  const host = hostPort.startsWith("[") ? hostPort : defangHostPort(hostPort);
+  return `${fangless}://${userinfo}${host}${rest.replace(/@/g, AT)}`;
+}
+
+function defangHostPort(hostPort: string): string {
+  const colon = hostPort.lastIndexOf(":");
+  const host = colon < 0 ? hostPort : hostPort.slice(0, colon);
+  const port = colon < 0 ? "" : hostPort.slice(colon);
+  return `${lastDot(host)}${port}`;
+}
+
+/** Principals are emails (user:, serviceAccount:) or opaque ids; only the email part can link. */
+export function defangPrincipal(principal: string): string {
+  return defangText(principal);
+}
+
+export function defangIoc(ioc: Pick<Ioc, "type" | "value">): string {
+  switch (ioc.type) {
+    case "ip":
+      return defangIp(ioc.value);
+    case "domain":
+      return defangDomain(ioc.value);
+    case "url":
+      return defangUrl(ioc.value);
+    case "email":
+      return defangEmail(ioc.value);
+    case "principal":
+      return defangPrincipal(ioc.value);
+    case "hash":
+      return ioc.value;
+  }
+}
+
+/** Defangs every URL, email, IPv4 and domain inside free text (summaries, facts, log rows). */
+export function defangText(text: string): string {
+  return text.replace(ANY_INDICATOR, (match: string, ...args: unknown[]) => {
+    const groups = args.at(-1) as Record<string, string | undefined>;
+    if (groups.url) return defangUrl(groups.url);
+    if (groups.email) return defangEmail(groups.email);
+    if (groups.ip) return defangIp(groups.ip);
+    if (groups.domain) return defangDomain(groups.domain);
+    return match;
+  });
+}

@@ -1,0 +1,124 @@
+import type { Conclusion } from "../domain/conclusion.js";
+import type { Investigation } from "../domain/investigation.js";
+import type { Ioc } from "../domain/ioc.js";
+import type { ChatMessage } from "../ports/chat-sink.js";
+import {
+  type Block,
+  context,
+  divider,
+  fields,
+  fitBlocks,
+  header,
+  listSections,
+  section,
+} from "./block-kit.js";
+import { defangIoc } from "./defang.js";
+import { joinMd, label, type Mrkdwn, md, untrusted } from "./mrkdwn.js";
+import { OFFLINE_MODEL_NOTE, percent, severityText, VERDICT_LABEL, verdictText } from "./presentation.js";
+import { footer } from "./render-finding.js";
+import { fallbackText } from "./render-text.js";
+
+const inline = (raw: string, max: number): Mrkdwn => untrusted(raw, { max, inline: true });
+
+/** IOCs are shown defanged and never as links; hashes stay intact for copy-paste. */
+export function iocLine(ioc: Ioc): Mrkdwn {
+  const value = inline(defangIoc(ioc), 300);
+  const why = ioc.context ? md` — ${inline(ioc.context, 160)}` : md``;
+  return md`• ${ioc.type} ${value}${why}`;
+}
+
+function keyFindingLine(k: Conclusion["keyFindings"][number], index: number): Mrkdwn {
+  const evidence = k.evidence.slice(0, 3).map((e) => {
+    const where = e.stepId ? md`${inline(e.stepId, 40)} · ${inline(e.source, 80)}` : inline(e.source, 80);
+    return md`      ↳ _${where}_: ${inline(e.detail, 300)}`;
+  });
+  const more =
+    k.evidence.length > 3 ? [md`      ↳ _…and ${k.evidence.length - 3} more pieces of evidence_`] : [];
+  return joinMd([md`*${index + 1}.* ${inline(k.finding, 400)}`, ...evidence, ...more], "\n");
+}
+
+const PRIORITIES = [
+  { key: "immediate", title: "Immediately" },
+  { key: "soon", title: "Soon" },
+  { key: "later", title: "Later" },
+] as const;
+
+function actionLines(actions: Conclusion["recommendedActions"]): Mrkdwn[] {
+  const lines: Mrkdwn[] = [];
+  for (const p of PRIORITIES) {
+    const group = actions.filter((a) => a.priority === p.key);
+    if (group.length === 0) continue;
+    lines.push(md`_${p.title}_`);
+    for (const a of group) lines.push(md`• ${inline(a.action, 400)}`);
+  }
+  return lines;
+}
+
+export function producedBy(conclusion: Conclusion): Mrkdwn {
+  const note = conclusion.producedBy.note ? md` — ${inline(conclusion.producedBy.note, 300)}` : md``;
+  if (conclusion.producedBy.offline) {
+    return md`Produced by the ${label(OFFLINE_MODEL_NOTE)} (${inline(conclusion.producedBy.model, 80)})${note}`;
+  }
+  return md`Produced by ${inline(conclusion.producedBy.model, 80)}${note}`;
+}
+
+/**
+ * The verdict message: verdict, confidence, severity, summary, ATT&CK techniques, key
+ * findings with evidence, defanged IOCs, actions by priority, open questions, provenance.
+ */
+export function renderConclusion(investigation: Investigation, conclusion: Conclusion): ChatMessage {
+  const v = VERDICT_LABEL[conclusion.verdict];
+  const category = inline(investigation.finding.category, 100);
+  const blocks: Block[] = [
+    header(md`${v.emoji} ${v.text} — ${category}`),
+    fields([
+      md`*Verdict*\n${verdictText(conclusion.verdict)}`,
+      md`*Confidence*\n${percent(conclusion.confidence)}`,
+      md`*Severity*\n${label(severityText(conclusion.severity))}`,
+      md`*Finding severity*\n${label(severityText(investigation.finding.severity))}`,
+    ]),
+    section(md`*Summary*\n${untrusted(conclusion.summary, { max: 2_800 })}`),
+  ];
+  if (conclusion.mitre.length > 0) {
+    const lines = conclusion.mitre.map((m) => {
+      const name = m.techniqueName ? md` ${inline(m.techniqueName, 150)}` : md``;
+      return md`• ${inline(m.techniqueId, 20)}${name} (${inline(m.tactic, 80)})`;
+    });
+    blocks.push(...listSections(label("*MITRE ATT&CK*"), lines, { maxSections: 1, noun: "techniques" }));
+  }
+  if (conclusion.keyFindings.length > 0) {
+    blocks.push(
+      divider(),
+      ...listSections(md`*Key findings*`, conclusion.keyFindings.map(keyFindingLine), {
+        maxSections: 6,
+        noun: "key findings",
+      }),
+    );
+  }
+  if (conclusion.iocs.length > 0) {
+    blocks.push(
+      ...listSections(md`*Indicators* (defanged, ${conclusion.iocs.length})`, conclusion.iocs.map(iocLine), {
+        maxSections: 3,
+        noun: "IOCs",
+      }),
+    );
+  }
+  const actions = actionLines(conclusion.recommendedActions);
+  if (actions.length > 0) {
+    blocks.push(
+      divider(),
+      ...listSections(md`*Recommended actions*`, actions, { maxSections: 2, noun: "lines" }),
+    );
+  }
+  if (conclusion.openQuestions.length > 0) {
+    const questions = conclusion.openQuestions.map((q) => md`• ${inline(q, 400)}`);
+    blocks.push(...listSections(md`*Open questions*`, questions, { maxSections: 1, noun: "questions" }));
+  }
+  const tail = [context([producedBy(conclusion)]), footer(investigation)];
+  return {
+    text: fallbackText(
+      md`${verdictText(conclusion.verdict)} (${percent(conclusion.confidence)}) — ${category}: ${inline(conclusion.summary, 300)}`,
+    ),
+    blocks: fitBlocks(blocks, tail),
+  };
+}
