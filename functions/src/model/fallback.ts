@@ -1,0 +1,78 @@
+import { errorMessage, ModelUnavailableError } from "../domain/errors.js";
+import type { EmbedRequest, GenerateRequest, GenerateResponse, Model, Purpose } from "./port.js";
+
+export interface FallbackReason {
+  from: string;
+  to: string;
+  /** The role whose call failed first, or "embed". */
+  purpose: Purpose | "embed";
+  message: string;
+  error: unknown;
+}
+
+export interface FallbackOptions {
+  /** Fires once, when the first call is diverted. */
+  onFallback?: (reason: FallbackReason) => void;
+  /**
+   * Embeddings from another model live in another vector space: mixing them with stored
+   * memories would make similarity meaningless, so by default embed never falls back.
+   */
+  fallbackEmbeddings?: boolean;
+}
+
+export interface FallbackModel extends Model {
+  readonly fellBack: boolean;
+  readonly reason: FallbackReason | undefined;
+}
+
+/**
+ * Serves generate calls from `fallback` once `primary` is unavailable (after its own
+ * retries), and keeps doing so for the life of this instance: one investigation should not
+ * flap between a model and a playbook from one step to the next. Only
+ * ModelUnavailableError diverts; a token-limit or output error is the caller's to handle.
+ */
+export function withFallback(primary: Model, fallback: Model, options: FallbackOptions = {}): FallbackModel {
+  let reason: FallbackReason | undefined;
+
+  const divert = (error: unknown, purpose: Purpose | "embed") => {
+    if (reason) return;
+    reason = { from: primary.name, to: fallback.name, purpose, message: errorMessage(error), error };
+    options.onFallback?.(reason);
+  };
+
+  return {
+    get name() {
+      return reason ? fallback.name : primary.name;
+    },
+    get offline() {
+      return reason ? fallback.offline : primary.offline;
+    },
+    get fellBack() {
+      return reason !== undefined;
+    },
+    get reason() {
+      return reason;
+    },
+    async generate(request: GenerateRequest): Promise<GenerateResponse> {
+      if (reason) return fallback.generate(request);
+      try {
+        return await primary.generate(request);
+      } catch (error) {
+        if (!(error instanceof ModelUnavailableError)) throw error;
+        divert(error, request.purpose);
+        return fallback.generate(request);
+      }
+    },
+    async embed(request: EmbedRequest): Promise<number[][]> {
+      if (!options.fallbackEmbeddings) return primary.embed(request);
+      if (reason) return fallback.embed(request);
+      try {
+        return await primary.embed(request);
+      } catch (error) {
+        if (!(error instanceof ModelUnavailableError)) throw error;
+        divert(error, "embed");
+        return fallback.embed(request);
+      }
+    },
+  };
+}
