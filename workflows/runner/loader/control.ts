@@ -1,0 +1,133 @@
+import { InvalidWorkflowError, UnsupportedConstructError } from "../errors.js";
+import { compileTemplate } from "../expression/template.js";
+import type { WfMap, WfValue } from "../values.js";
+import type { LoopSpec, ParallelStep, StepList, SwitchCase, TryStep } from "./ast.js";
+import { parseRetry } from "./retry.js";
+import { checkKeys, expectList, expectMap, expectName, required, singleEntry } from "./shape.js";
+import { type ParseContext, parseAssignments, parseNext, parseStepBody, parseStepList } from "./steps.js";
+
+export function parseSwitch(raw: WfValue, path: string, ctx: ParseContext): SwitchCase[] {
+  return expectList(raw, path, "switch").map((entry, i) => {
+    const at = `${path}[${i}]`;
+    const body = expectMap(entry, at, "a switch condition");
+    checkKeys(body, ["condition", "next", "steps", "return", "raise", "assign"], at);
+    if (body.has("return") && body.has("raise")) {
+      throw new InvalidWorkflowError(at, "a condition cannot both return and raise");
+    }
+    const get = (key: string): WfValue => body.get(key) ?? null;
+    const next = body.has("next") ? parseNext(get("next"), `${at}.next`) : undefined;
+    return {
+      path: at,
+      condition: compileTemplate(required(body, "condition", at), `${at}.condition`),
+      assignments: body.has("assign") ? parseAssignments(get("assign"), `${at}.assign`) : [],
+      ...(body.has("steps") ? { steps: parseStepList(get("steps"), `${at}.steps`, ctx) } : {}),
+      ...(body.has("return") ? { returnValue: compileTemplate(get("return"), `${at}.return`) } : {}),
+      ...(body.has("raise") ? { raiseValue: compileTemplate(get("raise"), `${at}.raise`) } : {}),
+      ...(next ? { next } : {}),
+    };
+  });
+}
+
+export function parseFor(raw: WfValue, path: string, ctx: ParseContext): LoopSpec {
+  const body = expectMap(raw, path, "for");
+  checkKeys(body, ["value", "index", "in", "range", "steps"], path);
+  if (body.has("in") === body.has("range")) {
+    throw new InvalidWorkflowError(path, "a for loop needs exactly one of 'in' or 'range'");
+  }
+  const value = expectName(required(body, "value", path), `${path}.value`, "loop variable");
+  const index = body.has("index")
+    ? expectName(body.get("index") ?? null, `${path}.index`, "index variable")
+    : undefined;
+  return {
+    value,
+    ...(index ? { index } : {}),
+    source: body.has("in")
+      ? { kind: "in", list: compileTemplate(body.get("in") ?? null, `${path}.in`) }
+      : parseRange(body.get("range") ?? null, `${path}.range`),
+    body: parseStepList(required(body, "steps", path), `${path}.steps`, ctx),
+  };
+}
+
+function parseRange(raw: WfValue, path: string): LoopSpec["source"] {
+  const bounds = expectList(raw, path, "range");
+  const [from, to] = bounds;
+  if (bounds.length !== 2 || from === undefined || to === undefined) {
+    throw new InvalidWorkflowError(path, "range must be a list of two numbers [start, end]");
+  }
+  return { kind: "range", from: compileTemplate(from, `${path}[0]`), to: compileTemplate(to, `${path}[1]`) };
+}
+
+export function parseParallel(
+  raw: WfValue,
+  path: string,
+  ctx: ParseContext,
+): Omit<ParallelStep, "name" | "path"> {
+  const body = expectMap(raw, path, "parallel");
+  checkKeys(body, ["shared", "concurrency_limit", "exception_policy", "branches", "for"], path);
+  if (body.has("exception_policy") && body.get("exception_policy") !== "continueAll") {
+    throw new UnsupportedConstructError(
+      `${path}.exception_policy`,
+      "only exception_policy: continueAll (the documented default) is supported",
+    );
+  }
+  if (body.has("branches") === body.has("for")) {
+    throw new InvalidWorkflowError(path, "a parallel step needs exactly one of 'branches' or 'for'");
+  }
+  const shared = body.has("shared")
+    ? expectList(body.get("shared") ?? null, `${path}.shared`, "shared").map((v, i) =>
+        expectName(v, `${path}.shared[${i}]`, "shared variable"),
+      )
+    : [];
+  const limit = body.get("concurrency_limit");
+  return {
+    kind: "parallel",
+    shared,
+    ...(limit !== undefined ? { concurrencyLimit: compileTemplate(limit, `${path}.concurrency_limit`) } : {}),
+    work: body.has("for")
+      ? { kind: "for", loop: parseFor(body.get("for") ?? null, `${path}.for`, ctx) }
+      : { kind: "branches", branches: parseBranches(body.get("branches") ?? null, `${path}.branches`, ctx) },
+  };
+}
+
+function parseBranches(raw: WfValue, path: string, ctx: ParseContext): { name: string; body: StepList }[] {
+  return expectList(raw, path, "branches").map((entry, i) => {
+    const at = `${path}[${i}]`;
+    const [name, value] = singleEntry(entry, at, "a branch");
+    const branch = expectMap(value, at, `branch '${name}'`);
+    checkKeys(branch, ["steps"], at);
+    return { name, body: parseStepList(required(branch, "steps", at), `${at}.steps`, ctx) };
+  });
+}
+
+export function parseTry(
+  name: string,
+  step: WfMap,
+  path: string,
+  ctx: ParseContext,
+): Omit<TryStep, "name" | "path"> {
+  if (!step.has("retry") && !step.has("except")) {
+    throw new InvalidWorkflowError(path, "try needs a retry or an except block");
+  }
+  const tryPath = `${path}.try`;
+  // `try:` holds either `steps:` or the body of a single step; both run as a one-step list.
+  const inner = parseStepBody(name, expectMap(step.get("try") ?? null, tryPath, "try"), tryPath, ctx);
+  const result: Omit<TryStep, "name" | "path"> = {
+    kind: "try",
+    // The synthetic list has no names of its own so that jumps resolve in the enclosing list.
+    body: { steps: [inner], byName: new Map() },
+  };
+  if (step.has("retry")) result.retry = parseRetry(step.get("retry") ?? null, `${path}.retry`, ctx);
+  if (step.has("except")) {
+    const exceptPath = `${path}.except`;
+    const block = expectMap(step.get("except") ?? null, exceptPath, "except");
+    checkKeys(block, ["as", "steps"], exceptPath);
+    const as = block.has("as")
+      ? expectName(block.get("as") ?? null, `${exceptPath}.as`, "except variable")
+      : undefined;
+    result.except = {
+      ...(as ? { as } : {}),
+      body: parseStepList(required(block, "steps", exceptPath), `${exceptPath}.steps`, ctx),
+    };
+  }
+  return result;
+}

@@ -1,0 +1,69 @@
+import { InvalidWorkflowError, tagged } from "../errors.js";
+import type { WfValue } from "../values.js";
+
+/**
+ * Variable scopes. A subworkflow gets a fresh "function" scope; `for` bodies get a
+ * "loop" scope (variables first assigned there vanish after the loop); each parallel
+ * branch or iteration gets a "branch" scope that may only write parent variables
+ * listed in its `shared` set.
+ */
+export class Scope {
+  private readonly vars = new Map<string, WfValue>();
+
+  constructor(
+    readonly parent: Scope | null,
+    readonly kind: "function" | "loop" | "branch",
+    readonly shared: ReadonlySet<string> = new Set(),
+  ) {}
+
+  has(name: string): boolean {
+    return this.vars.has(name) || (this.parent?.has(name) ?? false);
+  }
+
+  lookup(name: string): WfValue {
+    for (let s: Scope | null = this; s; s = s.parent) {
+      if (s.vars.has(name)) return s.vars.get(name) ?? null;
+    }
+    throw tagged("KeyError", `variable '${name}' is not defined`);
+  }
+
+  /** Binds a name in this very scope (parameters, loop variables). */
+  define(name: string, value: WfValue): void {
+    this.vars.set(name, value);
+  }
+
+  /** Assigns like an `assign` step: updates the visible variable, or creates it here. */
+  assign(name: string, value: WfValue, path: string): void {
+    (this.ownerForWrite(name, path) ?? this).vars.set(name, value);
+  }
+
+  /** Reads a variable for an in-place update of one of its elements (`a.b: 1`). */
+  readForUpdate(name: string, path: string): WfValue {
+    const owner = this.ownerForWrite(name, path);
+    if (!owner) throw tagged("KeyError", `variable '${name}' is not defined`);
+    return owner.vars.get(name) ?? null;
+  }
+
+  /**
+   * The scope holding `name`, checking that every parallel branch crossed on the way
+   * shares it. Workflows rejects such writes at deploy time; reaching this at run time
+   * means the static check was bypassed (e.g. by a jump), so it is a definition error.
+   */
+  private ownerForWrite(name: string, path: string): Scope | null {
+    const crossed: Scope[] = [];
+    for (let s: Scope | null = this; s; s = s.parent) {
+      if (s.vars.has(name)) {
+        const blocking = crossed.find((branch) => !branch.shared.has(name));
+        if (blocking) {
+          throw new InvalidWorkflowError(
+            path,
+            `cannot assign '${name}' in a parallel branch: it is not in 'shared'`,
+          );
+        }
+        return s;
+      }
+      if (s.kind === "branch") crossed.push(s);
+    }
+    return null;
+  }
+}
