@@ -3,7 +3,7 @@ import type { ChatMessage } from "../ports/chat-sink.js";
 import { type Block, context, divider, fitBlocks, header, section } from "./block-kit.js";
 import { type Mrkdwn, md, untrusted } from "./mrkdwn.js";
 import { severityText } from "./presentation.js";
-import { findingFields, footer } from "./render-finding.js";
+import { findingFields, footer, resourceOf } from "./render-finding.js";
 import { planBlocks } from "./render-plan.js";
 import { fallbackText } from "./render-text.js";
 
@@ -32,7 +32,7 @@ export function renderThreadRoot(investigation: Investigation): ChatMessage {
   blocks.push(divider());
   if (investigation.plan) blocks.push(...planBlocks(investigation.plan));
   else blocks.push(context([md`⏳ ferret is planning the investigation…`]));
-  const resource = inline(f.resource.displayName ?? f.resource.name, 200);
+  const resource = inline(resourceOf(f), 200);
   return {
     text: fallbackText(md`ferret is investigating ${severityText(f.severity)} ${category} on ${resource}`),
     blocks: fitBlocks(blocks, [footer(investigation)]),

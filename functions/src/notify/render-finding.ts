@@ -16,12 +16,19 @@ export function projectOf(finding: Finding): string | undefined {
   return r.projectDisplayName ?? r.project;
 }
 
+/** The full resource name, led by the display name when the name does not already say it. */
+export function resourceOf(finding: Finding): string {
+  const { name, displayName } = finding.resource;
+  if (displayName && name && !name.endsWith(`/${displayName}`)) return `${displayName} (${name})`;
+  return name || displayName || "";
+}
+
 /** Category, severity, resource, project and event time: the lines a triager reads first. */
 export function findingFields(finding: Finding): Block {
   return fields([
     md`*Category*\n${one(finding.category, 200)}`,
     md`*Severity*\n${label(severityText(finding.severity))}`,
-    md`*Resource*\n${one(finding.resource.displayName ?? finding.resource.name, 500)}`,
+    md`*Resource*\n${one(resourceOf(finding), 500)}`,
     md`*Project*\n${one(projectOf(finding), 300)}`,
     md`*Event time*\n${one(finding.eventTime, 60)}`,
     md`*Class*\n${one(finding.findingClass, 60)}`,
