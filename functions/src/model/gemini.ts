@@ -1,0 +1,159 @@
+import { randomUUID } from "node:crypto";
+import { GoogleGenAI, type GoogleGenAIOptions } from "@google/genai";
+import { ConfigError, ModelOutputError } from "../domain/errors.js";
+import { classifyProviderError } from "./errors.js";
+import {
+  fromGeminiResponse,
+  GENERATED_CALL_ID_PREFIX,
+  toGeminiConfig,
+  toGeminiContents,
+} from "./gemini-mapping.js";
+import {
+  embedBatchSize,
+  type GeminiOptions,
+  GeminiOptionsSchema,
+  type ResolvedGeminiOptions,
+} from "./gemini-options.js";
+import {
+  EMBEDDING_DIMENSIONS,
+  type EmbedRequest,
+  type GenerateRequest,
+  type GenerateResponse,
+  type Model,
+} from "./port.js";
+
+/** Thought signatures kept for the tool-calling loop; old ones are useless after a few turns. */
+const MAX_SIGNATURES = 2_000;
+/** Vertex embedding requests that go out at once when each carries a single text. */
+const EMBED_CONCURRENCY = 4;
+
+/**
+ * The production Model over @google/genai, for the Developer API (key) and Vertex AI (ADC).
+ * It makes exactly one HTTP attempt per call: retries belong to withRetry, so that the
+ * policy (and its test) lives in one place and the SDK's own retry stays off.
+ */
+export class GeminiModel implements Model {
+  readonly name: string;
+  readonly offline = false;
+  readonly embeddingModel: string;
+  private readonly options: ResolvedGeminiOptions;
+  private readonly client: GoogleGenAI;
+  private readonly signatures = new Map<string, string>();
+
+  constructor(options: GeminiOptions = {}) {
+    const parsed = GeminiOptionsSchema.safeParse(options);
+    if (!parsed.success) {
+      throw new ConfigError(
+        `invalid Gemini options: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
+    }
+    this.options = parsed.data;
+    this.name = parsed.data.model;
+    this.embeddingModel = parsed.data.embeddingModel;
+    this.client = new GoogleGenAI(clientOptions(parsed.data));
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResponse> {
+    let raw: Awaited<ReturnType<GoogleGenAI["models"]["generateContent"]>>;
+    try {
+      raw = await this.client.models.generateContent({
+        model: this.name,
+        contents: toGeminiContents(request.messages, this.signatures),
+        config: toGeminiConfig(request, {
+          vertexai: this.options.vertexai,
+          ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
+        }),
+      });
+    } catch (error) {
+      throw classifyProviderError(error);
+    }
+    const { response, signatures } = fromGeminiResponse(
+      raw,
+      this.name,
+      () => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`,
+    );
+    for (const [id, signature] of signatures) this.remember(id, signature);
+    return response;
+  }
+
+  async embed(request: EmbedRequest): Promise<number[][]> {
+    const dimensions = request.dimensions ?? EMBEDDING_DIMENSIONS;
+    const size = embedBatchSize(this.options);
+    const batches: string[][] = [];
+    for (let i = 0; i < request.texts.length; i += size) batches.push(request.texts.slice(i, i + size));
+    const results: number[][][] = new Array(batches.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) {
+        const index = next++;
+        results[index] = await this.embedBatch(batches[index]!, request.task, dimensions);
+      }
+    };
+    const workers = size === 1 ? EMBED_CONCURRENCY : 1;
+    await Promise.all(Array.from({ length: Math.min(workers, batches.length) }, worker));
+    return results.flat();
+  }
+
+  private async embedBatch(
+    texts: string[],
+    task: EmbedRequest["task"],
+    dimensions: number,
+  ): Promise<number[][]> {
+    let raw: Awaited<ReturnType<GoogleGenAI["models"]["embedContent"]>>;
+    try {
+      raw = await this.client.models.embedContent({
+        model: this.embeddingModel,
+        contents: texts,
+        config: { taskType: task, outputDimensionality: dimensions },
+      });
+    } catch (error) {
+      throw classifyProviderError(error);
+    }
+    const vectors = (raw.embeddings ?? []).map((embedding) => embedding.values ?? []);
+    if (vectors.length !== texts.length || vectors.some((v) => v.length !== dimensions)) {
+      throw new ModelOutputError(
+        `${this.embeddingModel} returned ${vectors.length} embedding(s) of length ${vectors.map((v) => v.length).join("/") || "-"} for ${texts.length} text(s) at ${dimensions} dimensions`,
+        { model: this.embeddingModel, expected: texts.length, dimensions },
+      );
+    }
+    return vectors.map(normalize);
+  }
+
+  private remember(id: string, signature: string): void {
+    if (this.signatures.size >= MAX_SIGNATURES) {
+      const oldest = this.signatures.keys().next().value;
+      if (oldest !== undefined) this.signatures.delete(oldest);
+    }
+    this.signatures.set(id, signature);
+  }
+}
+
+/**
+ * Only the full 3072-d output of gemini-embedding-001 comes normalized; truncated ones
+ * (768 here) must be normalized by the caller for dot-product and euclidean comparisons.
+ */
+function normalize(vector: number[]): number[] {
+  const norm = Math.hypot(...vector);
+  return norm === 0 ? vector : vector.map((v) => v / norm);
+}
+
+function clientOptions(options: ResolvedGeminiOptions): GoogleGenAIOptions {
+  if (!options.vertexai && !options.apiKey) {
+    throw new ConfigError("Gemini Developer API needs an API key (GEMINI_API_KEY or GOOGLE_API_KEY)");
+  }
+  if (options.vertexai && !options.project && !options.apiKey) {
+    throw new ConfigError("Vertex AI needs GOOGLE_CLOUD_PROJECT (or an express-mode API key)");
+  }
+  return {
+    vertexai: options.vertexai,
+    ...(options.apiKey && !(options.vertexai && options.project) ? { apiKey: options.apiKey } : {}),
+    ...(options.vertexai && options.project
+      ? { project: options.project, location: options.location ?? "global" }
+      : {}),
+    ...(options.apiVersion || !options.vertexai ? { apiVersion: options.apiVersion ?? "v1beta" } : {}),
+    httpOptions: {
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    },
+  };
+}

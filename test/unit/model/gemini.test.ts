@@ -1,0 +1,540 @@
+import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, it } from "node:test";
+import {
+  ConfigError,
+  FerretError,
+  ModelOutputError,
+  ModelUnavailableError,
+  TokenLimitError,
+} from "../../../functions/src/domain/errors.js";
+import { ProviderUnavailableError } from "../../../functions/src/model/errors.js";
+import { GeminiModel } from "../../../functions/src/model/gemini.js";
+import type { GenerateRequest } from "../../../functions/src/model/port.js";
+import { withRetry } from "../../../functions/src/model/retry.js";
+import { FakeGeminiServer, geminiAnswer } from "./fake-gemini-server.js";
+
+const server = new FakeGeminiServer();
+let baseUrl = "";
+
+before(async () => {
+  baseUrl = await server.start();
+});
+after(async () => {
+  await server.stop();
+});
+beforeEach(() => {
+  server.requests.length = 0;
+  assert.equal(server.pending, 0, "the previous test consumed all scripted replies");
+});
+
+const gemini = (extra: ConstructorParameters<typeof GeminiModel>[0] = {}) =>
+  new GeminiModel({ apiKey: "test-key", baseUrl, ...extra });
+
+const simple: GenerateRequest = {
+  purpose: "planner",
+  system: "You plan.",
+  messages: [{ role: "user", text: "Plan finding f-1." }],
+};
+
+describe("GeminiModel.generate: what goes on the wire", () => {
+  it("sends system instruction, contents with function call/response parts, tools, schema and config", async () => {
+    server.reply(geminiAnswer([{ text: "done" }]));
+    const request: GenerateRequest = {
+      purpose: "executor",
+      system: "You execute one step.",
+      messages: [
+        { role: "user", text: "Step s1: who granted the role?" },
+        {
+          role: "model",
+          text: "Querying the audit log.",
+          toolCalls: [{ id: "call-from-gemini", name: "query_logs", args: { table: "activity", hours: 2 } }],
+        },
+        {
+          role: "tool",
+          responses: [
+            { id: "call-from-gemini", name: "query_logs", response: { rows: [{ principal: "a@b.c" }] } },
+          ],
+        },
+        { role: "model", text: "" },
+      ],
+      tools: [
+        {
+          name: "query_logs",
+          description: "Runs a read-only query over audit logs.",
+          parameters: {
+            $schema: "https://json-schema.org/draft/2020-12/schema",
+            type: "object",
+            properties: {
+              table: { type: "string", const: "activity" },
+              hours: { type: "integer", minimum: 1 },
+            },
+            required: ["table"],
+          },
+        },
+      ],
+      responseSchema: {
+        type: "object",
+        properties: { outcome: { type: "string", enum: ["answered", "no_data"] } },
+      },
+      temperature: 0.3,
+      maxOutputTokens: 2048,
+      investigationId: "inv-1",
+    };
+    await gemini().generate(request);
+
+    assert.equal(server.requests.length, 1);
+    const sent = server.requests[0]!;
+    assert.equal(sent.method, "POST");
+    assert.equal(sent.path, "/v1beta/models/gemini-2.5-flash:generateContent");
+    assert.equal(sent.headers["x-goog-api-key"], "test-key");
+    assert.deepEqual(sent.body, {
+      contents: [
+        { role: "user", parts: [{ text: "Step s1: who granted the role?" }] },
+        {
+          role: "model",
+          parts: [
+            { text: "Querying the audit log." },
+            {
+              functionCall: {
+                id: "call-from-gemini",
+                name: "query_logs",
+                args: { table: "activity", hours: 2 },
+              },
+            },
+          ],
+        },
+        {
+          role: "user",
+          parts: [
+            {
+              functionResponse: {
+                id: "call-from-gemini",
+                name: "query_logs",
+                response: { rows: [{ principal: "a@b.c" }] },
+              },
+            },
+          ],
+        },
+      ],
+      systemInstruction: { parts: [{ text: "You execute one step." }] },
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: "query_logs",
+              description: "Runs a read-only query over audit logs.",
+              parametersJsonSchema: {
+                type: "object",
+                properties: {
+                  table: { type: "string", enum: ["activity"] },
+                  hours: { type: "integer", minimum: 1 },
+                },
+                required: ["table"],
+              },
+            },
+          ],
+        },
+      ],
+      generationConfig: {
+        temperature: 0.3,
+        maxOutputTokens: 2048,
+        responseMimeType: "application/json",
+        responseJsonSchema: {
+          type: "object",
+          properties: { outcome: { type: "string", enum: ["answered", "no_data"] } },
+        },
+      },
+    });
+  });
+
+  it("uses the configured default temperature and model, and sends no labels to the Developer API", async () => {
+    server.reply(geminiAnswer([{ text: "ok" }]));
+    await gemini({ model: "gemini-2.5-pro", temperature: 0.1 }).generate({
+      ...simple,
+      investigationId: "inv-9",
+    });
+    const sent = server.requests[0]!;
+    assert.equal(sent.path, "/v1beta/models/gemini-2.5-pro:generateContent");
+    assert.deepEqual(sent.body, {
+      contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
+      systemInstruction: { parts: [{ text: "You plan." }] },
+      generationConfig: { temperature: 0.1 },
+    });
+  });
+});
+
+describe("GeminiModel.generate: what comes back", () => {
+  it("maps text (without thoughts), tool calls with ids, usage with thinking tokens, finish reason", async () => {
+    server.reply(
+      geminiAnswer(
+        [
+          { text: "thinking about IAM…", thought: true },
+          { text: "I will query " },
+          { text: "the logs." },
+          {
+            functionCall: { id: "fc-1", name: "query_logs", args: { table: "activity" } },
+            thoughtSignature: "c2lnLTE=",
+          },
+          { functionCall: { name: "lookup_ioc", args: { value: "203.0.113.7" } } },
+        ],
+        {
+          usageMetadata: {
+            promptTokenCount: 1_000,
+            candidatesTokenCount: 50,
+            thoughtsTokenCount: 200,
+            toolUsePromptTokenCount: 7,
+            totalTokenCount: 1_257,
+          },
+        },
+      ),
+    );
+    const response = await gemini().generate(simple);
+
+    assert.equal(response.text, "I will query the logs.");
+    assert.equal(response.model, "gemini-2.5-flash");
+    assert.equal(response.finishReason, "STOP");
+    assert.deepEqual(response.usage, { llmCalls: 1, inputTokens: 1_007, outputTokens: 250 });
+    assert.equal(response.toolCalls.length, 2);
+    assert.deepEqual(response.toolCalls[0], { id: "fc-1", name: "query_logs", args: { table: "activity" } });
+    assert.equal(response.toolCalls[1]!.name, "lookup_ioc");
+    assert.deepEqual(response.toolCalls[1]!.args, { value: "203.0.113.7" });
+    assert.match(response.toolCalls[1]!.id, /^ferret-call-[0-9a-f-]{36}$/);
+  });
+
+  it("echoes thought signatures on the next turn and keeps invented ids to itself", async () => {
+    server.reply(
+      geminiAnswer([
+        { functionCall: { id: "fc-1", name: "query_logs", args: {} }, thoughtSignature: "c2lnLTE=" },
+        { functionCall: { name: "lookup_ioc", args: { value: "x" } } },
+      ]),
+      geminiAnswer([{ text: "{}" }]),
+    );
+    const model = gemini();
+    const first = await model.generate(simple);
+    const [a, b] = first.toolCalls;
+    await model.generate({
+      ...simple,
+      messages: [
+        ...simple.messages,
+        { role: "model", toolCalls: first.toolCalls },
+        {
+          role: "tool",
+          responses: [
+            { id: a!.id, name: a!.name, response: { rows: 0 } },
+            { id: b!.id, name: b!.name, response: { known: false } },
+          ],
+        },
+      ],
+    });
+    const contents = (server.requests[1]!.body as { contents: unknown[] }).contents;
+    assert.deepEqual(contents.slice(1), [
+      {
+        role: "model",
+        parts: [
+          { functionCall: { id: "fc-1", name: "query_logs", args: {} }, thoughtSignature: "c2lnLTE=" },
+          { functionCall: { name: "lookup_ioc", args: { value: "x" } } },
+        ],
+      },
+      {
+        role: "user",
+        parts: [
+          { functionResponse: { id: "fc-1", name: "query_logs", response: { rows: 0 } } },
+          { functionResponse: { name: "lookup_ioc", response: { known: false } } },
+        ],
+      },
+    ]);
+  });
+
+  it("turns a blocked prompt, a safety stop and an empty answer into ModelOutputError", async () => {
+    server.reply(
+      {
+        json: {
+          promptFeedback: { blockReason: "PROHIBITED_CONTENT" },
+          usageMetadata: { promptTokenCount: 10 },
+        },
+      },
+      { json: { candidates: [{ content: { role: "model", parts: [] }, finishReason: "SAFETY" }] } },
+      {
+        json: {
+          candidates: [{ content: { role: "model" }, finishReason: "MAX_TOKENS" }],
+          usageMetadata: { promptTokenCount: 10, thoughtsTokenCount: 100 },
+        },
+      },
+    );
+    const model = gemini();
+    await assert.rejects(model.generate(simple), (error: unknown) => {
+      assert.ok(error instanceof ModelOutputError);
+      assert.equal(
+        error.message,
+        "gemini-2.5-flash returned no candidate: prompt blocked (PROHIBITED_CONTENT)",
+      );
+      return true;
+    });
+    await assert.rejects(model.generate(simple), (error: unknown) => {
+      assert.ok(error instanceof ModelOutputError);
+      assert.equal(error.details?.finishReason, "SAFETY");
+      return true;
+    });
+    await assert.rejects(model.generate(simple), (error: unknown) => {
+      assert.ok(error instanceof ModelOutputError);
+      assert.match(error.message, /empty answer \(output token limit reached before any answer\)/);
+      assert.deepEqual(error.details?.usage, { llmCalls: 1, inputTokens: 10, outputTokens: 100 });
+      return true;
+    });
+  });
+});
+
+const tooLong = {
+  status: 400,
+  json: {
+    error: {
+      code: 400,
+      message: "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).",
+      status: "INVALID_ARGUMENT",
+    },
+  },
+};
+const quota = {
+  status: 429,
+  json: {
+    error: {
+      code: 429,
+      message: "You exceeded your current quota, please check your plan and billing details.",
+      status: "RESOURCE_EXHAUSTED",
+      details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "2s" }],
+    },
+  },
+};
+
+describe("GeminiModel errors through the SDK", () => {
+  it("makes one HTTP attempt per call: the SDK does not retry on its own", async () => {
+    server.reply(quota);
+    await assert.rejects(gemini().generate(simple), ProviderUnavailableError);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("429 is retried by withRetry with backoff, then surfaces as ModelUnavailableError", async () => {
+    server.reply(quota, quota, quota);
+    const slept: number[] = [];
+    const model = withRetry(gemini(), {
+      maxAttempts: 3,
+      baseDelayMs: 1_000,
+      maxDelayMs: 10_000,
+      random: () => 0.5,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+    });
+    await assert.rejects(model.generate(simple), (error: unknown) => {
+      assert.ok(error instanceof ModelUnavailableError);
+      assert.ok(error instanceof ProviderUnavailableError);
+      assert.equal(error.httpStatus, 429);
+      assert.equal(error.retryAfterMs, 2_000);
+      return true;
+    });
+    assert.equal(server.requests.length, 3);
+    // jittered 500 and 1000, each raised to the provider's 2 s RetryInfo
+    assert.deepEqual(slept, [2_000, 2_000]);
+  });
+
+  it("503 then success is served on the second attempt", async () => {
+    server.reply(
+      {
+        status: 503,
+        json: { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } },
+      },
+      geminiAnswer([{ text: "recovered" }]),
+    );
+    const response = await withRetry(gemini(), { sleep: async () => {} }).generate(simple);
+    assert.equal(response.text, "recovered");
+    assert.equal(server.requests.length, 2);
+    assert.deepEqual(server.requests[0]!.body, server.requests[1]!.body);
+  });
+
+  it("a 400 token-count error becomes TokenLimitError with the numbers and is not retried", async () => {
+    server.reply(tooLong);
+    await assert.rejects(
+      withRetry(gemini(), { sleep: async () => {} }).generate(simple),
+      (error: unknown) => {
+        assert.ok(error instanceof TokenLimitError);
+        assert.equal(error.inputTokens, 1_200_293);
+        assert.equal(error.maxTokens, 1_048_576);
+        return true;
+      },
+    );
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("a wrong model name is a non-retryable configuration error", async () => {
+    server.reply({
+      status: 404,
+      json: {
+        error: {
+          code: 404,
+          message: "models/gemini-0 is not found for API version v1beta",
+          status: "NOT_FOUND",
+        },
+      },
+    });
+    await assert.rejects(
+      withRetry(gemini({ model: "gemini-0" }), { sleep: async () => {} }).generate(simple),
+      (error) => {
+        assert.ok(error instanceof FerretError);
+        assert.equal(error.code, "config");
+        assert.equal(error.retryable, false);
+        return true;
+      },
+    );
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("a timeout is ModelUnavailableError", async () => {
+    server.reply({ ...geminiAnswer([{ text: "late" }]), delayMs: 2_000 });
+    await assert.rejects(gemini({ timeoutMs: 100 }).generate(simple), (error: unknown) => {
+      assert.ok(error instanceof ModelUnavailableError);
+      assert.match(error.message, /timed out/);
+      return true;
+    });
+  });
+
+  it("a refused connection is ModelUnavailableError", async () => {
+    const closed = new FakeGeminiServer();
+    const url = await closed.start();
+    await closed.stop();
+    await assert.rejects(
+      new GeminiModel({ apiKey: "k", baseUrl: url }).generate(simple),
+      (error: unknown) => {
+        assert.ok(error instanceof ModelUnavailableError);
+        assert.match(error.message, /^Gemini unreachable: /);
+        return true;
+      },
+    );
+  });
+});
+
+describe("GeminiModel.embed", () => {
+  it("batches texts, asks for 768 dimensions and the task type, and normalizes the vectors", async () => {
+    const vec = (x: number) => Array.from({ length: 768 }, (_, i) => (i === 0 ? x : 0));
+    server.reply(
+      { json: { embeddings: [{ values: vec(2) }, { values: vec(-3) }] } },
+      { json: { embeddings: [{ values: vec(0.5) }] } },
+    );
+    const vectors = await gemini({ embedBatchSize: 2 }).embed({
+      texts: ["claim one", "claim two", "claim three"],
+      task: "RETRIEVAL_DOCUMENT",
+    });
+
+    assert.deepEqual(
+      vectors.map((v) => v[0]),
+      [1, -1, 1],
+    );
+    assert.ok(vectors.every((v) => v.length === 768));
+    assert.deepEqual(
+      server.requests.map((r) => r.path),
+      [
+        "/v1beta/models/gemini-embedding-001:batchEmbedContents",
+        "/v1beta/models/gemini-embedding-001:batchEmbedContents",
+      ],
+    );
+    const item = (text: string) => ({
+      content: { role: "user", parts: [{ text }] },
+      taskType: "RETRIEVAL_DOCUMENT",
+      outputDimensionality: 768,
+      model: "models/gemini-embedding-001",
+    });
+    assert.deepEqual(server.requests[0]!.body, { requests: [item("claim one"), item("claim two")] });
+    assert.deepEqual(server.requests[1]!.body, { requests: [item("claim three")] });
+  });
+
+  it("rejects vectors of the wrong size", async () => {
+    server.reply({ json: { embeddings: [{ values: [1, 2, 3] }] } });
+    await assert.rejects(gemini().embed({ texts: ["x"], task: "RETRIEVAL_QUERY" }), ModelOutputError);
+  });
+
+  it("sends nothing for no texts", async () => {
+    assert.deepEqual(await gemini().embed({ texts: [], task: "RETRIEVAL_QUERY" }), []);
+    assert.equal(server.requests.length, 0);
+  });
+});
+
+describe("GeminiModel on Vertex AI (express mode against the fake)", () => {
+  const vertex = () => new GeminiModel({ vertexai: true, apiKey: "vertex-key", baseUrl });
+
+  it("uses the Vertex path, labels the request, and embeds gemini-embedding-001 one text per call", async () => {
+    server.reply(
+      geminiAnswer([{ text: "ok" }]),
+      { json: { predictions: [{ embeddings: { values: [3, 4] } }] } },
+      {
+        json: { predictions: [{ embeddings: { values: [0, 2] } }] },
+      },
+    );
+    const model = vertex();
+    await model.generate({ ...simple, investigationId: "Inv/ABC-1" });
+    const vectors = await model.embed({ texts: ["a", "b"], task: "SEMANTIC_SIMILARITY", dimensions: 2 });
+
+    assert.equal(
+      server.requests[0]!.path,
+      "/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent",
+    );
+    assert.deepEqual(server.requests[0]!.body, {
+      contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
+      systemInstruction: { parts: [{ text: "You plan." }] },
+      labels: { investigation_id: "inv_abc-1", purpose: "planner" },
+      generationConfig: {},
+    });
+    assert.deepEqual(
+      server.requests.slice(1).map((r) => [r.path, r.body]),
+      [
+        [
+          "/v1beta1/publishers/google/models/gemini-embedding-001:predict",
+          {
+            instances: [{ content: "a", task_type: "SEMANTIC_SIMILARITY" }],
+            parameters: { outputDimensionality: 2 },
+          },
+        ],
+        [
+          "/v1beta1/publishers/google/models/gemini-embedding-001:predict",
+          {
+            instances: [{ content: "b", task_type: "SEMANTIC_SIMILARITY" }],
+            parameters: { outputDimensionality: 2 },
+          },
+        ],
+      ],
+    );
+    assert.deepEqual(vectors, [
+      [0.6, 0.8],
+      [0, 1],
+    ]);
+  });
+
+  it("classifies Vertex's own token-limit message", async () => {
+    server.reply({
+      status: 400,
+      json: {
+        error: {
+          code: 400,
+          message:
+            "Unable to submit request because the input token count is 1251952 but model only supports up to 1048576. Reduce the input token count and try again.",
+          status: "INVALID_ARGUMENT",
+        },
+      },
+    });
+    await assert.rejects(vertex().generate(simple), (error: unknown) => {
+      assert.ok(error instanceof TokenLimitError);
+      assert.deepEqual([error.inputTokens, error.maxTokens], [1_251_952, 1_048_576]);
+      return true;
+    });
+  });
+});
+
+describe("GeminiModel configuration", () => {
+  it("refuses to start without credentials or with invalid options", () => {
+    assert.throws(() => new GeminiModel({}), ConfigError);
+    assert.throws(() => new GeminiModel({ vertexai: true }), ConfigError);
+    assert.throws(
+      () => new GeminiModel({ apiKey: "k", temperature: 5 }),
+      /invalid Gemini options: temperature/,
+    );
+    assert.equal(new GeminiModel({ apiKey: "k" }).offline, false);
+  });
+});
