@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ModelOutputError } from "../domain/errors.js";
+import type { JsonObject } from "../domain/json.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
 import { jsonSchemaOf } from "./json-schema.js";
 import type { GenerateRequest, GenerateResponse, Message, Model } from "./port.js";
@@ -41,7 +42,7 @@ export async function generateStructured<T>(
   schema: z.ZodType<T>,
   options: StructuredOptions = {},
 ): Promise<StructuredResult<T>> {
-  const first: GenerateRequest = { ...request, responseSchema: jsonSchemaOf(schema) };
+  const first: GenerateRequest = { ...request, responseSchema: cachedJsonSchema(schema) };
   const firstResponse = await model.generate(first);
   const firstCheck = checkResponse(schema, firstResponse);
   if (firstCheck.ok) {
@@ -57,6 +58,19 @@ export async function generateStructured<T>(
     return { value: repairCheck.value, usage, calls: 2, model: repairResponse.model };
   }
   throw outputError(request, repairResponse, repairCheck.issues, 2, firstCheck.issues, usage);
+}
+
+/** Roles call with the same few schemas thousands of times; convert each once. */
+const schemaCache = new WeakMap<z.ZodType, JsonObject>();
+
+function cachedJsonSchema(schema: z.ZodType): JsonObject {
+  let json = schemaCache.get(schema);
+  if (!json) {
+    json = jsonSchemaOf(schema);
+    schemaCache.set(schema, json);
+  }
+  // A copy, so an adapter that rewrites the request cannot corrupt the cached original.
+  return structuredClone(json);
 }
 
 export function isRepairRequest(request: GenerateRequest): boolean {
