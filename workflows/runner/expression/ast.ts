@@ -26,6 +26,7 @@ export type Expr =
   | { kind: "property"; object: Expr; key: string }
   | { kind: "index"; object: Expr; index: Expr }
   | { kind: "list"; items: Expr[] }
+  | { kind: "map"; entries: { key: Expr; value: Expr }[] }
   | { kind: "unary"; op: UnaryOp; operand: Expr }
   | { kind: "binary"; op: BinaryOp; left: Expr; right: Expr }
   | { kind: "call"; fn: string; args: Expr[] };

@@ -8,6 +8,7 @@ import {
   makeDouble,
   numberValue,
   typeName,
+  type WfMap,
   type WfValue,
 } from "../values.js";
 import type { Expr } from "./ast.js";
@@ -30,6 +31,16 @@ export function evaluate(expr: Expr, env: EvalEnv): WfValue {
       return readIndex(evaluate(expr.object, env), evaluate(expr.index, env));
     case "list":
       return expr.items.map((item) => evaluate(item, env));
+    case "map": {
+      const out: WfMap = new Map();
+      for (const entry of expr.entries) {
+        const key = evaluate(entry.key, env);
+        if (typeof key !== "string")
+          throw tagged("TypeError", `map keys must be strings, got ${typeName(key)}`);
+        out.set(key, evaluate(entry.value, env));
+      }
+      return out;
+    }
     case "unary": {
       const value = evaluate(expr.operand, env);
       if (expr.op === "not") return !requireBool(value, "not");

@@ -3,6 +3,7 @@ import { InvalidWorkflowError, UnsupportedConstructError } from "../errors.js";
 import { EXPRESSION_FUNCTIONS } from "../stdlib/functions.js";
 import { makeDouble } from "../values.js";
 import type { BinaryOp, Expr, UnaryOp } from "./ast.js";
+import { MAP_EXPRESSION, type MapExpression } from "./map-literal.js";
 
 // jsep is configured globally (its settings are static). Precedences follow the
 // Workflows "order of operations" table: or < and < comparisons/in < +,- < *,/,//,%.
@@ -110,6 +111,13 @@ function convert(node: jsep.Expression, path: string, source: string): Expr {
         item === null ? unsupported("array hole") : convert(item, path, source),
       );
       return { kind: "list", items };
+    }
+    case MAP_EXPRESSION: {
+      const entries = (node as MapExpression).entries.map((entry) => ({
+        key: convert(entry.key, path, source),
+        value: convert(entry.value, path, source),
+      }));
+      return { kind: "map", entries };
     }
     case "UnaryExpression": {
       const unary = node as jsep.UnaryExpression;
