@@ -1,0 +1,49 @@
+/**
+ * Composite indexes the Firestore adapters' queries need. The emulator runs any query
+ * without them; production Firestore refuses with FAILED_PRECONDITION. Terraform declares
+ * one google_firestore_index per entry (collection group, fields in this order).
+ */
+export interface CompositeIndex {
+  readonly collectionGroup: string;
+  readonly fields: readonly (
+    | { readonly fieldPath: string; readonly order: "ASCENDING" | "DESCENDING" }
+    | { readonly fieldPath: string; readonly arrayConfig: "CONTAINS" }
+  )[];
+  /** The query that needs it. */
+  readonly usedBy: string;
+}
+
+export const INVESTIGATION_INDEXES: readonly CompositeIndex[] = [
+  {
+    collectionGroup: "investigations",
+    fields: [
+      { fieldPath: "status", order: "ASCENDING" },
+      { fieldPath: "updatedAt", order: "DESCENDING" },
+    ],
+    usedBy: "listing investigations by status, most recently changed first (operators, stuck-run sweeps)",
+  },
+  {
+    collectionGroup: "investigations",
+    fields: [
+      { fieldPath: "finding.resource.name", order: "ASCENDING" },
+      { fieldPath: "createdAt", order: "DESCENDING" },
+    ],
+    usedBy: "InvestigationStore.findRelated({ resourceName })",
+  },
+  {
+    collectionGroup: "investigations",
+    fields: [
+      { fieldPath: "finding.access.principalEmail", order: "ASCENDING" },
+      { fieldPath: "createdAt", order: "DESCENDING" },
+    ],
+    usedBy: "InvestigationStore.findRelated({ principal })",
+  },
+  {
+    collectionGroup: "investigations",
+    fields: [
+      { fieldPath: "iocValues", arrayConfig: "CONTAINS" },
+      { fieldPath: "createdAt", order: "DESCENDING" },
+    ],
+    usedBy: "InvestigationStore.findRelated({ iocValue })",
+  },
+];

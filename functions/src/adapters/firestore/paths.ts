@@ -1,0 +1,38 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Document layout:
+ *   investigations/{id}                      the Investigation
+ *   investigations/{id}/results/{stepId}     one StepResult per step, written once
+ *   investigations/{id}/reflections/{wave}   one Reflection per wave, written once
+ *   investigations/{id}/events/{seq}         the append-only event log
+ *   claims/{sha256(scope, key)}              once-only markers for side effects
+ */
+export const COLLECTIONS = {
+  investigations: "investigations",
+  claims: "claims",
+} as const;
+
+export const SUBCOLLECTIONS = {
+  results: "results",
+  reflections: "reflections",
+  events: "events",
+} as const;
+
+// Zero-padded so the console and document-id ordering list them in numeric order.
+export function eventDocId(seq: number): string {
+  return String(seq).padStart(10, "0");
+}
+
+export function reflectionDocId(wave: number): string {
+  return String(wave).padStart(6, "0");
+}
+
+/**
+ * Scopes and keys are free text (Slack thread keys, session ids) that may hold "/" or be
+ * longer than a document id allows; a digest is always a valid id, and the newline keeps
+ * ("a:b", "c") apart from ("a", "b:c").
+ */
+export function claimDocId(scope: string, key: string): string {
+  return createHash("sha256").update(`${scope}\n${key}`).digest("hex");
+}
