@@ -58,7 +58,8 @@ const NETWORK_CODES = new Set([
  * adapter decides on `code`/`retryable`, never on provider strings:
  * - token-limit 400s → TokenLimitError (with the numbers when the message has them),
  * - 408/429/5xx, network failures, timeouts → ModelUnavailableError (retryable),
- * - 401/403/404 → non-retryable "config" (wrong key, missing IAM, unknown model),
+ * - 401/403/404 and "API key not valid" → non-retryable "config" (wrong key, missing IAM,
+ *   unknown model),
  * - other 4xx → non-retryable "invalid_input" (we built a request the provider rejects),
  * - anything the SDK raised before sending → non-retryable "config".
  * FerretErrors (e.g. the adapter's own ModelOutputError) pass through unchanged.

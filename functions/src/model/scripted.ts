@@ -106,12 +106,9 @@ export class ScriptedModel implements Model {
   /** Steps not yet consumed; a test can assert 0 to prove the whole script was used. */
   remaining(purpose?: Purpose): number {
     if (Array.isArray(this.script)) return this.script.length - (this.positions.get("*") ?? 0);
-    const keys = purpose ? [purpose] : (Object.keys(this.script) as Purpose[]);
-    return keys.reduce(
-      (sum, key) =>
-        sum + (this.script as Record<string, ScriptStep[]>)[key]!.length - (this.positions.get(key) ?? 0),
-      0,
-    );
+    const keyed: Partial<Record<Purpose, ScriptStep[]>> = this.script;
+    const keys = purpose ? [purpose] : (Object.keys(keyed) as Purpose[]);
+    return keys.reduce((sum, key) => sum + (keyed[key]?.length ?? 0) - (this.positions.get(key) ?? 0), 0);
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResponse> {

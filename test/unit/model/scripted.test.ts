@@ -158,3 +158,13 @@ describe("hashEmbedding", () => {
     assert.deepEqual(empty, [1, 0, 0, 0, 0, 0, 0, 0]);
   });
 });
+
+describe("ScriptedModel.remaining", () => {
+  it("counts unconsumed steps per purpose, zero for purposes without a script", async () => {
+    const model = new ScriptedModel({ planner: ["a", "b"], executor: ["c"] });
+    await model.generate(ask("planner", "p"));
+    assert.equal(model.remaining(), 2);
+    assert.equal(model.remaining("planner"), 1);
+    assert.equal(model.remaining("concluder"), 0);
+  });
+});
