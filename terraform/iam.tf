@@ -88,6 +88,11 @@ locals {
     { sa = "build", scope = "project", target = null, role = "roles/artifactregistry.writer" },
     { sa = "build", scope = "source_bucket", target = null, role = "roles/storage.objectViewer" },
   ]
+
+  # Legacy dataset-ACL names of the predefined roles used with scope log_dataset.
+  bigquery_legacy_roles = {
+    "roles/bigquery.dataViewer" = "READER"
+  }
 }
 
 resource "google_service_account" "sa" {
@@ -127,13 +132,16 @@ resource "google_secret_manager_secret_iam_member" "grant" {
   member    = google_service_account.sa[each.value.sa].member
 }
 
-resource "google_bigquery_dataset_iam_member" "grant" {
+# A dataset access entry, not google_bigquery_dataset_iam_member: the IAM resources rewrite the
+# dataset's ACL and drop its authorized views, and the log-sink dataset is often shared that way.
+# Dataset ACLs report predefined roles in their legacy form, so write them that way (no perpetual diff).
+resource "google_bigquery_dataset_access" "grant" {
   for_each = { for g in local.grants : "${g.sa} ${g.role}" => g if g.scope == "log_dataset" }
 
-  project    = local.log_dataset_project
-  dataset_id = var.log_dataset_id
-  role       = each.value.role
-  member     = google_service_account.sa[each.value.sa].member
+  project       = local.log_dataset_project
+  dataset_id    = var.log_dataset_id
+  role          = local.bigquery_legacy_roles[each.value.role]
+  user_by_email = google_service_account.sa[each.value.sa].email
 }
 
 resource "google_cloud_run_v2_service_iam_member" "grant" {

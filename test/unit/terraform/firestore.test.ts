@@ -1,0 +1,132 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Terraform expressions, not JS templates.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import {
+  arr,
+  blocks,
+  loadTerraform,
+  local,
+  obj,
+  REPO_ROOT,
+  resource,
+  str,
+  strings,
+  type Terraform,
+} from "./hcl.js";
+
+const tf: Terraform = await loadTerraform();
+
+/** The composite indexes the investigation store's queries need: collection, then "field:ORDER|CONTAINS". */
+const EXPECTED_COMPOSITE: readonly (readonly string[])[] = [
+  ["investigations", "finding.resourceName:ASCENDING", "createdAt:DESCENDING"],
+  ["investigations", "finding.principal:ASCENDING", "createdAt:DESCENDING"],
+  ["investigations", "status:ASCENDING", "updatedAt:DESCENDING"],
+  ["investigations", "iocValues:CONTAINS", "createdAt:DESCENDING"],
+];
+
+/** Vector indexes: collection, equality-filter prefix, vector field, dimension. */
+const EXPECTED_VECTOR: readonly {
+  collection: string;
+  prefix: readonly string[];
+  field: string;
+  dim: number;
+}[] = [
+  { collection: "findingEmbeddings", prefix: [], field: "embedding", dim: 768 },
+  { collection: "memories", prefix: ["scope"], field: "embedding", dim: 768 },
+];
+
+function compositeIndexes(): string[][] {
+  return Object.entries(obj(local(tf, "firestore_composite_indexes"), "composite indexes")).map(
+    ([key, value]) => {
+      const index = obj(value, key);
+      const fields = arr(index.fields, `${key}.fields`).map((f, i) => {
+        const field = obj(f, `${key}.fields[${i}]`);
+        const mode = field.order ?? field.array_config;
+        assert.ok((field.order === null) !== (field.array_config === null), `${key}: order xor array_config`);
+        return `${str(field.field_path, "field_path")}:${str(mode, "mode")}`;
+      });
+      return [str(index.collection, `${key}.collection`), ...fields];
+    },
+  );
+}
+
+const canonical = (rows: readonly (readonly string[])[]): string[] => rows.map((r) => r.join(" ")).sort();
+
+test("the database is a native-mode Firestore database named by a variable", () => {
+  const db = resource(tf, "google_firestore_database.ferret");
+  assert.equal(db.type, "FIRESTORE_NATIVE");
+  assert.equal(db.name, "${var.firestore_database}");
+  assert.ok(tf.variables.has("firestore_database"));
+});
+
+test("composite indexes match the investigation queries", () => {
+  assert.deepEqual(canonical(compositeIndexes()), canonical(EXPECTED_COMPOSITE));
+  const r = resource(tf, "google_firestore_index.composite");
+  assert.equal(r.for_each, "${local.firestore_composite_indexes}");
+  assert.equal(r.database, "${google_firestore_database.ferret.name}");
+  assert.equal(r.collection, "${each.value.collection}");
+  const dyn = blocks(obj(r.dynamic, "dynamic"), "fields", "dynamic");
+  assert.equal(dyn.length, 1);
+  assert.equal(dyn[0]?.for_each, "${each.value.fields}");
+});
+
+test("vector indexes: flat, 768-dimensional, on findingEmbeddings and memories (scope prefix)", () => {
+  const declared = Object.entries(obj(local(tf, "firestore_vector_indexes"), "vector indexes")).map(
+    ([key, v]) => {
+      const index = obj(v, key);
+      return {
+        collection: str(index.collection, `${key}.collection`),
+        prefix: strings(index.prefix_fields, `${key}.prefix_fields`),
+        field: str(index.vector_field, `${key}.vector_field`),
+        dim: Number(index.dimension),
+      };
+    },
+  );
+  const byCollection = (a: { collection: string }, b: { collection: string }): number =>
+    a.collection.localeCompare(b.collection);
+  assert.deepEqual(declared.sort(byCollection), [...EXPECTED_VECTOR].sort(byCollection));
+
+  const r = resource(tf, "google_firestore_index.vector");
+  assert.equal(r.for_each, "${local.firestore_vector_indexes}");
+  const fields = blocks(r, "fields", "vector index");
+  const last = fields.at(-1);
+  assert.ok(last, "vector index has fields");
+  assert.equal(last.field_path, "${each.value.vector_field}", "the vector field comes last");
+  const [config] = blocks(last, "vector_config", "vector field");
+  assert.ok(config, "vector_config");
+  assert.equal(config.dimension, "${each.value.dimension}");
+  assert.equal(blocks(config, "flat", "vector_config").length, 1, "flat vector index");
+});
+
+test("docs/deploy.md gives the equivalent gcloud command for every index", () => {
+  const doc = readFileSync(join(REPO_ROOT, "docs", "deploy.md"), "utf8");
+  const commands = doc
+    .replace(/\\\n\s*/g, " ")
+    .split("\n")
+    .filter((line) => line.includes("gcloud firestore indexes composite create"));
+  const fieldConfigs = (cmd: string): string[] =>
+    [...cmd.matchAll(/--field-config[= ]'?field-path=([^,\s']+),([^\s]+?)'?(?=\s|$)/g)].map(
+      (m) => `${m[1]}:${m[2]}`,
+    );
+  const documented = commands.map((cmd) => {
+    const collection = /--collection-group[= ](\S+)/.exec(cmd)?.[1] ?? "";
+    return [collection, ...fieldConfigs(cmd)];
+  });
+  const expected = [
+    ...EXPECTED_COMPOSITE.map(([collection, ...fields]) => [
+      collection ?? "",
+      ...fields.map((f) => {
+        const [path, mode] = f.split(":");
+        return mode === "CONTAINS" ? `${path}:array-config=contains` : `${path}:order=${mode?.toLowerCase()}`;
+      }),
+    ]),
+    ...EXPECTED_VECTOR.map((v) => [
+      v.collection,
+      ...v.prefix.map((p) => `${p}:order=ascending`),
+      `${v.field}:vector-config={"dimension":"${v.dim}","flat":"{}"}`,
+    ]),
+  ];
+  assert.deepEqual(canonical(documented), canonical(expected));
+});

@@ -1,0 +1,247 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Terraform expressions, not JS templates.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
+import { allStrings, arr, loadTerraform, local, norm, obj, resource, str, type Terraform } from "./hcl.js";
+
+const tf: Terraform = await loadTerraform();
+
+/**
+ * Every grant each ferret service account holds, written out by hand: "<scope>[ <target>]: <role>".
+ * Scopes: project, topic <topic>, secret <key in local.secrets>, log_dataset, function <entry point>,
+ * source_bucket. Changing a role in terraform/iam.tf must change this table too.
+ */
+const EXPECTED_GRANTS: Record<string, readonly string[]> = {
+  ingest: [
+    "project: roles/datastore.user",
+    "project: roles/workflows.invoker",
+    "topic investigation-events: roles/pubsub.publisher",
+  ],
+  planner: [
+    "project: roles/datastore.user",
+    "project: roles/aiplatform.user",
+    "topic investigation-events: roles/pubsub.publisher",
+  ],
+  stepExecutor: [
+    "project: roles/datastore.user",
+    "project: roles/aiplatform.user",
+    "project: roles/bigquery.jobUser",
+    "log_dataset: roles/bigquery.dataViewer",
+    "secret otx-api-key: roles/secretmanager.secretAccessor",
+    "topic agent-sessions: roles/pubsub.publisher",
+    "topic investigation-events: roles/pubsub.publisher",
+  ],
+  reflector: [
+    "project: roles/datastore.user",
+    "project: roles/aiplatform.user",
+    "topic investigation-events: roles/pubsub.publisher",
+  ],
+  concluder: [
+    "project: roles/datastore.user",
+    "project: roles/aiplatform.user",
+    "topic investigation-events: roles/pubsub.publisher",
+  ],
+  compressor: [
+    "project: roles/datastore.user",
+    "project: roles/aiplatform.user",
+    "topic investigation-events: roles/pubsub.publisher",
+  ],
+  memoryIntrospector: ["project: roles/datastore.user", "project: roles/aiplatform.user"],
+  notifier: ["project: roles/datastore.user", "secret slack-bot-token: roles/secretmanager.secretAccessor"],
+  workflow: [
+    "project: roles/logging.logWriter",
+    "function planner: roles/run.invoker",
+    "function stepExecutor: roles/run.invoker",
+    "function reflector: roles/run.invoker",
+    "function concluder: roles/run.invoker",
+    "function compressor: roles/run.invoker",
+  ],
+  pubsubPush: [
+    "function ingest: roles/run.invoker",
+    "function memoryIntrospector: roles/run.invoker",
+    "function notifier: roles/run.invoker",
+  ],
+  build: [
+    "project: roles/logging.logWriter",
+    "project: roles/artifactregistry.writer",
+    "source_bucket: roles/storage.objectViewer",
+  ],
+};
+
+interface ScopeResource {
+  readonly address: string;
+  readonly targetAttr: string;
+  readonly target: string;
+  /** Defaults: role = "${each.value.role}", member = "${google_service_account.sa[each.value.sa].member}". */
+  readonly role?: string;
+  readonly memberAttr?: string;
+  readonly member?: string;
+}
+
+/** The one resource applying each scope's rows of local.grants, and how it names its target. */
+const SCOPE_RESOURCES: Record<string, ScopeResource> = {
+  project: { address: "google_project_iam_member.grant", targetAttr: "project", target: "${var.project_id}" },
+  topic: {
+    address: "google_pubsub_topic_iam_member.grant",
+    targetAttr: "topic",
+    target: "${google_pubsub_topic.topic[each.value.target].name}",
+  },
+  secret: {
+    address: "google_secret_manager_secret_iam_member.grant",
+    targetAttr: "secret_id",
+    target: "${google_secret_manager_secret.secret[each.value.target].secret_id}",
+  },
+  log_dataset: {
+    // An ACL entry, so the dataset's authorized views survive; legacy role names avoid a perpetual diff.
+    address: "google_bigquery_dataset_access.grant",
+    targetAttr: "dataset_id",
+    target: "${var.log_dataset_id}",
+    role: "${local.bigquery_legacy_roles[each.value.role]}",
+    memberAttr: "user_by_email",
+    member: "${google_service_account.sa[each.value.sa].email}",
+  },
+  function: {
+    address: "google_cloud_run_v2_service_iam_member.grant",
+    targetAttr: "name",
+    target: "${google_cloudfunctions2_function.function[each.value.target].service_config[0].service}",
+  },
+  source_bucket: {
+    address: "google_storage_bucket_iam_member.grant",
+    targetAttr: "bucket",
+    target: "${google_storage_bucket.source.name}",
+  },
+};
+
+/** IAM resources that grant to Google service agents rather than to ferret's accounts. */
+const SERVICE_AGENT_GRANTS: Record<string, string> = {
+  "google_pubsub_topic_iam_member.dead_letter_publisher": "${local.pubsub_service_agent}",
+  "google_pubsub_subscription_iam_member.dead_letter_subscriber": "${local.pubsub_service_agent}",
+  "google_service_account_iam_member.pubsub_token_creator": "${local.pubsub_service_agent}",
+  "google_pubsub_topic_iam_member.scc_publisher":
+    "serviceAccount:${google_scc_v2_organization_notification_config.findings[0].service_account}",
+};
+
+interface Grant {
+  readonly sa: string;
+  readonly scope: string;
+  readonly target: string | null;
+  readonly role: string;
+}
+
+function grants(): Grant[] {
+  return arr(local(tf, "grants"), "local.grants").map((g, i) => {
+    const row = obj(g, `local.grants[${i}]`);
+    const target = row.target;
+    if (target !== null && typeof target !== "string") throw new Error(`local.grants[${i}].target`);
+    return { sa: str(row.sa, "sa"), scope: str(row.scope, "scope"), target, role: str(row.role, "role") };
+  });
+}
+
+const describeGrant = (g: Grant): string => `${g.scope}${g.target === null ? "" : ` ${g.target}`}: ${g.role}`;
+
+test("each service account holds exactly the expected grants", () => {
+  const accounts = obj(local(tf, "service_accounts"), "local.service_accounts");
+  assert.deepEqual(Object.keys(accounts).sort(), Object.keys(EXPECTED_GRANTS).sort(), "service accounts");
+
+  const actual = new Map<string, string[]>();
+  for (const g of grants()) actual.set(g.sa, [...(actual.get(g.sa) ?? []), describeGrant(g)]);
+  for (const sa of actual.keys()) assert.ok(sa in EXPECTED_GRANTS, `grant to unknown service account ${sa}`);
+  for (const [sa, expected] of Object.entries(EXPECTED_GRANTS)) {
+    const held = actual.get(sa) ?? [];
+    assert.equal(new Set(held).size, held.length, `${sa}: duplicate grant`);
+    assert.deepEqual([...held].sort(), [...expected].sort(), `${sa}: grants`);
+  }
+});
+
+test("grants reference things that exist", () => {
+  const topics = new Set(arr(local(tf, "topics"), "local.topics"));
+  const secrets = obj(local(tf, "secrets"), "local.secrets");
+  const functions = obj(local(tf, "functions"), "local.functions");
+  for (const g of grants()) {
+    assert.ok(g.scope in SCOPE_RESOURCES, `${g.sa}: unknown scope ${g.scope}`);
+    assert.match(g.role, /^roles\/[a-zA-Z.]+$/, `${g.sa}: predefined role`);
+    const needsTarget = ["topic", "secret", "function"].includes(g.scope);
+    assert.equal(g.target !== null, needsTarget, `${describeGrant(g)}: target`);
+    if (g.scope === "topic") assert.ok(topics.has(g.target), `${describeGrant(g)}: no such topic`);
+    if (g.scope === "secret") assert.ok(String(g.target) in secrets, `${describeGrant(g)}: no such secret`);
+    if (g.scope === "function")
+      assert.ok(String(g.target) in functions, `${describeGrant(g)}: no such function`);
+  }
+});
+
+test("one non-authoritative member resource per scope applies local.grants to the granted account", () => {
+  const rows = grants();
+  for (const [scope, spec] of Object.entries(SCOPE_RESOURCES)) {
+    const r = resource(tf, spec.address);
+    const forEach = norm(str(r.for_each, `${spec.address}.for_each`));
+    const m = /^\$\{\{ for g in local\.grants : "([^"]+)" => g if g\.scope == "([a-z_]+)" \}\}$/.exec(
+      forEach,
+    );
+    assert.ok(m, `${spec.address}: for_each must filter local.grants, got ${forEach}`);
+    assert.equal(m[2], scope, `${spec.address}: applies scope ${scope}`);
+    assert.equal(r.role, spec.role ?? "${each.value.role}", `${spec.address}: role`);
+    assert.equal(
+      r[spec.memberAttr ?? "member"],
+      spec.member ?? "${google_service_account.sa[each.value.sa].member}",
+      `${spec.address}: member`,
+    );
+    assert.equal(r[spec.targetAttr], spec.target, `${spec.address}: target`);
+
+    // for_each keys must be unique or the plan fails.
+    const keyTemplate = m[1] ?? "";
+    const keys = rows
+      .filter((g) => g.scope === scope)
+      .map((g) =>
+        keyTemplate.replace(/\$\{g\.(sa|role|target)\}/g, (_x, attr: string) =>
+          String(g[attr as keyof Grant]),
+        ),
+      );
+    assert.equal(new Set(keys).size, keys.length, `${spec.address}: duplicate for_each keys`);
+  }
+});
+
+test("no other IAM resources, nothing authoritative, and no public members anywhere", () => {
+  const known = new Set([
+    ...Object.values(SCOPE_RESOURCES).map((s) => s.address),
+    ...Object.keys(SERVICE_AGENT_GRANTS),
+  ]);
+  for (const [address, body] of tf.resources) {
+    if (!/_iam_(member|binding|policy|audit_config)\.|^google_bigquery_dataset_access\./.test(address))
+      continue;
+    assert.ok(known.has(address), `unexpected IAM resource ${address}`);
+    assert.match(address, /_iam_member\.|_dataset_access\./, `${address}: only non-authoritative grants`);
+    const expectedMember = SERVICE_AGENT_GRANTS[address];
+    if (expectedMember !== undefined) assert.equal(body.member, expectedMember, `${address}: member`);
+  }
+  for (const address of known) resource(tf, address);
+
+  for (const [file, parsed] of tf.files) {
+    for (const s of allStrings(parsed)) {
+      assert.doesNotMatch(s, /allUsers|allAuthenticatedUsers/, `${file}: public principal`);
+    }
+  }
+  const legacy = obj(local(tf, "bigquery_legacy_roles"), "local.bigquery_legacy_roles");
+  for (const g of grants().filter((x) => x.scope === "log_dataset")) {
+    assert.equal(legacy[g.role], g.role === "roles/bigquery.dataViewer" ? "READER" : undefined, g.role);
+  }
+  const scc = resource(tf, "google_pubsub_topic_iam_member.scc_publisher");
+  assert.equal(scc.topic, '${google_pubsub_topic.topic["scc-findings"].name}');
+  assert.equal(scc.role, "roles/pubsub.publisher");
+});
+
+test("only the workflow invokes the HTTP functions and only the push identity the Pub/Sub-fed ones", () => {
+  const invokers = new Map<string, string[]>();
+  for (const g of grants()) {
+    if (g.scope !== "function") continue;
+    assert.equal(g.role, "roles/run.invoker");
+    invokers.set(String(g.target), [...(invokers.get(String(g.target)) ?? []), g.sa]);
+  }
+  for (const ep of ENTRY_POINTS) {
+    const expected = ep.trigger === "http" ? ["workflow"] : ["pubsubPush"];
+    assert.deepEqual(invokers.get(ep.name), expected, `${ep.name}: invokers`);
+  }
+  assert.equal(
+    resource(tf, "google_workflows_workflow.investigate").service_account,
+    '${google_service_account.sa["workflow"].id}',
+  );
+});
