@@ -15,7 +15,8 @@ const TLDS =
   "com|net|org|io|ru|cn|xyz|top|info|biz|co|me|cc|tk|pw|su|onion|site|online|club|app|dev|cloud|us|uk|de|fr|jp|in|br|link|live|pro|work|zip|mov|sh|to|ws|gg|ly|la|tv|eu|nl|ch|se|no|pl|ua|kz|ir|kp|vn|id|th|tr|ro|cz|hu|lt|lv|ee|be|at|au|ca|es|it|pt|gr|fi|dk|ie|il|sg|hk|tw|kr|my|ph|nz|za|mx|ar|cl|pe|ve|gov|edu|mil|int|ai|so|vip|icu|shop|store|tech|space|website|host|fun|lol|bar|cyou|sbs|buzz|click|page|run|ms|goog|google|xn--[a-z0-9-]{1,59}";
 
 const LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
-const DOMAIN_SRC = `(?:${LABEL}\\.)+(?:${TLDS})(?![a-z0-9-])`;
+// Not followed by more name: a further label, or an already defanged "[.]".
+const DOMAIN_SRC = `(?:${LABEL}\\.)+(?:${TLDS})(?![a-z0-9-]|\\[|\\.[a-z0-9])`;
 const IPV4_SRC = "(?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)(?![\\d.]*\\d)";
 const URL_SRC = "[a-z][a-z0-9+.-]{1,15}://[^\\s<>\"'`]+";
 const EMAIL_SRC = `[a-z0-9._%+-]+@${DOMAIN_SRC}`;
@@ -42,7 +43,8 @@ export function defangDomain(domain: string): string {
   return lastDot(domain.replace(/\.$/, ""));
 }
 
-export function defangEmail(email: string): string {
+export function defangEmail(raw: string): string {
+  const email = raw.replaceAll(AT, "@"); // so an already defanged value comes out the same
   const at = email.lastIndexOf("@");
   if (at < 0) return email;
   return `${email.slice(0, at)}${AT}${defangDomain(email.slice(at + 1))}`;
@@ -60,7 +62,9 @@ const SCHEMES: Record<string, string> = {
 export function defangUrl(url: string): string {
   const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/is.exec(url);
   if (!m) return defangText(url);
-  const [, scheme = "", authority = "", rest = ""] = m;
+  const [, scheme = "", rawAuthority = "", rawRest = ""] = m;
+  const authority = rawAuthority.replaceAll(AT, "@"); // so an already defanged value comes out the same
+  const rest = rawRest.replaceAll(AT, "@");
   const fangless = SCHEMES[scheme.toLowerCase()] ?? scheme;
   const at = authority.lastIndexOf("@");
   const userinfo = at < 0 ? "" : `${authority.slice(0, at).replace(/@/g, AT)}${AT}`;
@@ -81,7 +85,16 @@ export function defangPrincipal(principal: string): string {
   return defangText(principal);
 }
 
+/**
+ * The free-text pass first, then type-specific defanging (both are idempotent): the type
+ * comes from a model or a feed, and a "domain" that really holds an email or a URL must not
+ * slip through as clickable, while a domain with an unlisted TLD still gets its dot broken.
+ */
 export function defangIoc(ioc: Pick<Ioc, "type" | "value">): string {
+  return defangByType({ type: ioc.type, value: defangText(ioc.value) });
+}
+
+function defangByType(ioc: Pick<Ioc, "type" | "value">): string {
   switch (ioc.type) {
     case "ip":
       return defangIp(ioc.value);
