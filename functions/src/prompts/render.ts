@@ -53,6 +53,7 @@ export type PromptName =
   | "introspector.user";
 
 export function renderPrompt(name: PromptName, variables: Record<string, unknown>): string {
-  const text = liquid().renderFileSync(name, variables) as string;
+  // The names contain a dot ("planner.user"), so liquidjs would not append extname itself.
+  const text = liquid().renderFileSync(`${name}.liquid`, variables) as string;
   return text.replace(/\n{3,}/g, "\n\n").trim();
 }
