@@ -3,7 +3,8 @@
 # (dist/functions/src/index.js) exports every entry point.
 
 locals {
-  # Paths under the repository root left out of the archive (archive_file globs).
+  # Paths under the repository root left out of the archive (archive_file globs). The archive is
+  # the working tree: deploy from a clean checkout. Local secrets and state are excluded anyway.
   source_excludes = [
     ".git", ".git/**",
     "node_modules", "node_modules/**",
@@ -13,6 +14,8 @@ locals {
     "bench", "bench/**",
     "terraform", "terraform/**",
     ".ferret", ".ferret/**",
+    ".env", ".env.*", "**/.env", "**/.env.*",
+    "*.tfvars", "*.log", "coverage", "coverage/**",
   ]
 }
 

@@ -10,7 +10,7 @@ locals {
   }
 
   # Secrets actually injected into functions; the OTX key only when enable_otx is true.
-  enabled_secrets = var.enable_otx ? ["slack-bot-token", "otx-api-key"] : ["slack-bot-token"]
+  enabled_secrets = concat(["slack-bot-token"], var.enable_otx ? ["otx-api-key"] : [])
 }
 
 resource "google_secret_manager_secret" "secret" {

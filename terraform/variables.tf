@@ -126,8 +126,8 @@ variable "log_dataset_id" {
   type        = string
 
   validation {
-    condition     = can(regex("^[A-Za-z0-9_]{1,1024}$", var.log_dataset_id))
-    error_message = "log_dataset_id must be a BigQuery dataset ID (letters, digits, underscores)."
+    condition     = can(regex("^[A-Za-z0-9_]+$", var.log_dataset_id)) && length(var.log_dataset_id) <= 1024
+    error_message = "log_dataset_id must be a BigQuery dataset ID (letters, digits, underscores; at most 1024)."
   }
 }
 
