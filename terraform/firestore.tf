@@ -14,20 +14,21 @@ resource "google_firestore_database" "ferret" {
 }
 
 locals {
-  # Composite indexes on investigations: "earlier investigations of this resource / principal /
-  # IOC, newest first" and "investigations in a status, most recently updated first".
+  # INVESTIGATION_INDEXES in functions/src/adapters/firestore/indexes.ts (checked by
+  # test/unit/terraform): "earlier investigations of this resource / principal / IOC, newest
+  # first" and "investigations in a status, most recently updated first".
   firestore_composite_indexes = {
     investigations_by_resource = {
       collection = "investigations"
       fields = [
-        { field_path = "finding.resourceName", order = "ASCENDING", array_config = null },
+        { field_path = "finding.resource.name", order = "ASCENDING", array_config = null },
         { field_path = "createdAt", order = "DESCENDING", array_config = null },
       ]
     }
     investigations_by_principal = {
       collection = "investigations"
       fields = [
-        { field_path = "finding.principal", order = "ASCENDING", array_config = null },
+        { field_path = "finding.access.principalEmail", order = "ASCENDING", array_config = null },
         { field_path = "createdAt", order = "DESCENDING", array_config = null },
       ]
     }

@@ -140,6 +140,10 @@ locals {
       FERRET_BIGQUERY_DATASET          = var.log_dataset_id
       FERRET_BIGQUERY_MAX_BYTES_BILLED = tostring(var.bigquery_max_bytes_billed)
     }
+    intel = {
+      # The step executor only calls OTX when this is true (and OTX_API_KEY is mounted).
+      FERRET_OTX_ENABLED = tostring(var.enable_otx)
+    }
     slack = {
       FERRET_SLACK_CHANNEL = var.slack_channel_id
     }
@@ -154,7 +158,7 @@ locals {
   function_env_groups = {
     ingest             = ["common", "workflow"]
     planner            = ["common", "model"]
-    stepExecutor       = ["common", "model", "log_warehouse"]
+    stepExecutor       = ["common", "model", "log_warehouse", "intel"]
     reflector          = ["common", "model"]
     concluder          = ["common", "model"]
     compressor         = ["common", "model"]

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { INVESTIGATION_INDEXES } from "../../../functions/src/adapters/firestore/indexes.js";
 import {
   arr,
   blocks,
@@ -18,15 +19,16 @@ import {
 
 const tf: Terraform = await loadTerraform();
 
-/** The composite indexes the investigation store's queries need: collection, then "field:ORDER|CONTAINS". */
-const EXPECTED_COMPOSITE: readonly (readonly string[])[] = [
-  ["investigations", "finding.resourceName:ASCENDING", "createdAt:DESCENDING"],
-  ["investigations", "finding.principal:ASCENDING", "createdAt:DESCENDING"],
-  ["investigations", "status:ASCENDING", "updatedAt:DESCENDING"],
-  ["investigations", "iocValues:CONTAINS", "createdAt:DESCENDING"],
-];
+/** The composite indexes the code's queries need, as collection then "field:ORDER|CONTAINS". */
+const EXPECTED_COMPOSITE: readonly (readonly string[])[] = INVESTIGATION_INDEXES.map((index) => [
+  index.collectionGroup,
+  ...index.fields.map((f) => `${f.fieldPath}:${"order" in f ? f.order : f.arrayConfig}`),
+]);
 
-/** Vector indexes: collection, equality-filter prefix, vector field, dimension. */
+/**
+ * Vector indexes: collection, equality-filter prefix, vector field, dimension. Not yet exported by
+ * the code (no memory/finding-embedding adapter exists), so written out from the architecture.
+ */
 const EXPECTED_VECTOR: readonly {
   collection: string;
   prefix: readonly string[];
@@ -61,7 +63,8 @@ test("the database is a native-mode Firestore database named by a variable", () 
   assert.ok(tf.variables.has("firestore_database"));
 });
 
-test("composite indexes match the investigation queries", () => {
+test("composite indexes are exactly INVESTIGATION_INDEXES from the Firestore adapter", () => {
+  assert.ok(EXPECTED_COMPOSITE.length > 0, "INVESTIGATION_INDEXES is not empty");
   assert.deepEqual(canonical(compositeIndexes()), canonical(EXPECTED_COMPOSITE));
   const r = resource(tf, "google_firestore_index.composite");
   assert.equal(r.for_each, "${local.firestore_composite_indexes}");

@@ -183,7 +183,7 @@ const LOG_ENV = [
 const EXPECTED_ENV: Record<string, readonly string[]> = {
   ingest: [...COMMON_ENV, "FERRET_WORKFLOW_NAME", "FERRET_WORKFLOW_LOCATION"],
   planner: [...COMMON_ENV, ...MODEL_ENV],
-  stepExecutor: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV],
+  stepExecutor: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED"],
   reflector: [...COMMON_ENV, ...MODEL_ENV],
   concluder: [...COMMON_ENV, ...MODEL_ENV],
   compressor: [...COMMON_ENV, ...MODEL_ENV],
@@ -210,6 +210,7 @@ test("environment variables: the contract's names, each function getting what it
   assert.equal(value("model", "FERRET_MODEL_PROVIDER"), "gemini");
   assert.equal(value("model", "GOOGLE_GENAI_USE_VERTEXAI"), "true");
   assert.equal(value("log_warehouse", "FERRET_LOG_WAREHOUSE"), "bigquery");
+  assert.equal(value("intel", "FERRET_OTX_ENABLED"), "${tostring(var.enable_otx)}");
 
   assert.equal(
     norm(str(local(tf, "function_env"), "local.function_env")),
