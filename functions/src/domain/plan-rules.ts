@@ -138,6 +138,8 @@ function refusal(steps: readonly Step[], update: PlanUpdate, rules: PlanRules): 
     expected: update.expected ?? existing.expected,
     dependsOn: update.dependsOn ?? existing.dependsOn,
   };
+  const failedTwin = steps.find((s) => s.status === "failed" && sameApproach(s, changed));
+  if (failedTwin) return `same approach as failed step "${failedTwin.id}"; change tools or parameters instead of repeating it`;
   const problems = planProblems(
     steps.map((s) => (s.id === changed.id ? changed : s)),
     rules,
