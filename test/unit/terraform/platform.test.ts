@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
+  allStrings,
   block,
   loadTerraform,
   local,
@@ -115,6 +116,27 @@ test("examples/terraform.tfvars.example sets every required variable and only de
     if (!("default" in v))
       assert.ok(name in example, `required variable ${name} is missing from the example`);
   }
+});
+
+test("every reference in an expression names a declared resource, data source, variable or local", () => {
+  const problems: string[] = [];
+  for (const [file, parsed] of tf.files) {
+    for (const s of allStrings(parsed).filter((x) => x.includes("${"))) {
+      for (const m of s.matchAll(/(?<![\w.-])(google_[a-z0-9_]+)\.([a-z0-9_]+)/g)) {
+        if (!tf.resources.has(`${m[1]}.${m[2]}`)) problems.push(`${file}: ${m[1]}.${m[2]}`);
+      }
+      for (const m of s.matchAll(/(?<![\w.-])data\.([a-z0-9_]+)\.([a-z0-9_]+)/g)) {
+        if (!tf.data.has(`${m[1]}.${m[2]}`)) problems.push(`${file}: data.${m[1]}.${m[2]}`);
+      }
+      for (const m of s.matchAll(/(?<![\w.-])var\.([a-z0-9_]+)/g)) {
+        if (!tf.variables.has(m[1] ?? "")) problems.push(`${file}: var.${m[1]}`);
+      }
+      for (const m of s.matchAll(/(?<![\w.-])local\.([a-z0-9_]+)/g)) {
+        if (!((m[1] ?? "") in tf.locals)) problems.push(`${file}: local.${m[1]}`);
+      }
+    }
+  }
+  assert.deepEqual(problems, [], "unresolved references");
 });
 
 test("docs/deploy.md and the decision record exist", () => {
