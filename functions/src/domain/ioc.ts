@@ -27,7 +27,16 @@ function uniq(values: Iterable<string>): string[] {
 
 function isPrivateOrReservedIpv4(ip: string): boolean {
   const [a = 0, b = 0] = ip.split(".").map(Number);
-  return a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224;
+  return (
+    a === 10 ||
+    a === 127 ||
+    a === 0 ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 169 && b === 254) || // link-local, incl. the metadata server 169.254.169.254
+    (a === 100 && b >= 64 && b <= 127) || // shared address space (RFC 6598)
+    a >= 224
+  );
 }
 
 /**
@@ -37,7 +46,7 @@ function isPrivateOrReservedIpv4(ip: string): boolean {
  */
 export function extractIocs(text: string, options: { includePrivateIps?: boolean } = {}): Ioc[] {
   const out: Ioc[] = [];
-  const urls = uniq(text.match(URL_RE) ?? []).map((u) => u.replace(/[),.;\]]+$/, ""));
+  const urls = uniq((text.match(URL_RE) ?? []).map((u) => u.replace(/[),.;\]]+$/, "")));
   for (const value of urls) out.push({ type: "url", value });
   const withoutUrls = urls.reduce((t, u) => t.split(u).join(" "), text);
   const emails = uniq(withoutUrls.match(EMAIL) ?? []);
