@@ -1,0 +1,40 @@
+import { errorMessage, FerretError } from "../../domain/errors.js";
+import type { WorkflowLauncher } from "../../ports/workflow-launcher.js";
+
+/** Starts executions on the local executions service (workflows/local-executions). */
+export class LocalWorkflowLauncher implements WorkflowLauncher {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly deadlineSeconds: number,
+  ) {}
+
+  async launch(investigationId: string): Promise<{ executionId: string }> {
+    let response: Response;
+    try {
+      response = await fetch(
+        `${this.baseUrl}/v1/projects/local/locations/local/workflows/investigate/executions`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            argument: JSON.stringify({ investigationId, deadlineSeconds: this.deadlineSeconds }),
+          }),
+        },
+      );
+    } catch (error) {
+      throw new FerretError("storage", `workflow service unreachable: ${errorMessage(error)}`, {
+        retryable: true,
+        cause: error,
+      });
+    }
+    if (!response.ok) {
+      throw new FerretError("storage", `workflow service answered ${response.status}`, {
+        retryable: response.status >= 500,
+      });
+    }
+    const body = (await response.json()) as { name?: unknown };
+    if (typeof body.name !== "string")
+      throw new FerretError("storage", "workflow service returned no execution name", { retryable: false });
+    return { executionId: body.name };
+  }
+}

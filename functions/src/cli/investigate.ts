@@ -1,0 +1,136 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createFirestore } from "../adapters/firestore/client.js";
+import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
+import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
+import { normalizeNotification, parseNotification } from "../domain/finding.js";
+import { type Investigation, investigationIdFor, TERMINAL_STATUSES } from "../domain/investigation.js";
+import type { JsonObject } from "../domain/json.js";
+import { startLocalStack } from "../local/stack.js";
+import { fromRoot } from "../platform/paths.js";
+import { TOPICS } from "../platform/topics.js";
+import { type Printer, printConclusion, printEvent, printHeader, printPlan, printReflection, printStepResult } from "./progress.js";
+import { loadScenario } from "./scenario.js";
+
+export interface InvestigateOptions {
+  json: boolean;
+  model: "auto" | "gemini" | "offline";
+  keepRunning: boolean;
+  timeoutSeconds: number;
+}
+
+export interface InvestigateReport {
+  investigation: Investigation;
+  results: unknown[];
+  reflections: unknown[];
+  events: unknown[];
+  workDir: string;
+  wallMs: number;
+}
+
+const PROJECT_ID = "ferret-local";
+
+/**
+ * Runs one investigation through the real local pipeline: publish the notification to
+ * `scc-findings` on the Pub/Sub emulator, and let ingest → workflow → functions →
+ * notifier do the rest while this command narrates from Firestore.
+ */
+export async function investigate(path: string, options: InvestigateOptions, printer: Printer): Promise<InvestigateReport> {
+  const started = Date.now();
+  const scenario = loadScenario(path);
+  const finding = normalizeNotification(parseNotification(scenario.notification));
+  const id = investigationIdFor(finding.name, finding.eventTime);
+  const workDir = fromRoot(".ferret", "runs", new Date().toISOString().replace(/[:.]/g, "-"));
+  mkdirSync(workDir, { recursive: true });
+  const say = (text: string) => {
+    if (!options.json) printer.line(text);
+  };
+  say(`ferret: investigating ${scenario.name} on the local stack (work dir ${workDir})`);
+  const stack = await startLocalStack({
+    projectId: PROJECT_ID,
+    workDir,
+    env: {
+      FERRET_MODEL_PROVIDER: options.model,
+      ...(scenario.logsDir ? { FERRET_DUCKDB_DIR: scenario.logsDir } : {}),
+      ...(scenario.stixBundle ? { FERRET_STIX_BUNDLE: scenario.stixBundle } : {}),
+    },
+    progress: (line) => say(`  · ${line}`),
+  });
+  try {
+    Object.assign(process.env, stack.env);
+    const store = new FirestoreInvestigationStore(createFirestore({ projectId: PROJECT_ID }));
+    const bus = new PubSubEventBus(PROJECT_ID);
+    const messageId = await bus.publish(TOPICS.findings, scenario.notification as JsonObject);
+    say(`  · published the notification to ${TOPICS.findings} (message ${messageId})\n`);
+    const investigation = await follow(store, id, options, printer, started);
+    const [results, reflections, events] = await Promise.all([
+      store.listStepResults(id),
+      store.listReflections(id),
+      store.listEvents(id),
+    ]);
+    const report: InvestigateReport = { investigation, results, reflections, events, workDir, wallMs: Date.now() - started };
+    writeFileSync(join(workDir, "investigation.json"), `${JSON.stringify(report, null, 2)}\n`);
+    await waitForNotifier(join(workDir, "slack-messages.jsonl"), investigation);
+    say(`\nSlack messages (rendered without a token): ${join(workDir, "slack-messages.jsonl")}`);
+    say(`Firestore documents exported to ${join(workDir, "investigation.json")}; process logs in ${stack.logDir}`);
+    if (options.keepRunning) {
+      say(`Stack left running: FIRESTORE_EMULATOR_HOST=${stack.env.FIRESTORE_EMULATOR_HOST} PUBSUB_EMULATOR_HOST=${stack.env.PUBSUB_EMULATOR_HOST} (Ctrl-C to stop)`);
+      await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
+    }
+    return report;
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function follow(
+  store: FirestoreInvestigationStore,
+  id: string,
+  options: InvestigateOptions,
+  printer: Printer,
+  started: number,
+): Promise<Investigation> {
+  const quiet: Printer = { line: () => {} };
+  const out = options.json ? quiet : printer;
+  const deadline = started + options.timeoutSeconds * 1000;
+  let seen = 0;
+  let headerShown = false;
+  while (Date.now() < deadline) {
+    const inv = await store.get(id);
+    if (inv) {
+      if (!headerShown) {
+        printHeader(out, inv);
+        headerShown = true;
+      }
+      const events = await store.listEvents(id);
+      for (const event of events.slice(seen)) {
+        if (event.type === "planned") printPlan(out, (await store.get(id)) ?? inv);
+        else if (event.type === "step_finished" && event.stepId) {
+          const result = await store.getStepResult(id, event.stepId);
+          if (result) printStepResult(out, result);
+        } else if (event.type === "reflected") {
+          const reflections = await store.listReflections(id);
+          const last = reflections.at(-1);
+          if (last) printReflection(out, last);
+        } else printEvent(out, event);
+      }
+      seen = events.length;
+      if (TERMINAL_STATUSES.includes(inv.status) && seen >= inv.eventSeq) {
+        printConclusion(out, inv);
+        return inv;
+      }
+    }
+    await sleep(250);
+  }
+  throw new Error(`the investigation did not finish within ${options.timeoutSeconds}s; see the logs under .ferret/runs`);
+}
+
+/** The notifier runs asynchronously; give it a moment to post the final message. */
+async function waitForNotifier(file: string, inv: Investigation): Promise<void> {
+  const { existsSync, readFileSync } = await import("node:fs");
+  for (let i = 0; i < 40; i++) {
+    if (existsSync(file) && readFileSync(file, "utf8").includes(`"seq":${inv.eventSeq}`)) return;
+    await sleep(250);
+  }
+}

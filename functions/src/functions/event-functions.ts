@@ -1,0 +1,69 @@
+import type { CloudEvent } from "@google-cloud/functions-framework";
+import { ingestNotification } from "../app/ingest.js";
+import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
+import { InvestigationEventSchema } from "../domain/investigation.js";
+import { handleInvestigationEvent } from "../notify/notifier.js";
+import { deadLetterTopic, TOPICS, type TopicName } from "../platform/topics.js";
+import { decodePubSubJson, PubSubEventDataSchema } from "./pubsub-message.js";
+import { ingestDepsFor, type Runtime } from "./runtime.js";
+
+/**
+ * Pub/Sub-triggered functions. Returning acks the message; throwing nacks it and Pub/Sub
+ * redelivers. Only retryable failures throw: a message that can never succeed (malformed,
+ * invalid) is published to the topic's dead-letter topic with the reason and acked, so it
+ * is kept for inspection and never retried forever.
+ */
+async function deadLetter(rt: Runtime, topic: TopicName, event: CloudEvent<unknown>, reason: string): Promise<void> {
+  const envelope = PubSubEventDataSchema.safeParse(event.data);
+  const message = envelope.success ? envelope.data.message : undefined;
+  await rt.bus.publish(
+    deadLetterTopic(topic) as TopicName,
+    {
+      reason,
+      sourceTopic: topic,
+      originalMessageId: message?.messageId ?? event.id ?? null,
+      originalData: (message?.data ?? "").slice(0, 1_000_000),
+    },
+    { reason: reason.slice(0, 1_000), sourceTopic: topic },
+  );
+  rt.logger.error("message dead-lettered", { topic, reason, messageId: message?.messageId ?? event.id });
+}
+
+async function settle(rt: Runtime, topic: TopicName, event: CloudEvent<unknown>, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof FerretError && error.retryable) {
+      rt.logger.warn("retryable failure; Pub/Sub will redeliver", { topic, error: errorMessage(error) });
+      throw error;
+    }
+    if (error instanceof FerretError) return deadLetter(rt, topic, event, `${error.code}: ${error.message}`);
+    // Unexpected errors are retried: they may be transient, and Pub/Sub's own
+    // max-delivery dead-lettering bounds the attempts.
+    rt.logger.error("unexpected failure", { topic, error: errorMessage(error) });
+    throw error;
+  }
+}
+
+export function ingestFunction(runtime: () => Promise<Runtime>) {
+  return async (event: CloudEvent<unknown>): Promise<void> => {
+    const rt = await runtime();
+    await settle(rt, TOPICS.findings, event, async () => {
+      const { json, messageId } = decodePubSubJson(event.data);
+      const outcome = await ingestNotification(json, ingestDepsFor(rt));
+      rt.logger.info("notification ingested", { messageId, ...outcome });
+    });
+  };
+}
+
+export function notifierFunction(runtime: () => Promise<Runtime>) {
+  return async (event: CloudEvent<unknown>): Promise<void> => {
+    const rt = await runtime();
+    await settle(rt, TOPICS.investigationEvents, event, async () => {
+      const { json } = decodePubSubJson(event.data);
+      const parsed = InvestigationEventSchema.safeParse(json);
+      if (!parsed.success) throw new InvalidInputError("not an investigation event");
+      await handleInvestigationEvent(parsed.data, { store: rt.store, sink: rt.chat, logger: rt.logger });
+    });
+  };
+}

@@ -1,0 +1,65 @@
+import type { AppDeps, IngestDeps } from "../app/deps.js";
+import { type Config, toolAllowed } from "../config/config.js";
+import type { Investigation } from "../domain/investigation.js";
+import { withFallback } from "../model/fallback.js";
+import type { Model } from "../model/port.js";
+import type { Logger } from "../platform/logger.js";
+import type { ChatSink } from "../ports/chat-sink.js";
+import type { EventBus } from "../ports/event-bus.js";
+import type { InvestigationStore } from "../ports/investigation-store.js";
+import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
+import { ToolBox, type ToolCatalog } from "../tools/toolbox.js";
+
+/**
+ * Process-wide collaborators of a function instance, built once per cold start (see
+ * compose.ts) and shared by all requests the instance serves.
+ */
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  store: InvestigationStore;
+  bus: EventBus;
+  launcher: WorkflowLauncher;
+  chat: ChatSink;
+  catalog: ToolCatalog;
+  tables: { name: string; description: string }[];
+  /** Gemini (with retries) when configured, otherwise the offline model. */
+  primaryModel: Model;
+  offlineModel: Model;
+  now: () => Date;
+}
+
+/**
+ * Dependencies for one request about one investigation. The model is chosen per
+ * investigation: once it fell back to the offline model it stays there, so its steps do
+ * not flip between brains; otherwise a fresh fallback wrapper watches this request.
+ */
+export function appDepsFor(runtime: Runtime, investigation: Investigation | undefined): AppDeps {
+  const base = {
+    config: runtime.config,
+    store: runtime.store,
+    bus: runtime.bus,
+    toolbox: new ToolBox(runtime.catalog, (name) => toolAllowed(runtime.config, name)),
+    tables: runtime.tables,
+    logger: investigation ? runtime.logger.child({ investigationId: investigation.id }) : runtime.logger,
+    now: runtime.now,
+  };
+  if (runtime.primaryModel.offline || investigation?.fellBackToOffline) {
+    return { ...base, model: runtime.offlineModel };
+  }
+  if (!runtime.config.model.fallbackToOffline) return { ...base, model: runtime.primaryModel };
+  const model = withFallback(runtime.primaryModel, runtime.offlineModel);
+  return { ...base, model, fallbackReason: () => model.reason?.message };
+}
+
+export function ingestDepsFor(runtime: Runtime): IngestDeps {
+  return {
+    config: runtime.config,
+    store: runtime.store,
+    bus: runtime.bus,
+    launcher: runtime.launcher,
+    logger: runtime.logger,
+    now: runtime.now,
+    modelName: runtime.primaryModel.name,
+  };
+}

@@ -1,0 +1,134 @@
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { ENTRY_POINTS } from "../platform/entrypoints.js";
+import { fromRoot, repoRoot } from "../platform/paths.js";
+import { TOPICS } from "../platform/topics.js";
+import { startEmulators } from "./emulators.js";
+import { freePort } from "./free-port.js";
+import { type ManagedProcess, startProcess, waitForHttp } from "./processes.js";
+import { ensureTopology } from "./pubsub-setup.js";
+
+/**
+ * The whole of ferret on one machine: the Firestore and Pub/Sub emulators, one
+ * functions-framework server per entry point (separate processes, as Cloud Run runs
+ * them), the local Workflows executions service running workflows/investigate.yaml,
+ * and push subscriptions wiring the topics to the functions.
+ */
+export interface StackOptions {
+  projectId: string;
+  workDir: string;
+  /** FERRET_* settings for every function (model, log directory, intel bundle…). */
+  env: Record<string, string>;
+  progress?: (line: string) => void;
+}
+
+export interface LocalStack {
+  projectId: string;
+  /** Variables a client of this stack needs (emulator hosts, project). */
+  env: Record<string, string>;
+  functionUrls: Record<string, string>;
+  executionsUrl: string;
+  logDir: string;
+  stop(): Promise<void>;
+}
+
+/** Entry points whose handlers exist in functions/src/index.ts today. */
+const SERVED = new Set(["ingest", "planner", "stepExecutor", "reflector", "concluder", "notifier"]);
+
+export async function startLocalStack(options: StackOptions): Promise<LocalStack> {
+  const progress = options.progress ?? (() => {});
+  const logDir = join(options.workDir, "logs");
+  mkdirSync(logDir, { recursive: true });
+  const started: ManagedProcess[] = [];
+  progress("starting the Firestore and Pub/Sub emulators");
+  const emulators = await startEmulators({
+    firestore: true,
+    pubsub: true,
+    projectId: options.projectId,
+    logDir,
+  });
+  const stop = async () => {
+    await Promise.allSettled(started.map((p) => p.stop()));
+    await emulators.stop();
+  };
+  try {
+    const clientEnv: Record<string, string> = { ...emulators.env, GOOGLE_CLOUD_PROJECT: options.projectId };
+    const entries = ENTRY_POINTS.filter((e) => SERVED.has(e.name));
+    const ports = await Promise.all([...entries.map(() => freePort()), freePort()]);
+    const executionsPort = ports.at(-1) as number;
+    const executionsUrl = `http://127.0.0.1:${executionsPort}`;
+    const functionUrls = Object.fromEntries(entries.map((e, i) => [e.name, `http://127.0.0.1:${ports[i]}`]));
+    const ffMain = createRequire(import.meta.url).resolve(
+      "@google-cloud/functions-framework/build/src/main.js",
+    );
+    const functionEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...clientEnv,
+      ...options.env,
+      FERRET_WORKFLOWS_URL: executionsUrl,
+      FERRET_CHAT_FILE: join(options.workDir, "slack-messages.jsonl"),
+      FERRET_LOG_LEVEL: options.env.FERRET_LOG_LEVEL ?? "INFO",
+    };
+    progress(`starting ${entries.length} function servers under functions-framework`);
+    entries.forEach((entry, i) => {
+      const proc = startProcess(
+        entry.name,
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          ffMain,
+          `--target=${entry.name}`,
+          `--signature-type=${entry.trigger === "http" ? "http" : "cloudevent"}`,
+          `--port=${ports[i]}`,
+          `--source=${fromRoot("functions/src/index.ts")}`,
+        ],
+        { env: functionEnv, logDir, cwd: repoRoot() },
+      );
+      started.push(proc);
+    });
+    const executions = startProcess(
+      "workflow-executions",
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        fromRoot("workflows/local-executions/main.ts"),
+        "--port",
+        String(executionsPort),
+        "--yaml",
+        fromRoot("workflows/investigate.yaml"),
+      ],
+      {
+        env: {
+          ...process.env,
+          FERRET_PLANNER_URL: functionUrls.planner,
+          FERRET_STEP_EXECUTOR_URL: functionUrls.stepExecutor,
+          FERRET_REFLECTOR_URL: functionUrls.reflector,
+          FERRET_CONCLUDER_URL: functionUrls.concluder,
+        },
+        logDir,
+        cwd: repoRoot(),
+      },
+    );
+    started.push(executions);
+    await Promise.all([
+      ...started.filter((p) => p !== executions).map((p) => waitForHttp(functionUrls[p.name] as string, p)),
+      waitForHttp(`${executionsUrl}/healthz`, executions),
+    ]);
+    progress("wiring Pub/Sub push subscriptions to the functions");
+    const pushPath = (topic: string) => `/projects/${options.projectId}/topics/${topic}`;
+    await ensureTopology(options.projectId, {
+      pushEndpoints: {
+        [TOPICS.findings]: `${functionUrls.ingest}${pushPath(TOPICS.findings)}`,
+        [TOPICS.investigationEvents]: `${functionUrls.notifier}${pushPath(TOPICS.investigationEvents)}`,
+      },
+      maxDeliveryAttempts: 5,
+    });
+    return { projectId: options.projectId, env: clientEnv, functionUrls, executionsUrl, logDir, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
