@@ -21,6 +21,8 @@ export interface RecordedRequest {
   status: number;
   /** Whether the answer was `ok: true`. */
   ok: boolean;
+  /** The JSON body answered (for chat.postMessage: `ts` is the posted message's ts). */
+  answer: Record<string, unknown>;
 }
 
 export interface ScriptedAnswer {
@@ -106,6 +108,7 @@ export async function startSlackReceiver(options: { token?: string } = {}): Prom
       args: interpret(params, form),
       status: 200,
       ok: false,
+      answer: {},
     };
     requests.push(record);
 
@@ -113,6 +116,7 @@ export async function startSlackReceiver(options: { token?: string } = {}): Prom
     const answer = scripted ?? answerFor(record);
     record.status = answer.status;
     record.ok = answer.body.ok === true;
+    record.answer = answer.body;
     send(res, answer);
   });
 
