@@ -3,10 +3,13 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { createChatSink } from "../../../functions/src/adapters/slack/create-chat-sink.js";
 import { FileChatSink } from "../../../functions/src/adapters/slack/file-chat-sink.js";
 import { toPostMessageArgs } from "../../../functions/src/adapters/slack/post-args.js";
 import { mrkdwnToPlain } from "../../../functions/src/adapters/slack/render-plain.js";
+import { SlackChatSink } from "../../../functions/src/adapters/slack/slack-chat-sink.js";
 import { TerminalChatSink } from "../../../functions/src/adapters/slack/terminal-chat-sink.js";
+import { ConfigError } from "../../../functions/src/domain/errors.js";
 import { renderStepFinished, renderThreadRoot } from "../../../functions/src/notify/blocks.js";
 import * as fx from "./fixtures.js";
 
@@ -82,5 +85,14 @@ describe("FileChatSink", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("createChatSink", () => {
+  it("chooses Slack with a token, a file when named, else the terminal", () => {
+    assert.ok(createChatSink({ token: "xoxb-1", channel: "C1" }) instanceof SlackChatSink);
+    assert.ok(createChatSink({ file: "/tmp/x.jsonl" }) instanceof FileChatSink);
+    assert.ok(createChatSink({}) instanceof TerminalChatSink);
+    assert.throws(() => createChatSink({ token: "xoxb-1" }), ConfigError);
   });
 });
