@@ -7,11 +7,12 @@ import { AgentPolicySchema } from "../domain/policy.js";
 
 /**
  * One validated configuration: a YAML/JSON file (optional) overlaid with FERRET_*
- * environment variables. Anything invalid stops start-up with the offending key named.
+ * environment variables. Anything invalid stops start-up with the offending key named;
+ * unknown keys are invalid too, so a misspelled `tools.deny` cannot be silently ignored.
  */
-export const ConfigSchema = z.object({
+export const ConfigSchema = z.strictObject({
   model: z
-    .object({
+    .strictObject({
       /** auto = Gemini when credentials are configured, otherwise the offline playbook model. */
       provider: z.enum(["auto", "gemini", "offline"]).default("auto"),
       geminiModel: z.string().min(1).default("gemini-2.5-flash"),
@@ -24,9 +25,9 @@ export const ConfigSchema = z.object({
       fallbackToOffline: z.boolean().default(true),
     })
     .prefault({}),
-  agent: AgentPolicySchema.prefault({}),
+  agent: z.strictObject(AgentPolicySchema.shape).prefault({}),
   ingest: z
-    .object({
+    .strictObject({
       /** Category globs never investigated, e.g. "Persistence: IAM Anomalous Grant" or "Discovery: *". */
       ignoreCategories: z.array(z.string().min(1)).default([]),
       minimumSeverity: SeveritySchema.default("LOW"),
@@ -35,14 +36,14 @@ export const ConfigSchema = z.object({
     })
     .prefault({}),
   tools: z
-    .object({
+    .strictObject({
       /** Globs over tool names; a tool runs only when allowed and not denied. */
       allow: z.array(z.string().min(1)).default(["*"]),
       deny: z.array(z.string().min(1)).default([]),
     })
     .prefault({}),
   logs: z
-    .object({
+    .strictObject({
       warehouse: z.enum(["duckdb", "bigquery"]).default("duckdb"),
       /** Directory of <table>.jsonl files for the DuckDB warehouse. */
       duckdbDir: z.string().optional(),
@@ -55,15 +56,15 @@ export const ConfigSchema = z.object({
     })
     .prefault({}),
   intel: z
-    .object({
+    .strictObject({
       stixBundle: z.string().optional(),
       otxEnabled: z.boolean().default(false),
     })
     .prefault({}),
-  slack: z.object({ channel: z.string().optional() }).prefault({}),
-  firestore: z.object({ databaseId: z.string().default("(default)") }).prefault({}),
+  slack: z.strictObject({ channel: z.string().optional() }).prefault({}),
+  firestore: z.strictObject({ databaseId: z.string().default("(default)") }).prefault({}),
   memory: z
-    .object({
+    .strictObject({
       /** Cosine similarity a memory needs to be recalled (distance = 1 - similarity). */
       minSimilarity: z.number().min(0).max(1).default(0.8),
       maxRecalled: z.number().int().min(0).max(100).default(32),
@@ -159,7 +160,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     } catch (error) {
       throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
     }
-    const parsed: unknown = parseYaml(text);
+    let parsed: unknown;
+    try {
+      parsed = parseYaml(text);
+    } catch (error) {
+      throw new ConfigError(`config file ${file} is not valid YAML: ${(error as Error).message}`);
+    }
     if (parsed !== null && (typeof parsed !== "object" || Array.isArray(parsed))) {
       throw new ConfigError(`config file ${file} must hold a mapping at the top level`);
     }
@@ -176,7 +182,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const path = issue.path.join(".");
-      const origin = sources.get(path) ?? (file ? `${file}: ${path}` : path);
+      const origin = sources.get(path) ?? (file ? [file, path].filter(Boolean).join(": ") : path);
       return `${origin}: ${issue.message}`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join("; ")}`, { problems });

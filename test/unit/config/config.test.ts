@@ -1,0 +1,291 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { type Config, globMatch, loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
+import { ConfigError } from "../../../functions/src/domain/errors.js";
+import { DEFAULT_POLICY } from "../../../functions/src/domain/policy.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ferret-config-test-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let fileCount = 0;
+function configFile(text: string): string {
+  const path = join(dir, `config-${++fileCount}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
+    assert.equal(error.code, "config");
+    assert.equal(error.retryable, false);
+    return error;
+  }
+  assert.fail("expected a ConfigError, nothing was thrown");
+}
+
+const FILE = `
+model:
+  provider: offline
+agent:
+  maxSteps: 6
+  maxParallelSteps: 2
+  reflection: on_error
+ingest:
+  minimumSeverity: MEDIUM
+  ignoreCategories:
+    - "Discovery: *"
+tools:
+  deny: ["intel_otx"]
+logs:
+  warehouse: duckdb
+  duckdbDir: ./examples/logs
+memory:
+  minSimilarity: 0.75
+`;
+
+describe("loadConfig defaults", () => {
+  it("fills every section with the documented defaults when there is no file and no variable", () => {
+    const config = loadConfig({ env: {} });
+    assert.deepEqual(config.agent, DEFAULT_POLICY);
+    assert.deepEqual(config.agent, {
+      maxSteps: 10,
+      maxParallelSteps: 4,
+      maxStepIterations: 6,
+      maxRevisions: 3,
+      maxConsecutiveFailures: 3,
+      reflection: "every_wave",
+      tokenBudget: 400_000,
+      stepDeadlineSeconds: 300,
+      totalDeadlineSeconds: 1_800,
+    });
+    assert.deepEqual(config.model, {
+      provider: "auto",
+      geminiModel: "gemini-2.5-flash",
+      embeddingModel: "gemini-embedding-001",
+      contextWindowTokens: 1_048_576,
+      compressAt: 0.7,
+      fallbackToOffline: true,
+    });
+    assert.deepEqual(config.ingest, {
+      ignoreCategories: [],
+      minimumSeverity: "LOW",
+      skipMuted: true,
+      skipInactive: true,
+    });
+    assert.deepEqual(config.tools, { allow: ["*"], deny: [] });
+    assert.deepEqual(config.memory, { minSimilarity: 0.8, maxRecalled: 32 });
+    assert.equal(config.logs.warehouse, "duckdb");
+    assert.equal(config.logs.maxBytesBilled, 10 * 1024 ** 3);
+    assert.equal(config.firestore.databaseId, "(default)");
+  });
+
+  it("ignores empty variables", () => {
+    assert.deepEqual(
+      loadConfig({ env: { FERRET_MAX_STEPS: "", FERRET_REFLECTION: "" } }).agent,
+      DEFAULT_POLICY,
+    );
+  });
+});
+
+describe("loadConfig from a YAML file", () => {
+  it("reads the file and keeps defaults for what it does not set", () => {
+    const config = loadConfig({ file: configFile(FILE), env: {} });
+    assert.equal(config.model.provider, "offline");
+    assert.equal(config.model.geminiModel, "gemini-2.5-flash");
+    assert.deepEqual(config.agent, {
+      ...DEFAULT_POLICY,
+      maxSteps: 6,
+      maxParallelSteps: 2,
+      reflection: "on_error",
+    });
+    assert.deepEqual(config.ingest.ignoreCategories, ["Discovery: *"]);
+    assert.equal(config.ingest.minimumSeverity, "MEDIUM");
+    assert.deepEqual(config.tools, { allow: ["*"], deny: ["intel_otx"] });
+    assert.equal(config.logs.duckdbDir, "./examples/logs");
+    assert.equal(config.memory.minSimilarity, 0.75);
+  });
+
+  it("finds the file through FERRET_CONFIG", () => {
+    const config = loadConfig({ env: { FERRET_CONFIG: configFile(FILE) } });
+    assert.equal(config.agent.maxSteps, 6);
+  });
+
+  it("accepts an empty file", () => {
+    assert.deepEqual(loadConfig({ file: configFile(""), env: {} }).agent, DEFAULT_POLICY);
+  });
+});
+
+describe("FERRET_* overrides", () => {
+  it("beat the file, typed per variable, and leave the file's other keys alone", () => {
+    const config = loadConfig({
+      file: configFile(FILE),
+      env: {
+        FERRET_MAX_STEPS: "8",
+        FERRET_REFLECTION: "every_step",
+        FERRET_FALLBACK_TO_OFFLINE: "false",
+        FERRET_SKIP_MUTED: "0",
+        FERRET_TOOLS_DENY: " intel_otx, logs_* ,, ",
+        FERRET_MIN_SEVERITY: "HIGH",
+        FERRET_COMPRESS_AT: "0.5",
+      },
+    });
+    assert.equal(config.agent.maxSteps, 8);
+    assert.equal(config.agent.reflection, "every_step");
+    assert.equal(config.agent.maxParallelSteps, 2, "from the file");
+    assert.equal(config.model.fallbackToOffline, false);
+    assert.equal(config.ingest.skipMuted, false);
+    assert.deepEqual(config.tools.deny, ["intel_otx", "logs_*"]);
+    assert.equal(config.ingest.minimumSeverity, "HIGH");
+    assert.deepEqual(config.ingest.ignoreCategories, ["Discovery: *"], "from the file");
+    assert.equal(config.model.compressAt, 0.5);
+    assert.equal(config.model.provider, "offline", "from the file");
+  });
+
+  it("work without a file", () => {
+    const config = loadConfig({
+      env: { FERRET_MAX_REVISIONS: "0", FERRET_TOOLS_ALLOW: "intel_*,logs_query" },
+    });
+    assert.equal(config.agent.maxRevisions, 0);
+    assert.deepEqual(config.tools.allow, ["intel_*", "logs_query"]);
+  });
+});
+
+describe("invalid configuration fails with the variable or key named", () => {
+  it("FERRET_MAX_STEPS=abc is not a number", () => {
+    const error = configError(() => loadConfig({ env: { FERRET_MAX_STEPS: "abc" } }));
+    assert.equal(error.message, 'FERRET_MAX_STEPS="abc" is not a number');
+  });
+
+  it("FERRET_REFLECTION=sometimes is not a reflection mode", () => {
+    const error = configError(() => loadConfig({ env: { FERRET_REFLECTION: "sometimes" } }));
+    assert.match(error.message, /^invalid configuration: FERRET_REFLECTION: /);
+    assert.match(error.message, /every_step/, "the allowed values are listed");
+  });
+
+  it("FERRET_MAX_STEPS=0 is below the minimum, even when the file is valid", () => {
+    const error = configError(() => loadConfig({ file: configFile(FILE), env: { FERRET_MAX_STEPS: "0" } }));
+    assert.match(error.message, /^invalid configuration: FERRET_MAX_STEPS: /);
+  });
+
+  it("FERRET_SKIP_MUTED=maybe is not a boolean", () => {
+    const error = configError(() => loadConfig({ env: { FERRET_SKIP_MUTED: "maybe" } }));
+    assert.equal(error.message, 'FERRET_SKIP_MUTED="maybe" is not a boolean (use true or false)');
+  });
+
+  it("a file with maxSteps: 0 names the file and the key", () => {
+    const file = configFile("agent:\n  maxSteps: 0\n");
+    const error = configError(() => loadConfig({ file, env: {} }));
+    assert.match(error.message, new RegExp(`^invalid configuration: ${file}: agent\\.maxSteps: `));
+    assert.deepEqual((error.details?.problems as string[]).length, 1);
+  });
+
+  it("a file value of the wrong type names the key", () => {
+    const file = configFile("tools:\n  allow: intel_*\n");
+    assert.match(configError(() => loadConfig({ file, env: {} })).message, /tools\.allow: /);
+  });
+
+  it("lists every problem at once", () => {
+    const file = configFile("agent:\n  maxSteps: 0\n  reflection: sometimes\n");
+    const error = configError(() => loadConfig({ file, env: { FERRET_COMPRESS_AT: "2" } }));
+    assert.deepEqual(error.details?.problems, [
+      "FERRET_COMPRESS_AT: Too big: expected number to be <=0.95",
+      `${file}: agent.maxSteps: Too small: expected number to be >=1`,
+      `${file}: agent.reflection: Invalid option: expected one of "every_step"|"every_wave"|"on_error"`,
+    ]);
+  });
+
+  it("a misspelled key is an error, not silently ignored", () => {
+    const file = configFile("tools:\n  denied: [intel_otx]\n");
+    const error = configError(() => loadConfig({ file, env: {} }));
+    assert.equal(error.message, `invalid configuration: ${file}: tools: Unrecognized key: "denied"`);
+  });
+
+  it("a policy key at the top level instead of under agent is an error", () => {
+    const file = configFile("maxSteps: 0\n");
+    const error = configError(() => loadConfig({ file, env: {} }));
+    assert.equal(error.message, `invalid configuration: ${file}: Unrecognized key: "maxSteps"`);
+  });
+
+  it("a misspelled agent key is an error", () => {
+    const file = configFile("agent:\n  maxStep: 5\n");
+    assert.match(
+      configError(() => loadConfig({ file, env: {} })).message,
+      /agent: Unrecognized key: "maxStep"/,
+    );
+  });
+
+  it("a file that is not YAML is a ConfigError naming the file", () => {
+    const file = configFile("agent:\n  maxSteps: [1, 2\n");
+    const error = configError(() => loadConfig({ file, env: {} }));
+    assert.ok(error.message.startsWith(`config file ${file} is not valid YAML: `), error.message);
+  });
+
+  it("a file that is a list, not a mapping", () => {
+    const file = configFile("- maxSteps: 5\n");
+    assert.equal(
+      configError(() => loadConfig({ file, env: {} })).message,
+      `config file ${file} must hold a mapping at the top level`,
+    );
+  });
+
+  it("a file that cannot be read", () => {
+    const file = join(dir, "missing.yaml");
+    assert.match(
+      configError(() => loadConfig({ file, env: {} })).message,
+      /^cannot read config file .*missing\.yaml/,
+    );
+  });
+});
+
+describe("tool allow/deny globs", () => {
+  const tools = (allow: string[], deny: string[]): Pick<Config, "tools"> => ({ tools: { allow, deny } });
+  const names = ["intel_stix", "intel_otx", "logs_query", "logs_schema", "asset_inventory"];
+
+  it("allows every tool by default", () => {
+    const config = loadConfig({ env: {} });
+    assert.deepEqual(
+      names.filter((n) => toolAllowed(config, n)),
+      names,
+    );
+  });
+
+  it("needs an allow match and no deny match", () => {
+    const config = tools(["intel_*", "logs_query"], ["*_otx"]);
+    assert.deepEqual(
+      names.filter((n) => toolAllowed(config, n)),
+      ["intel_stix", "logs_query"],
+    );
+  });
+
+  it("lets deny win over allow", () => {
+    assert.equal(toolAllowed(tools(["*"], ["logs_*"]), "logs_query"), false);
+    assert.equal(toolAllowed(tools(["logs_query"], ["logs_query"]), "logs_query"), false);
+  });
+
+  it("applies FERRET_TOOLS_DENY from the environment", () => {
+    const config = loadConfig({ env: { FERRET_TOOLS_DENY: "intel_*" } });
+    assert.deepEqual(
+      names.filter((n) => toolAllowed(config, n)),
+      ["logs_query", "logs_schema", "asset_inventory"],
+    );
+  });
+
+  it("globMatch: * and ? are wildcards, everything else is literal, case-insensitive, anchored", () => {
+    assert.equal(globMatch("intel_*", "intel_"), true);
+    assert.equal(globMatch("intel_?tx", "intel_otx"), true);
+    assert.equal(globMatch("intel_?tx", "intel_ootx"), false);
+    assert.equal(globMatch("logs.query", "logs.query"), true);
+    assert.equal(globMatch("logs.query", "logsXquery"), false, "a dot is not a regex wildcard");
+    assert.equal(globMatch("a+b", "aab"), false);
+    assert.equal(globMatch("(x)", "(x)"), true);
+    assert.equal(globMatch("Discovery: *", "discovery: Service Account Self-Investigation"), true);
+    assert.equal(globMatch("intel", "intel_otx"), false, "anchored at both ends");
+    assert.equal(globMatch("otx", "intel_otx"), false);
+  });
+});
