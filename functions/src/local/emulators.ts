@@ -208,7 +208,7 @@ async function waitUntilReady(
 /** The Firestore emulator answers `GET /` with "Ok"; the Pub/Sub emulator with 200 once it listens. */
 export async function isHealthy(kind: EmulatorKind, host: string): Promise<boolean> {
   const answer = await httpGet(`http://${host}/`);
-  if (!answer || answer.status !== 200) return false;
+  if (answer?.status !== 200) return false;
   return kind === "firestore" ? answer.body.trim() === "Ok" : true;
 }
 

@@ -89,13 +89,25 @@ export function decodeClaim(data: unknown, path: string): Claim {
   return decode(ClaimSchema, data, path);
 }
 
-/** Validates what a caller asks us to write; a bad value is the caller's bug, not storage's. */
+/**
+ * Validates what a caller asks us to write; a bad value is the caller's bug, not storage's.
+ * Keys holding undefined are dropped, as Firestore drops them, so what a write returns
+ * equals what a later read returns.
+ */
 export function checked<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) return withoutUndefined(result.data);
   throw new InvalidInputError(`refusing to store an invalid ${what}: ${describeIssues(result.error)}`, {
     issues: result.error.issues.slice(0, 5),
   });
+}
+
+function withoutUndefined<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => withoutUndefined(item)) as T;
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = withoutUndefined(item);
+  return out as T;
 }
 
 function decode<T>(schema: z.ZodType<T>, data: unknown, path: string): T {
