@@ -7,13 +7,15 @@ import { escapeMrkdwn, type SafeTextOptions, safeText, truncate } from "./escape
  * as untrusted and sanitized), `untrusted()`, and `slackLink()` with a URL built by code.
  * Block builders accept nothing else, so forgetting to escape a value does not compile.
  */
+// Not exported: only this module can mint Mrkdwn values.
+const mint = Symbol("mint Mrkdwn");
+
 export class Mrkdwn {
   readonly text: string;
   private constructor(text: string) {
     this.text = text;
   }
-  /** @internal Only for this module's constructors. */
-  static fromSafe(text: string): Mrkdwn {
+  static [mint](text: string): Mrkdwn {
     return new Mrkdwn(text);
   }
   toString(): string {
@@ -35,21 +37,21 @@ export function md(strings: TemplateStringsArray, ...values: MdValue[]): Mrkdwn 
   values.forEach((value, i) => {
     out += piece(value) + (strings[i + 1] ?? "");
   });
-  return Mrkdwn.fromSafe(out);
+  return Mrkdwn[mint](out);
 }
 
 /** Untrusted text, optionally cut to `max` escaped characters or flattened to one line. */
 export function untrusted(raw: string, options: SafeTextOptions = {}): Mrkdwn {
-  return Mrkdwn.fromSafe(safeText(raw, options));
+  return Mrkdwn[mint](safeText(raw, options));
 }
 
 /** A constant of ours that may contain `&`, `<` or `>` literally (e.g. "ATT&CK"). */
 export function label(text: string): Mrkdwn {
-  return Mrkdwn.fromSafe(escapeMrkdwn(text));
+  return Mrkdwn[mint](escapeMrkdwn(text));
 }
 
 export function joinMd(parts: readonly Mrkdwn[], separator: string): Mrkdwn {
-  return Mrkdwn.fromSafe(parts.map((p) => p.text).join(escapeMrkdwn(separator)));
+  return Mrkdwn[mint](parts.map((p) => p.text).join(escapeMrkdwn(separator)));
 }
 
 /**
@@ -60,7 +62,7 @@ export function slackLink(url: URL, text: string): Mrkdwn {
   const href = url.toString();
   if (!/^https:\/\/[^\s<>|]+$/.test(href))
     throw new InvalidInputError("refusing to build a Slack link from an unsafe URL", { href });
-  return Mrkdwn.fromSafe(`<${href}|${escapeMrkdwn(text).replace(/\|/g, "/")}>`);
+  return Mrkdwn[mint](`<${href}|${escapeMrkdwn(text).replace(/\|/g, "/")}>`);
 }
 
 /**
@@ -73,5 +75,5 @@ export function truncateMd(value: Mrkdwn, max: number): Mrkdwn {
   let cut = truncate(value.text, max);
   const open = cut.lastIndexOf("<");
   if (open >= 0 && cut.indexOf(">", open) < 0) cut = `${cut.slice(0, open)}…`;
-  return Mrkdwn.fromSafe(cut);
+  return Mrkdwn[mint](cut);
 }
