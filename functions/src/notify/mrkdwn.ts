@@ -1,15 +1,15 @@
 import { InvalidInputError } from "../domain/errors.js";
 import { escapeMrkdwn, type SafeTextOptions, safeText, truncate } from "./escape.js";
 
+// Not exported: only this module can mint Mrkdwn values.
+const mint = Symbol("mint Mrkdwn");
+
 /**
  * Text that is safe to hand to Slack as mrkdwn. The only ways to get one are the `md`
  * template (its literal parts are ferret's own markup, every interpolated string is treated
  * as untrusted and sanitized), `untrusted()`, and `slackLink()` with a URL built by code.
  * Block builders accept nothing else, so forgetting to escape a value does not compile.
  */
-// Not exported: only this module can mint Mrkdwn values.
-const mint = Symbol("mint Mrkdwn");
-
 export class Mrkdwn {
   readonly text: string;
   private constructor(text: string) {
