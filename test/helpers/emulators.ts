@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { killOwnedEmulatorsSync, startEmulators } from "../../functions/src/local/emulators.js";
@@ -25,14 +25,17 @@ export function ensureEmulators(): Promise<TestEmulators> {
 }
 
 async function start(): Promise<TestEmulators> {
-  const stack = await startEmulators({
-    projectId: "ferret-test",
-    logDir: mkdtempSync(join(tmpdir(), "ferret-test-emulators-")),
-  });
+  // Only written to when this process starts its own emulators.
+  const logDir = join(tmpdir(), "ferret-test-emulators", String(process.pid));
+  const stack = await startEmulators({ projectId: "ferret-test", logDir });
   Object.assign(process.env, stack.env);
   const startedHere =
     Boolean(stack.firestore && !stack.firestore.reused) || Boolean(stack.pubsub && !stack.pubsub.reused);
   if (startedHere) {
+    // Logs stay when the file failed, for a look at what the emulator said.
+    process.once("exit", (code) => {
+      if (code === 0) rmSync(logDir, { recursive: true, force: true, maxRetries: 3 });
+    });
     // An interrupted run must not leave java behind; the normal exit is covered by emulators.ts.
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, () => {

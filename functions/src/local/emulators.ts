@@ -41,7 +41,7 @@ export interface StartEmulatorsOptions {
   /** Defaults to true. */
   pubsub?: boolean;
   projectId: string;
-  /** Where `firestore.log` and `pubsub.log` (and the Pub/Sub emulator's data dir) go. */
+  /** Where `firestore.log` and `pubsub.log` (and the Pub/Sub emulator's data dir) go; created only if needed. */
   logDir: string;
   /** Readiness deadline per emulator; defaults to 60 s. */
   timeoutMs?: number;
@@ -64,7 +64,6 @@ export async function startEmulators(options: StartEmulatorsOptions): Promise<Em
   const kinds: EmulatorKind[] = [];
   if (options.firestore ?? true) kinds.push("firestore");
   if (options.pubsub ?? true) kinds.push("pubsub");
-  mkdirSync(options.logDir, { recursive: true });
 
   const settled = await Promise.allSettled(kinds.map((kind) => startOne(kind, options)));
   const handles = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
@@ -95,6 +94,7 @@ export async function startEmulators(options: StartEmulatorsOptions): Promise<Em
 async function startOne(kind: EmulatorKind, options: StartEmulatorsOptions): Promise<EmulatorHandle> {
   const existing = (options.env ?? process.env)[ENV_VAR[kind]];
   if (existing) return reuse(kind, existing);
+  mkdirSync(options.logDir, { recursive: true });
 
   const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   for (let attempt = 1; ; attempt++) {

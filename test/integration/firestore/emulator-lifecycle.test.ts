@@ -1,16 +1,21 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { before, test } from "node:test";
+import { after, before, test } from "node:test";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
 import { isHealthy, startEmulators } from "../../../functions/src/local/emulators.js";
 import { freePort } from "../../../functions/src/local/free-port.js";
 import { ensureEmulators, type TestEmulators } from "../../helpers/emulators.js";
 
 let shared: TestEmulators;
-const logDir = () => mkdtempSync(join(tmpdir(), "ferret-lifecycle-"));
+const logDirs: string[] = [];
+const logDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "ferret-lifecycle-"));
+  logDirs.push(dir);
+  return dir;
+};
 
 /** Running processes whose command line matches; pgrep exits 1 when there are none. */
 function pgrep(pattern: string): string[] {
@@ -23,6 +28,10 @@ function pgrep(pattern: string): string[] {
 
 before(async () => {
   shared = await ensureEmulators();
+});
+
+after(() => {
+  for (const dir of logDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 test("a started Firestore emulator answers, and stop() leaves no java process behind", async () => {
