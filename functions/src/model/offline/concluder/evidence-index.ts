@@ -1,0 +1,74 @@
+import type { StepResult } from "../../../domain/results.js";
+import { mergeEvidence } from "../evidence/merge.js";
+import { isRowQuery, readCall } from "../evidence/read-call.js";
+import type { Evidence } from "../evidence/types.js";
+import { sourceOf } from "../executor/sources.js";
+
+/** A piece of evidence with the step and source it came from, for key findings. */
+export interface Located<E extends Evidence = Evidence> {
+  e: E;
+  stepId: string;
+  source: string;
+}
+
+export interface QueryOutcome {
+  stepId: string;
+  source: string;
+  ok: boolean;
+  rows: number;
+}
+
+/**
+ * All evidence of an investigation, re-read from the tool calls recorded on each step
+ * result. Tool data is the same whoever ran the step, so the verdict rules work on steps
+ * an LLM executed before the offline model took over.
+ */
+export class EvidenceIndex {
+  readonly items: Located[] = [];
+  readonly queries: QueryOutcome[] = [];
+
+  constructor(results: readonly StepResult[]) {
+    for (const result of results) {
+      const perSource = new Map<string, Evidence[]>();
+      for (const call of result.toolCalls) {
+        const record = {
+          name: call.name,
+          args: call.args,
+          ok: call.ok,
+          summary: call.summary,
+          data: call.data ?? null,
+        };
+        const read = readCall(record);
+        const source = sourceOf(record);
+        if (isRowQuery(record))
+          this.queries.push({ stepId: result.stepId, source, ok: call.ok, rows: read.rows ?? 0 });
+        perSource.set(source, [...(perSource.get(source) ?? []), ...read.evidence]);
+      }
+      for (const [source, evidence] of perSource) {
+        for (const e of mergeEvidence(evidence)) this.items.push({ e, stepId: result.stepId, source });
+      }
+    }
+  }
+
+  of<K extends Evidence["kind"]>(kind: K): Located<Extract<Evidence, { kind: K }>>[] {
+    return this.items.filter((i): i is Located<Extract<Evidence, { kind: K }>> => i.e.kind === kind);
+  }
+
+  /** The most severe intel answer for a value (malicious > suspicious > benign > unknown). */
+  intelFor(value: string): Located<Extract<Evidence, { kind: "intel" }>> | undefined {
+    const order = { malicious: 0, suspicious: 1, benign: 2, unknown: 3 };
+    return this.of("intel")
+      .filter((i) => i.e.value.toLowerCase() === value.toLowerCase())
+      .sort((a, b) => order[a.e.verdict] - order[b.e.verdict])[0];
+  }
+
+  /** True when some query against a source whose name matches returned rows: the log is populated. */
+  populated(source: RegExp): boolean {
+    return this.queries.some((q) => q.ok && q.rows > 0 && source.test(q.source));
+  }
+
+  /** True when a query against a matching source ran without error (with or without rows). */
+  queried(source: RegExp): boolean {
+    return this.queries.some((q) => q.ok && source.test(q.source));
+  }
+}

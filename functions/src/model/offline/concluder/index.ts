@@ -1,0 +1,113 @@
+import type { ConcluderContext } from "../../../agent/contexts.js";
+import type { ConclusionDraft } from "../../../domain/conclusion.js";
+import type { Finding } from "../../../domain/finding.js";
+import { mergeIocs } from "../../../domain/ioc.js";
+import type { Plan } from "../../../domain/plan.js";
+import type { StepResult } from "../../../domain/results.js";
+import { FAMILY_LABELS } from "../families.js";
+import { marked } from "../provenance.js";
+import { subjectOf } from "../subject.js";
+import type { Decision } from "./decision.js";
+import { EvidenceIndex } from "./evidence-index.js";
+import { VERDICT_RULES } from "./rules/index.js";
+
+/** Below this, a stopped investigation does not get a decisive verdict. */
+const NEEDS_HUMAN_FLOOR = 0.7;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+export interface Assessment {
+  decision: Decision;
+  index: EvidenceIndex;
+}
+
+/** The family's verdict rules over the evidence so far; the reflector asks the same question. */
+export function assess(finding: Finding, results: readonly StepResult[]): Assessment {
+  const subject = subjectOf(finding);
+  const index = new EvidenceIndex(results);
+  return { decision: VERDICT_RULES[subject.family](subject, index), index };
+}
+
+function notChecked(plan: Plan, results: readonly StepResult[]): string[] {
+  const ran = new Map(results.map((r) => [r.stepId, r]));
+  const skipped = plan.steps
+    .filter((s) => s.status === "pending" || s.status === "cancelled" || s.status === "running")
+    .map(
+      (s) =>
+        `Not checked: step ${s.id} (${s.status}${s.cancelReason ? `: ${s.cancelReason}` : ""}) — ${s.description.replace(/\s*\[plan:[^\]]*\]/, "")}`,
+    );
+  const empty = [...ran.values()]
+    .filter((r) => r.outcome !== "answered")
+    .map(
+      (r) =>
+        `Step ${r.stepId} ${r.outcome === "failed" ? "failed" : "found no data"}${r.error ? ` (${r.error})` : ""}; that source is unverified.`,
+    );
+  return [...skipped, ...empty];
+}
+
+/**
+ * The conclusion, derived by the family's documented verdict rules from evidence re-read out
+ * of the tool calls. In needs_human mode a verdict below NEEDS_HUMAN_FLOOR becomes
+ * inconclusive and the summary says what was not checked.
+ */
+export function conclusionFor(context: ConcluderContext): ConclusionDraft {
+  const subject = subjectOf(context.finding);
+  const { decision } = assess(context.finding, context.results);
+  const stopped = context.mode === "needs_human";
+  const demoted = stopped && decision.verdict !== "inconclusive" && decision.confidence < NEEDS_HUMAN_FLOOR;
+  const verdict = demoted ? "inconclusive" : decision.verdict;
+  const confidence = stopped
+    ? Math.max(0.1, Math.round((decision.confidence - 0.1) * 100) / 100)
+    : decision.confidence;
+  const gaps = notChecked(context.plan, context.results);
+  const lead = decision.findings
+    .slice(0, 3)
+    .map((f) => f.finding)
+    .join(" ");
+  const summary = [
+    `Verdict ${verdict} (confidence ${confidence.toFixed(2)}) for this ${FAMILY_LABELS[subject.family]} finding, decided by explicit rules over the tool evidence, not by an LLM.`,
+    decision.rule,
+    demoted
+      ? `The investigation stopped before it finished, so the rule's ${decision.verdict} is held back as inconclusive.`
+      : "",
+    lead,
+    stopped
+      ? `Stopped early: ${context.reason}. ${gaps.length ? `${gaps.length} check(s) did not complete.` : ""}`
+      : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
+  const openQuestions = [
+    ...decision.openQuestions,
+    ...(demoted ? [`Would the remaining checks confirm ${decision.verdict}?`] : []),
+    ...(stopped || verdict === "inconclusive" ? gaps : []),
+  ];
+  return {
+    verdict,
+    confidence,
+    severity:
+      verdict === "inconclusive" && decision.verdict !== "inconclusive" ? "MEDIUM" : decision.severity,
+    summary: clip(marked(summary), 3_000),
+    mitre: decision.mitre.slice(0, 10),
+    keyFindings: decision.findings.slice(0, 10).map((f) => ({
+      finding: clip(f.finding, 500),
+      evidence: f.evidence.slice(0, 5).map((e) => ({
+        ...(e.stepId ? { stepId: clip(e.stepId, 40) } : {}),
+        source: clip(e.source, 100),
+        detail: clip(e.detail, 500),
+      })),
+    })),
+    iocs: mergeIocs(decision.iocs)
+      .filter((i) => i.value.length > 0)
+      .slice(0, 50)
+      .map((i) => ({
+        ...i,
+        value: clip(i.value, 2048),
+        ...(i.context ? { context: clip(i.context, 500) } : {}),
+      })),
+    recommendedActions: decision.actions.slice(0, 10).map((a) => ({ ...a, action: clip(a.action, 500) })),
+    openQuestions: [...new Set(openQuestions)].slice(0, 10).map((q) => clip(q, 500)),
+  };
+}

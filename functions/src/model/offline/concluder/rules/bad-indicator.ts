@@ -1,0 +1,195 @@
+import { intelHas, isBad } from "../../evidence/intel.js";
+import { isIpv4, isPublicIp } from "../../net.js";
+import type { Subject } from "../../subject.js";
+import { absence, confidenceFrom, type Decision, finding, present, sumCount } from "../decision.js";
+import type { EvidenceIndex } from "../evidence-index.js";
+
+/** Names of security tooling that looks up bad domains on purpose (scanners, EDR, sandboxes, intel enrichment). */
+export const SECURITY_TOOL =
+  /nessus|qualys|nmap|openvas|rapid7|tenable|nuclei|scanner|\bscan\b|security[-_ ]?(scan|tool|audit)|edr|crowdstrike|falcon|defender|sentinel|osquery|wazuh|suricata|zeek|urlscan|virustotal|sandbox|threat[-_ ]?intel|soc[-_]|pentest|red[-_]?team/i;
+/** Answers that mean "nowhere": sinkhole addresses and empty/blocked responses. */
+const NULL_ANSWER = /^(0\.0\.0\.0|127\.\d+\.\d+\.\d+|::1?|::)$/;
+
+/**
+ * Bad domain / bad IP verdict rules:
+ * - benign when the lookup came from a known security tool or was answered by a sinkhole
+ *   (intel tag, null answer or NXDOMAIN) AND no connection followed;
+ * - true_positive when the workload connected to the flagged or resolved IPs, or intel calls the
+ *   indicator malicious and a non-security workload looked it up repeatedly;
+ * - false_positive when intel clears the indicators and populated DNS and flow logs show no contact;
+ * - inconclusive otherwise.
+ */
+export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
+  const indicators = [...s.domains, ...s.remoteIps];
+  const intel = present(indicators.map((v) => index.intelFor(v)));
+  const malicious = intel.filter((i) => isBad(i.e) && !intelHas(i.e, "sinkhole"));
+  const dns = index
+    .of("dns")
+    .filter(
+      (d) =>
+        s.domains.length === 0 || s.domains.some((dom) => d.e.query === dom || d.e.query.endsWith(`.${dom}`)),
+    );
+  const answers = [
+    ...new Set(dns.flatMap((d) => d.e.answers.filter((a) => isIpv4(a) || /^[0-9a-f]*:[0-9a-f:]+$/i.test(a)))),
+  ];
+  const sinkholeIntel = index.of("intel").filter((i) => intelHas(i.e, "sinkhole"));
+  const sinkholed =
+    sinkholeIntel.length > 0 ||
+    (dns.length > 0 &&
+      dns.every(
+        (d) => d.e.answers.every((a) => NULL_ANSWER.test(a)) || /NXDOMAIN/i.test(d.e.responseCode ?? ""),
+      ));
+  const toolSources = [
+    ...dns.filter((d) => SECURITY_TOOL.test(d.e.source ?? "")),
+    ...index
+      .of("host_line")
+      .filter((l) => SECURITY_TOOL.test(l.e.text) && indicators.some((v) => l.e.text.includes(v))),
+  ];
+  const workloadDns = dns.filter((d) => !SECURITY_TOOL.test(d.e.source ?? ""));
+  const contactIps = new Set([
+    ...s.remoteIps,
+    ...answers.filter((a) => isPublicIp(a) && !NULL_ANSWER.test(a)),
+  ]);
+  const sinkholeIps = new Set(sinkholeIntel.filter((i) => i.e.type === "ip").map((i) => i.e.value));
+  const followOn = index
+    .of("flow")
+    .filter((f) => contactIps.has(f.e.remoteIp) && !sinkholeIps.has(f.e.remoteIp));
+
+  const findings = present([
+    finding(
+      `Threat intelligence: ${intel.map((i) => `${i.e.value} ${i.e.verdict}${i.e.tags.length ? ` (${i.e.tags.slice(0, 3).join(", ")})` : ""}`).join("; ")}.`,
+      intel,
+    ),
+    finding(
+      `The indicator was looked up by security tooling (${[...new Set(toolSources.map((t) => (t.e.kind === "dns" ? t.e.source : t.e.host) ?? "a scanner"))].join(", ")}).`,
+      toolSources,
+    ),
+    finding(
+      `DNS lookups: ${sumCount(dns)} quer(ies)${answers.length ? `, answered ${answers.slice(0, 4).join(", ")}` : ""}${sinkholed ? " (sinkhole / null answer)" : ""}.`,
+      dns,
+    ),
+    followOn.length > 0
+      ? finding(
+          `The workload then connected to ${[...new Set(followOn.map((f) => f.e.remoteIp))].join(", ")} (${sumCount(followOn)} flow records).`,
+          followOn,
+        )
+      : finding(
+          "No connection to the flagged or resolved IPs followed.",
+          [],
+          absence(index, /flow/i, "VPC flow logs"),
+        ),
+  ]);
+  const base = {
+    findings,
+    iocs: [
+      ...malicious.map((i) => ({
+        type: i.e.type,
+        value: i.e.value,
+        context: `threat intel: ${i.e.verdict}`,
+      })),
+      ...[...new Set(followOn.map((f) => f.e.remoteIp))].map((ip) => ({
+        type: "ip" as const,
+        value: ip,
+        context: "contacted after the lookup",
+      })),
+    ],
+    mitre: [] as Decision["mitre"],
+    openQuestions: [] as string[],
+  };
+
+  if ((toolSources.length > 0 || sinkholed) && followOn.length === 0) {
+    return {
+      ...base,
+      iocs: [],
+      verdict: "benign",
+      confidence: confidenceFrom(
+        0.7,
+        (toolSources.length > 0 ? 1 : 0) + (sinkholed ? 1 : 0) + (index.queried(/flow/i) ? 1 : 0),
+      ),
+      severity: "LOW",
+      rule: "Rule: the lookup came from security tooling or hit a sinkhole, and no connection followed → benign.",
+      actions: [
+        {
+          action:
+            "Allow-list the security tool's lookups for this detector, or mute findings from its host, after confirming its owner.",
+          priority: "later",
+        },
+      ],
+    };
+  }
+  const mitre = [
+    {
+      tactic: "Command and Control",
+      techniqueId: s.domains.length ? "T1071.004" : "T1071",
+      techniqueName: s.domains.length ? "Application Layer Protocol: DNS" : "Application Layer Protocol",
+    },
+  ];
+  const actions: Decision["actions"] = [
+    {
+      action: `Block ${indicators.slice(0, 5).join(", ")} at Cloud DNS response policy and VPC firewall egress.`,
+      priority: "immediate",
+    },
+    {
+      action: `Identify the process on ${s.instance ?? s.resourceShort} that made the lookup and isolate the workload if it is unknown.`,
+      priority: "immediate",
+    },
+    { action: "Hunt for the same indicators across other workloads' DNS and flow logs.", priority: "soon" },
+  ];
+  if (followOn.length > 0) {
+    return {
+      ...base,
+      mitre,
+      actions,
+      verdict: "true_positive",
+      confidence: confidenceFrom(0.85, malicious.length + (workloadDns.length > 0 ? 1 : 0)),
+      severity: "HIGH",
+      rule: "Rule: the workload connected to the flagged or resolved IPs → true_positive.",
+    };
+  }
+  if (malicious.length > 0 && sumCount(workloadDns) >= 3) {
+    return {
+      ...base,
+      mitre,
+      actions,
+      verdict: "true_positive",
+      confidence: 0.72,
+      severity: "MEDIUM",
+      rule: "Rule: intel marks the indicator malicious and a workload (not a security tool) resolved it repeatedly → true_positive.",
+    };
+  }
+  const cleared = intel.length > 0 && intel.every((i) => i.e.verdict === "benign");
+  if (cleared && dns.length === 0 && index.populated(/dns|flow/i)) {
+    return {
+      ...base,
+      verdict: "false_positive",
+      confidence: 0.55,
+      severity: "LOW",
+      rule: "Rule: intel clears the indicators and populated DNS/flow logs show no contact → false_positive.",
+      actions: [
+        {
+          action: "Report the indicator to the detection's intel source as a false match.",
+          priority: "later",
+        },
+      ],
+    };
+  }
+  return {
+    ...base,
+    verdict: "inconclusive",
+    confidence: 0.35,
+    severity: "MEDIUM",
+    rule: "Rule: no sinkhole, no security-tool source and no follow-on connection either way → inconclusive.",
+    actions: [
+      {
+        action: `Check ${s.instance ?? s.resourceShort} for the process that resolved ${indicators[0] ?? "the indicator"}.`,
+        priority: "soon",
+      },
+    ],
+    openQuestions: [
+      `Which process on ${s.instance ?? s.resourceShort} looked up ${indicators.join(", ") || "the indicator"}?`,
+      malicious.length
+        ? "Did any connection follow outside the flow-log window?"
+        : "What does threat intelligence say about the indicator?",
+    ],
+  };
+}

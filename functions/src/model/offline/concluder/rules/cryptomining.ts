@@ -1,0 +1,204 @@
+import { humanBytes } from "../../evidence/facts.js";
+import { intelHas, isBad } from "../../evidence/intel.js";
+import type { FlowEvidence } from "../../evidence/types.js";
+import { isPublicIp } from "../../net.js";
+import type { Subject } from "../../subject.js";
+import { absence, confidenceFrom, type Decision, finding, present, spanText, sumCount } from "../decision.js";
+import type { EvidenceIndex, Located } from "../evidence-index.js";
+
+/** Ports mining pools listen on (stratum and common pool front ends). */
+const POOL_PORTS = new Set([
+  3333, 3334, 3357, 4444, 5555, 5556, 6666, 7777, 8888, 9999, 14433, 14444, 45560, 45700,
+]);
+const MINER_TEXT =
+  /xmrig|stratum\+tcp|minerd|cpuminer|hashrate|\bmining\b|randomx|cryptonight|nicehash|nanopool|2miner/i;
+
+/** Sustained: more than a blip (several flow records, a megabyte, or ten minutes of contact). */
+function sustained(flows: readonly Located<FlowEvidence>[]): boolean {
+  const count = sumCount(flows);
+  const bytes = flows.reduce((n, f) => n + (f.e.bytes ?? 0), 0);
+  const starts = flows.map((f) => Date.parse(f.e.first ?? "")).filter(Number.isFinite);
+  const ends = flows.map((f) => Date.parse(f.e.last ?? "")).filter(Number.isFinite);
+  const minutes = starts.length && ends.length ? (Math.max(...ends) - Math.min(...starts)) / 60_000 : 0;
+  return count >= 3 || bytes >= 1024 * 1024 || minutes >= 10;
+}
+
+/**
+ * Cryptomining verdict rules:
+ * - true_positive when intel marks a pool indicator (IP, domain or binary hash) malicious or as
+ *   mining infrastructure AND the workload talked to it (flows, DNS) or ran a miner (host logs);
+ *   also on sustained flows to the finding's pool IPs alone, or on a malicious pool indicator alone
+ *   (lower confidence);
+ * - false_positive when intel clears every indicator and a populated flow log shows no contact;
+ * - inconclusive otherwise.
+ */
+export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
+  const indicators = [...s.remoteIps, ...s.domains, ...s.hashes];
+  const intel = present(indicators.map((v) => index.intelFor(v)));
+  const badIntel = intel.filter((i) => isBad(i.e) || intelHas(i.e, "mining"));
+  const miningIntelIps = index
+    .of("intel")
+    .filter((i) => i.e.type === "ip" && (isBad(i.e) || intelHas(i.e, "mining")))
+    .map((i) => i.e.value);
+  const dns = index
+    .of("dns")
+    .filter((d) => s.domains.some((dom) => d.e.query === dom || d.e.query.endsWith(`.${dom}`)));
+  const poolIps = new Set([
+    ...s.remoteIps,
+    ...miningIntelIps,
+    ...dns.flatMap((d) => d.e.answers.filter(isPublicIp)),
+  ]);
+  const poolFlows = index.of("flow").filter((f) => poolIps.has(f.e.remoteIp));
+  const portFlows = index
+    .of("flow")
+    .filter(
+      (f) =>
+        !poolIps.has(f.e.remoteIp) &&
+        f.e.port !== undefined &&
+        POOL_PORTS.has(f.e.port) &&
+        isPublicIp(f.e.remoteIp),
+    );
+  const minerLines = index
+    .of("host_line")
+    .filter((l) => MINER_TEXT.test(l.e.text) || s.processNames.some((p) => l.e.text.includes(p)));
+
+  const hasFlows = poolFlows.length > 0;
+  const isSustained = hasFlows && sustained(poolFlows);
+  const bytes = poolFlows.reduce((n, f) => n + (f.e.bytes ?? 0), 0);
+  const findings = present([
+    finding(
+      `Threat intelligence marks ${badIntel.map((i) => i.e.value).join(", ")} as ${[...new Set(badIntel.map((i) => i.e.verdict))].join("/")} mining-related infrastructure.`,
+      badIntel,
+    ),
+    hasFlows
+      ? finding(
+          `The workload exchanged ${sumCount(poolFlows)} flow record(s) (${humanBytes(bytes)}) with pool IP(s) ${[...new Set(poolFlows.map((f) => f.e.remoteIp))].join(", ")}${spanText(poolFlows)}.`,
+          poolFlows,
+        )
+      : finding(
+          `No flows to the pool IPs ${s.remoteIps.join(", ")} were found.`,
+          [],
+          absence(index, /flow/i, "VPC flow logs"),
+        ),
+    finding(`The pool domain was resolved ${sumCount(dns)} time(s).`, dns),
+    finding(`Host logs show the miner: ${minerLines.length} matching line(s).`, minerLines),
+    finding(
+      `Further egress on mining-pool ports to ${[...new Set(portFlows.map((f) => f.e.remoteIp))].slice(0, 5).join(", ")}.`,
+      portFlows,
+    ),
+  ]);
+
+  const activity = [isSustained, dns.length > 0, minerLines.length > 0].filter(Boolean).length;
+  const base: Omit<Decision, "verdict" | "confidence" | "severity" | "rule"> = {
+    findings,
+    mitre: [],
+    actions: [],
+    openQuestions: [],
+    iocs: [
+      ...badIntel.map((i) => ({
+        type: i.e.type,
+        value: i.e.value,
+        context: `mining infrastructure per threat intel (${i.e.verdict})`,
+      })),
+      ...[...new Set(poolFlows.map((f) => f.e.remoteIp))].map((ip) => ({
+        type: "ip" as const,
+        value: ip,
+        context: "mining pool contacted by the workload",
+      })),
+      ...[...new Set(portFlows.map((f) => f.e.remoteIp))].map((ip) => ({
+        type: "ip" as const,
+        value: ip,
+        context: "egress on a mining-pool port",
+      })),
+      ...s.hashes.map((h) => ({
+        type: "hash" as const,
+        value: h,
+        context: "miner binary named by the finding",
+      })),
+    ],
+  };
+  const tp = (confidence: number, rule: string): Decision => ({
+    ...base,
+    verdict: "true_positive",
+    confidence,
+    severity: "HIGH",
+    rule,
+    mitre: [{ tactic: "Impact", techniqueId: "T1496", techniqueName: "Resource Hijacking" }],
+    actions: [
+      {
+        action: `Isolate ${s.instance ?? s.resourceShort} (remove external IP or apply a deny-egress firewall tag) and snapshot its disk for forensics.`,
+        priority: "immediate",
+      },
+      {
+        action: `Block egress to ${[...poolIps].slice(0, 5).join(", ") || "the pool endpoints"} and the pool domains at the VPC firewall / Cloud DNS policy.`,
+        priority: "immediate",
+      },
+      {
+        action:
+          "Find the entry point: startup scripts, SSH keys, exposed services and recent admin activity on the workload; rotate credentials it held.",
+        priority: "soon",
+      },
+      { action: "Rebuild the workload from a trusted image rather than cleaning it.", priority: "soon" },
+    ],
+  });
+
+  if (badIntel.length > 0 && (isSustained || activity > 0)) {
+    return tp(
+      confidenceFrom(0.88, activity + (isSustained ? 1 : 0) - 1),
+      "Rule: a malicious or mining-tagged pool indicator plus observed mining activity from the workload → true_positive.",
+    );
+  }
+  if (isSustained)
+    return tp(
+      confidenceFrom(0.8, activity - 1),
+      "Rule: sustained flows to the finding's pool IPs → true_positive.",
+    );
+  if (badIntel.length > 0) {
+    return {
+      ...tp(
+        0.72,
+        "Rule: threat intel marks the pool indicator malicious; traffic was not confirmed in the logs → true_positive at lower confidence.",
+      ),
+      openQuestions: [
+        "Flow logs did not confirm traffic to the pool: is flow logging enabled on the workload's subnet?",
+      ],
+    };
+  }
+  if (minerLines.length > 0)
+    return tp(0.7, "Rule: the host's own logs show a miner running → true_positive.");
+
+  const cleared = intel.length > 0 && intel.every((i) => i.e.verdict === "benign");
+  if (cleared && !hasFlows && index.populated(/flow/i)) {
+    return {
+      ...base,
+      verdict: "false_positive",
+      confidence: 0.6,
+      severity: "LOW",
+      rule: "Rule: intel clears every indicator and a populated flow log shows no contact with them → false_positive.",
+      actions: [
+        {
+          action:
+            "Review the detector's match on this workload (hash or YARA rule) and tune it if the binary is legitimate.",
+          priority: "later",
+        },
+      ],
+    };
+  }
+  return {
+    ...base,
+    verdict: "inconclusive",
+    confidence: 0.35,
+    severity: "MEDIUM",
+    rule: "Rule: neither intel nor the logs settle whether the workload mined → inconclusive.",
+    actions: [
+      {
+        action: `Inspect ${s.instance ?? s.resourceShort} directly (process list, CPU, outbound connections).`,
+        priority: "soon",
+      },
+    ],
+    openQuestions: [
+      `Did ${s.instance ?? s.resourceShort} connect to ${s.remoteIps.join(", ") || "a mining pool"}? Flow logs were ${index.queried(/flow/i) ? "empty" : "not available"}.`,
+      "Is the flagged binary still present and running?",
+    ],
+  };
+}

@@ -1,0 +1,257 @@
+import { intelHas, isBad } from "../../evidence/intel.js";
+import type { AuditEvidence } from "../../evidence/types.js";
+import { bareMember, emailDomain, isGoogleManagedDomain } from "../../net.js";
+import type { Subject } from "../../subject.js";
+import { confidenceFrom, type Decision, finding, present, sumCount } from "../decision.js";
+import type { EvidenceIndex, Located } from "../evidence-index.js";
+
+/** Consumer mail domains: never an organization's own domain. */
+const CONSUMER =
+  /^(gmail|googlemail|outlook|hotmail|live|yahoo|ymail|aol|icloud|me|proton|protonmail|pm|gmx|mail|yandex|qq|163|zoho)\.[a-z.]+$/;
+/** Deployment automation, by principal name or user agent. */
+const AUTOMATION =
+  /terraform|cloudbuild|cloud-build|deploy|cicd|ci-cd|\bci\b|pipeline|automation|gitops|config-?sync|config-connector|pulumi|ansible|deployment-?manager|github-actions|gitlab/i;
+const SENSITIVE_ROLE =
+  /roles\/(owner|editor|.*admin.*|iam\.serviceAccount(TokenCreator|KeyAdmin|User)|resourcemanager\.\w+Admin|securityAdmin)/i;
+
+function memberDomain(member: string): string | undefined {
+  const bare = bareMember(member);
+  if (/^domain:/i.test(member)) return member.slice(7).toLowerCase();
+  return emailDomain(bare);
+}
+
+/**
+ * The organization's own domains: the granter's, or else those of other principals acting in
+ * the audit logs, never the granted members' (a member using its new access is not evidence
+ * that it belongs).
+ */
+function orgDomains(
+  s: Subject,
+  index: EvidenceIndex,
+  grants: readonly Located<AuditEvidence>[],
+  members: ReadonlySet<string>,
+): Set<string> {
+  const own = (p: string | undefined) => {
+    const d = p ? emailDomain(p) : undefined;
+    return d && !CONSUMER.test(d) && !isGoogleManagedDomain(d) ? d : undefined;
+  };
+  const granters = [s.principal, ...grants.map((g) => g.e.principal)]
+    .map(own)
+    .filter((d): d is string => Boolean(d));
+  if (granters.length > 0) return new Set(granters);
+  const others = index
+    .of("audit")
+    .map((a) => a.e.principal)
+    .filter((p) => p && !members.has(p.toLowerCase()))
+    .map(own)
+    .filter((d): d is string => Boolean(d));
+  return new Set(others);
+}
+
+function isExternal(member: string, org: ReadonlySet<string>, project: string | undefined): boolean {
+  if (/^(allUsers|allAuthenticatedUsers)$/i.test(bareMember(member))) return true;
+  const domain = memberDomain(member);
+  if (!domain) return false;
+  if (CONSUMER.test(domain)) return true;
+  // A service account of another project is outside this project's control even if the org owns it.
+  const sa = /^([a-z0-9-]+)\.iam\.gserviceaccount\.com$/.exec(domain);
+  if (sa) return project !== undefined && sa[1] !== project;
+  if (isGoogleManagedDomain(domain)) return false;
+  return org.size > 0 && !org.has(domain);
+}
+
+/**
+ * Anomalous IAM grant verdict rules:
+ * - true_positive when the grant is in the logs, the member is outside the granting
+ *   organization's domains (consumer mail, another domain, a foreign project's service account)
+ *   and no approved automation or change ticket stands behind it; also when the granter called
+ *   from an IP intel marks malicious or anonymizing;
+ * - benign when the grant came from deployment automation or cites a change ticket;
+ * - false_positive when the member belongs to the organization (the detection's premise fails);
+ * - inconclusive when the grant is not in the logs.
+ */
+export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
+  const wanted = new Set(s.granted.map((g) => bareMember(g.member).toLowerCase()));
+  const grants = index
+    .of("audit")
+    .filter((a) =>
+      a.e.bindings.some(
+        (b) => b.action === "ADD" && (wanted.size === 0 || wanted.has(bareMember(b.member).toLowerCase())),
+      ),
+    );
+  const added = grants.flatMap((g) =>
+    g.e.bindings.filter(
+      (b) => b.action === "ADD" && (wanted.size === 0 || wanted.has(bareMember(b.member).toLowerCase())),
+    ),
+  );
+  const members = [...new Set([...added.map((b) => b.member), ...s.granted.map((g) => g.member)])];
+  const memberKeys = new Set(members.map((m) => bareMember(m).toLowerCase()));
+  const org = orgDomains(s, index, grants, memberKeys);
+  const external = members.filter((m) => isExternal(m, org, s.project));
+  const granters = [
+    ...new Set([...grants.map((g) => g.e.principal), s.principal].filter((p): p is string => Boolean(p))),
+  ];
+  const automation = grants.filter(
+    (g) => AUTOMATION.test(g.e.principal ?? "") || AUTOMATION.test(g.e.userAgent ?? ""),
+  );
+  const tickets = [...new Set(grants.flatMap((g) => g.e.tickets))];
+  const sensitive = [
+    ...new Set(
+      [...added.map((b) => b.role), ...s.granted.map((g) => g.role ?? "")].filter((r) =>
+        SENSITIVE_ROLE.test(r),
+      ),
+    ),
+  ];
+  const granteeUse = [...index.of("audit"), ...index.of("object_read")].filter((a) =>
+    memberKeys.has((a.e.principal ?? "").toLowerCase()),
+  );
+  const callerIps = [
+    ...new Set([...grants.map((g) => g.e.callerIp), s.callerIp].filter((ip): ip is string => Boolean(ip))),
+  ];
+  const badCaller = present(callerIps.map((ip) => index.intelFor(ip))).filter(
+    (i) => isBad(i.e) || intelHas(i.e, "anonymizer"),
+  );
+
+  const findings = present([
+    finding(
+      `${granters.join(", ") || "A principal"} granted ${
+        added
+          .map((b) => `${b.role} to ${b.member}`)
+          .slice(0, 3)
+          .join("; ") || "a role"
+      }.`,
+      grants,
+    ),
+    finding(
+      external.length > 0
+        ? `${external.join(", ")} is outside the organization's domain(s) ${[...org].join(", ") || "(none seen)"}.`
+        : `The member(s) ${members.join(", ")} belong to the organization's domain(s) ${[...org].join(", ")}.`,
+      grants.slice(0, 1),
+    ),
+    finding(
+      `The grant came from automation or cites a change ticket (${[...tickets, ...automation.map((a) => a.e.principal ?? "")].filter(Boolean).join(", ")}).`,
+      automation.length > 0 || tickets.length > 0 ? grants : [],
+    ),
+    finding(
+      `The new member used the access: ${sumCount(granteeUse)} call(s) (${[...new Set(granteeUse.map((g) => g.e.method))].slice(0, 4).join(", ")}).`,
+      granteeUse,
+    ),
+    finding(
+      `The granter's caller IP is flagged by threat intel: ${badCaller.map((i) => `${i.e.value} ${i.e.verdict}`).join(", ")}.`,
+      badCaller,
+    ),
+  ]);
+  const iocs = [
+    ...external.map((m) => ({
+      type: "principal" as const,
+      value: bareMember(m),
+      context: "external member granted a role",
+    })),
+    ...badCaller.map((i) => ({
+      type: "ip" as const,
+      value: i.e.value,
+      context: "granter's caller IP flagged by intel",
+    })),
+  ];
+  const approved = automation.length > 0 || tickets.length > 0;
+
+  if (grants.length > 0 && ((external.length > 0 && !approved) || badCaller.length > 0)) {
+    return {
+      verdict: "true_positive",
+      confidence: confidenceFrom(0.82, sensitive.length + (granteeUse.length > 0 ? 1 : 0) + badCaller.length),
+      severity: sensitive.length > 0 || granteeUse.length > 0 ? "HIGH" : "MEDIUM",
+      rule: "Rule: an IAM grant to a member outside the organization (or from a flagged IP) without approved automation or a change ticket → true_positive.",
+      findings,
+      iocs,
+      mitre: [
+        { tactic: "Persistence", techniqueId: "T1098", techniqueName: "Account Manipulation" },
+        ...(sensitive.length
+          ? [
+              {
+                tactic: "Privilege Escalation",
+                techniqueId: "T1098.003",
+                techniqueName: "Additional Cloud Roles",
+              },
+            ]
+          : []),
+      ],
+      actions: [
+        {
+          action: `Remove the binding(s) for ${external.join(", ") || members.join(", ")} now.`,
+          priority: "immediate",
+        },
+        {
+          action: `Treat ${granters.join(", ") || "the granting principal"} as compromised until cleared: revoke sessions and keys, check its recent activity.`,
+          priority: "immediate",
+        },
+        {
+          action:
+            "Review what the new member accessed and add an org policy restricting IAM members to your domains (iam.allowedPolicyMemberDomains).",
+          priority: "soon",
+        },
+      ],
+      openQuestions:
+        granteeUse.length === 0
+          ? ["Has the external member used the access from outside the logged window?"]
+          : [],
+    };
+  }
+  if (grants.length > 0 && approved) {
+    return {
+      verdict: "benign",
+      confidence: confidenceFrom(
+        0.72,
+        (automation.length > 0 ? 1 : 0) + (tickets.length > 0 ? 1 : 0) + (external.length === 0 ? 1 : 0),
+      ),
+      severity: "LOW",
+      rule: "Rule: the grant was made by deployment automation or cites a change ticket → benign (approved change).",
+      findings,
+      iocs: [],
+      mitre: [],
+      actions: [
+        {
+          action: `Confirm ${tickets.join(", ") || "the change record"} covers granting ${members.join(", ")}; mute similar automation grants if so.`,
+          priority: "later",
+        },
+      ],
+      openQuestions: external.length > 0 ? [`Is ${external.join(", ")} an approved partner identity?`] : [],
+    };
+  }
+  if (grants.length > 0 && external.length === 0 && org.size > 0) {
+    return {
+      verdict: "false_positive",
+      confidence: 0.6,
+      severity: "LOW",
+      rule: "Rule: the granted member belongs to the organization's own domain, so the 'outside member' premise fails → false_positive.",
+      findings,
+      iocs: [],
+      mitre: [],
+      actions: [
+        { action: `Confirm with ${granters.join(", ")} that the grant was intended.`, priority: "later" },
+      ],
+      openQuestions: [],
+    };
+  }
+  return {
+    verdict: "inconclusive",
+    confidence: 0.3,
+    severity: "MEDIUM",
+    rule: "Rule: the grant itself was not found in the admin activity logs → inconclusive.",
+    findings,
+    iocs: s.granted.map((g) => ({
+      type: "principal" as const,
+      value: bareMember(g.member),
+      context: "member named by the finding",
+    })),
+    mitre: [],
+    actions: [
+      {
+        action: "Read the current IAM policy of the resource and the granter's recent activity directly.",
+        priority: "soon",
+      },
+    ],
+    openQuestions: [
+      `Who granted ${s.granted.map((g) => g.member).join(", ") || "the role"}, and under which change?`,
+    ],
+  };
+}

@@ -1,0 +1,106 @@
+import type { Ioc } from "../../../domain/ioc.js";
+import { bareMember, isPublicIp } from "../net.js";
+import { isBad } from "./intel.js";
+import type { Evidence } from "./types.js";
+
+function span(e: { first?: string; last?: string }): string {
+  if (e.first && e.last && e.first !== e.last) return `, first ${e.first}, last ${e.last}`;
+  const at = e.first ?? e.last;
+  return at ? `, at ${at}` : "";
+}
+
+export function humanBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > 160 ? `${text.slice(0, 160)}…` : text);
+}
+
+export function factOf(e: Evidence, source: string): string {
+  switch (e.kind) {
+    case "intel": {
+      const tags = e.tags.length ? `; tags ${e.tags.slice(0, 6).join(", ")}` : "";
+      const related = e.related.length ? `; related ${e.related.slice(0, 4).join(", ")}` : "";
+      const sources = e.sources.length ? `; sources ${e.sources.slice(0, 3).join(", ")}` : "";
+      return `${source}: ${e.type} ${e.value} is ${e.verdict}${tags}${related}${sources}`;
+    }
+    case "flow":
+      return `${source}: ${e.count} flow record(s) ${e.localIp ?? e.instance ?? "workload"} ↔ ${e.remoteIp}${e.port !== undefined ? ` port ${e.port}` : ""}${e.bytes !== undefined ? `, ${humanBytes(e.bytes)}` : ""}${e.packets !== undefined ? `, ${e.packets} packets` : ""}${span(e)}`;
+    case "dns":
+      return `${source}: ${e.query} queried ${e.count} time(s)${e.source ? ` by ${e.source}` : ""}${e.answers.length ? `, answers ${e.answers.slice(0, 4).join(", ")}` : ""}${e.responseCode ? `, rcode ${e.responseCode}` : ""}${span(e)}`;
+    case "auth":
+      return `${source}: ${e.count} ${e.outcome} login(s)${e.user ? ` for ${e.user}` : ""}${e.sourceIp ? ` from ${e.sourceIp}` : ""}${e.host ? ` on ${e.host}` : ""}${span(e)}`;
+    case "audit": {
+      const grants = e.bindings.map((b) => `${b.action} ${b.role} → ${b.member}`).join("; ");
+      return `${source}: ${e.method} ×${e.count}${e.principal ? ` by ${e.principal}` : ""}${e.callerIp ? ` from ${e.callerIp}` : ""}${e.resource ? ` on ${e.resource}` : ""}${grants ? ` (${grants})` : ""}${e.tickets.length ? `, cites ${e.tickets.join(", ")}` : ""}${e.userAgent ? `, user agent ${quote(e.userAgent)}` : ""}${e.failed ? ", denied" : ""}${span(e)}`;
+    }
+    case "object_read":
+      return `${source}: ${e.count} ${e.method} of ${e.bucket ? `gs://${e.bucket}/` : ""}${e.object ?? "objects"} by ${e.principal ? e.principal : "an anonymous caller"}${e.callerIp ? ` from ${e.callerIp}` : ""}${span(e)}`;
+    case "host_line":
+      return `${source}: log line${e.host ? ` on ${e.host}` : ""}${span(e)}: ${quote(e.text)}`;
+  }
+}
+
+/** IOCs the activity itself ties to the step, each with the context it was seen in. */
+export function iocsOf(e: Evidence): Ioc[] {
+  switch (e.kind) {
+    case "intel":
+      return isBad(e)
+        ? [
+            {
+              type: e.type,
+              value: e.value,
+              context: `threat intel: ${e.verdict}${e.tags.length ? ` (${e.tags.slice(0, 3).join(", ")})` : ""}`,
+            },
+          ]
+        : [];
+    case "flow":
+      return isPublicIp(e.remoteIp)
+        ? [
+            {
+              type: "ip",
+              value: e.remoteIp,
+              context: `${e.count} flow(s)${e.port !== undefined ? ` on port ${e.port}` : ""}`,
+            },
+          ]
+        : [];
+    case "dns":
+      return [
+        { type: "domain", value: e.query, context: `DNS query ×${e.count}` },
+        ...e.answers
+          .filter(isPublicIp)
+          .map((a): Ioc => ({ type: "ip", value: a, context: `DNS answer for ${e.query}` })),
+      ];
+    case "auth":
+      return e.sourceIp && isPublicIp(e.sourceIp)
+        ? [{ type: "ip", value: e.sourceIp, context: `${e.count} ${e.outcome} login(s)` }]
+        : [];
+    case "audit":
+      return [
+        ...(e.callerIp && isPublicIp(e.callerIp)
+          ? [{ type: "ip" as const, value: e.callerIp, context: `caller of ${e.method}` }]
+          : []),
+        ...e.bindings
+          .filter((b) => b.action === "ADD" && b.member.includes("@"))
+          .map(
+            (b): Ioc => ({ type: "principal", value: bareMember(b.member), context: `granted ${b.role}` }),
+          ),
+      ];
+    case "object_read":
+      return e.callerIp && isPublicIp(e.callerIp)
+        ? [
+            {
+              type: "ip",
+              value: e.callerIp,
+              context: `${e.principal ? "read" : "anonymous read"} of bucket objects`,
+            },
+          ]
+        : [];
+    case "host_line":
+      return [];
+  }
+}

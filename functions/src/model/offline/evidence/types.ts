@@ -1,0 +1,105 @@
+import type { IocType } from "../../../domain/ioc.js";
+
+/**
+ * What a tool answer showed, in a shape the rules can reason over. Built from rows and
+ * intel reports by field names (never by asking the text what to do), so it works the same
+ * for steps the offline model ran and for steps an LLM ran before it took over.
+ */
+export type Evidence =
+  | IntelEvidence
+  | FlowEvidence
+  | DnsEvidence
+  | AuthEvidence
+  | AuditEvidence
+  | ObjectReadEvidence
+  | HostLineEvidence;
+
+export interface Span {
+  /** Events or rows behind this item (aggregated rows carry their own count). */
+  count: number;
+  first?: string;
+  last?: string;
+}
+
+export interface IntelEvidence {
+  kind: "intel";
+  type: IocType;
+  value: string;
+  verdict: "malicious" | "suspicious" | "benign" | "unknown";
+  tags: string[];
+  sources: string[];
+  related: string[];
+}
+
+export interface FlowEvidence extends Span {
+  kind: "flow";
+  localIp?: string;
+  remoteIp: string;
+  port?: number;
+  bytes?: number;
+  packets?: number;
+  /** Name of the VM on the local side when the row says. */
+  instance?: string;
+}
+
+export interface DnsEvidence extends Span {
+  kind: "dns";
+  query: string;
+  source?: string;
+  answers: string[];
+  responseCode?: string;
+}
+
+export interface AuthEvidence extends Span {
+  kind: "auth";
+  outcome: "failed" | "accepted";
+  sourceIp?: string;
+  user?: string;
+  host?: string;
+}
+
+export interface AuditEvidence extends Span {
+  kind: "audit";
+  method: string;
+  principal?: string;
+  callerIp?: string;
+  userAgent?: string;
+  resource?: string;
+  /** Role bindings the entry added or removed, when it is a policy change. */
+  bindings: { action: "ADD" | "REMOVE"; role: string; member: string }[];
+  /** Change-ticket references (CHG-123, JIRA keys) found in justification-like fields. */
+  tickets: string[];
+  failed?: boolean;
+}
+
+export interface ObjectReadEvidence extends Span {
+  kind: "object_read";
+  bucket?: string;
+  object?: string;
+  /** Empty when the caller was anonymous (allUsers). */
+  principal?: string;
+  callerIp?: string;
+  method: string;
+}
+
+export interface HostLineEvidence extends Span {
+  kind: "host_line";
+  text: string;
+  host?: string;
+}
+
+/** One tool call as the evidence readers see it, whoever issued it. */
+export interface CallRecord {
+  name: string;
+  args: Record<string, unknown>;
+  ok: boolean;
+  summary: string;
+  data: unknown;
+}
+
+export interface ReadCall {
+  call: CallRecord;
+  /** Rows the query returned (undefined when the call was not a row query). */
+  rows?: number;
+  evidence: Evidence[];
+}

@@ -1,0 +1,114 @@
+import type { JsonObject } from "../../../domain/json.js";
+import type { ToolCallRequest, ToolDeclaration } from "../../port.js";
+import type { Intent } from "../intents.js";
+import { isIpv4 } from "../net.js";
+import { type SqlQuery, sqlFor } from "../sql.js";
+import { toolForIntent } from "../tool-choice.js";
+import { logToolShape, propertiesOf, requiredOf } from "./declarations.js";
+import { runbookCall } from "./runbooks.js";
+
+const MAX_INDICATORS = 20;
+
+/** Tags a call id so the follow-up round and the report know what a call was for. */
+export type CallTag = "main" | "wide" | "alt" | "probe" | "tables";
+
+export function callId(stepId: string, round: number, index: number, tag: CallTag): string {
+  return `${stepId}-r${round}-${index}-${tag}`;
+}
+
+export function tagOf(id: string): CallTag {
+  const tag = id.slice(id.lastIndexOf("-") + 1);
+  return tag === "wide" || tag === "alt" || tag === "probe" || tag === "tables" ? tag : "main";
+}
+
+export function indicatorsOf(intent: Intent): { type: "ip" | "domain" | "hash"; value: string }[] {
+  const p = intent.params;
+  return [
+    ...(p.ips ?? []).filter(isIpv4).map((value) => ({ type: "ip" as const, value })),
+    ...(p.domains ?? []).map((value) => ({ type: "domain" as const, value })),
+    ...(p.hashes ?? []).map((value) => ({ type: "hash" as const, value })),
+  ].slice(0, MAX_INDICATORS);
+}
+
+export interface PlannedCall {
+  name: string;
+  args: JsonObject;
+  tag: CallTag;
+}
+
+function intelCalls(tool: string, declaration: ToolDeclaration | undefined, intent: Intent): PlannedCall[] {
+  const indicators = indicatorsOf(intent);
+  if (indicators.length === 0) return [];
+  const props = propertiesOf(declaration?.parameters);
+  // A provider that takes one indicator per call gets one call each.
+  if (!props.has("indicators") && (props.has("indicator") || props.has("value"))) {
+    return indicators.slice(0, 8).map((i): PlannedCall => {
+      const args: JsonObject = props.has("indicator")
+        ? { indicator: { type: i.type, value: i.value } }
+        : { type: i.type, value: i.value };
+      return { name: tool, args, tag: "main" };
+    });
+  }
+  return [{ name: tool, args: { indicators }, tag: "main" }];
+}
+
+export function sqlCalls(
+  tool: string,
+  queries: readonly SqlQuery[],
+  tag: CallTag,
+  key = "sql",
+): PlannedCall[] {
+  return queries.map((q) => ({ name: tool, args: { [key]: q.sql }, tag }));
+}
+
+/** For a tool the playbooks do not know: fill its required string fields with the step's own words. */
+function genericCall(declaration: ToolDeclaration, text: string, intent: Intent): PlannedCall {
+  const props = propertiesOf(declaration.parameters);
+  const args: JsonObject = {};
+  const required = requiredOf(declaration.parameters);
+  const names = required.length > 0 ? required : [...props.keys()].slice(0, 1);
+  for (const name of names) {
+    const type = props.get(name)?.type;
+    if (type === "array") args[name] = indicatorsOf(intent).map((i) => i.value);
+    else if (type === "number" || type === "integer") args[name] = 50;
+    else if (type === "boolean") args[name] = false;
+    else args[name] = text;
+  }
+  return { name: declaration.name, args, tag: "main" };
+}
+
+/**
+ * The first round of calls for an intent, with the tools this step may use. Runbooks are
+ * preferred when the log tool advertises one that fits; otherwise the intent's own SQL.
+ */
+export function callsForIntent(
+  intent: Intent,
+  stepTools: readonly string[],
+  declarations: readonly ToolDeclaration[],
+  stepText: string,
+): PlannedCall[] {
+  const tool = toolForIntent(intent.kind, stepTools);
+  if (!tool) return [];
+  const declaration = declarations.find((d) => d.name === tool);
+  if (intent.kind === "intel") return intelCalls(tool, declaration, intent);
+  if (!declaration) return tool === "log_query" ? sqlCalls(tool, sqlFor(intent), "main") : [];
+  const shape = logToolShape(declaration);
+  const viaRunbook = runbookCall(shape, intent);
+  if (viaRunbook) return [{ name: tool, args: viaRunbook, tag: "main" }];
+  if (shape.sql)
+    return sqlCalls(
+      tool,
+      sqlFor(intent),
+      "main",
+      propertiesOf(declaration.parameters).has("sql") ? "sql" : "query",
+    );
+  return [genericCall(declaration, stepText, intent)];
+}
+
+export function toRequests(
+  stepId: string,
+  round: number,
+  planned: readonly PlannedCall[],
+): ToolCallRequest[] {
+  return planned.map((p, i) => ({ id: callId(stepId, round, i, p.tag), name: p.name, args: p.args }));
+}

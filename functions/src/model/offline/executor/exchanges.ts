@@ -1,0 +1,51 @@
+import type { Message, ToolCallRequest } from "../../port.js";
+import type { CallRecord } from "../evidence/types.js";
+
+/** One tool call of this step's loop and what came back, in the order they happened. */
+export interface Exchange {
+  round: number;
+  id: string;
+  record: CallRecord;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Pairs the model's tool calls with the tool responses by id. The response envelope is
+ * {ok, summary, untrusted_data}; only those three fields are read, and the data is kept as
+ * data for the field-by-field readers.
+ */
+export function readExchanges(messages: readonly Message[]): Exchange[] {
+  const calls = new Map<string, { call: ToolCallRequest; round: number }>();
+  const out: Exchange[] = [];
+  let round = 0;
+  for (const message of messages) {
+    if (message.role === "model" && message.toolCalls?.length) {
+      round += 1;
+      for (const call of message.toolCalls) calls.set(call.id, { call, round });
+    }
+    if (message.role !== "tool") continue;
+    for (const response of message.responses) {
+      const issued = calls.get(response.id);
+      const body = isRecord(response.response) ? response.response : {};
+      out.push({
+        round: issued?.round ?? round,
+        id: response.id,
+        record: {
+          name: response.name,
+          args: issued?.call.args ?? {},
+          ok: body.ok === true,
+          summary: typeof body.summary === "string" ? body.summary : "",
+          data: body.untrusted_data ?? body.data ?? null,
+        },
+      });
+    }
+  }
+  return out;
+}
+
+export function roundsDone(exchanges: readonly Exchange[]): number {
+  return exchanges.reduce((max, e) => Math.max(max, e.round), 0);
+}

@@ -1,0 +1,163 @@
+import type { ResultSummary } from "../../../agent/result-summary.js";
+import type { Finding } from "../../../domain/finding.js";
+import { extractIocs } from "../../../domain/ioc.js";
+import type { Step } from "../../../domain/plan.js";
+import type { Intent, IntentKind, IntentParams } from "../intents.js";
+import { isPublicIp } from "../net.js";
+import { decodeIntent, safeValues } from "../step-text.js";
+import { type Subject, subjectOf } from "../subject.js";
+import { isTimestamp } from "../time-window.js";
+import { toolForIntent } from "../tool-choice.js";
+
+/** Keyword rules for steps an LLM wrote (no plan tail): first match wins. */
+const KEYWORDS: readonly [RegExp, IntentKind][] = [
+  [/threat[\s-]?intel|reputation|\bintel\b|virustotal|\botx\b|blocklist|known[\s-]bad/i, "intel"],
+  [/\bdns\b|resolv|query name|queryname/i, "dns"],
+  [/\bsshd?\b|\blog[io]n|logon|brute|authenticat|\brdp\b|password/i, "ssh_auth"],
+  [/top (external )?destinations|egress|outbound/i, "egress"],
+  [/flow|connection|traffic|bytes|packets|network/i, "flows"],
+  [/bucket|storage|object|gs:\/\//i, "bucket_access"],
+  [/setiampolicy|iam polic|\bgrant|binding|\brole\b|service[\s-]account key|key creation/i, "iam_changes"],
+  [/caller ip|from ip|source ip|callerip/i, "caller_activity"],
+  [/principal|api (call|activity)|audit|activity of/i, "principal_activity"],
+  [/syslog|process|host|cron|binary|command|startup/i, "host_logs"],
+];
+
+function kindFromText(step: Step): IntentKind {
+  const onlyIntel = step.tools.every((t) => /intel|reputation/i.test(t));
+  if (onlyIntel) return "intel";
+  const text = `${step.description} ${step.expected}`;
+  const hit = KEYWORDS.find(([re]) => re.test(text))?.[1] ?? "resource_activity";
+  if (
+    hit === "bucket_access" &&
+    /polic|iam|acl|public|allusers/i.test(text) &&
+    !/read|access|download|get/i.test(text)
+  )
+    return "bucket_policy";
+  return hit;
+}
+
+function paramsFromText(text: string): IntentParams {
+  const iocs = extractIocs(text, { includePrivateIps: true });
+  const of = (type: string) => safeValues(iocs.filter((i) => i.type === type).map((i) => i.value));
+  const times = (
+    text.match(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g) ?? []
+  )
+    .filter(isTimestamp)
+    .sort();
+  const out: IntentParams = {};
+  if (of("ip").length) out.ips = of("ip");
+  if (of("domain").length) out.domains = of("domain");
+  if (of("hash").length) out.hashes = of("hash");
+  if (of("email").length) out.principal = of("email");
+  if (times.length >= 2) {
+    out.start = [new Date(times[0] ?? "").toISOString().replace(/\.\d{3}Z$/, "Z")];
+    out.end = [new Date(times.at(-1) ?? "").toISOString().replace(/\.\d{3}Z$/, "Z")];
+  }
+  return out;
+}
+
+function priorIocs(prior: readonly ResultSummary[], type: "ip" | "domain" | "hash"): string[] {
+  return prior.flatMap((r) =>
+    r.iocs.filter((i) => i.type === type && (type !== "ip" || isPublicIp(i.value))).map((i) => i.value),
+  );
+}
+
+function fill(
+  params: IntentParams,
+  key: keyof IntentParams,
+  ...candidates: readonly (readonly string[] | string | undefined)[]
+): void {
+  if (params[key]?.length) return;
+  for (const c of candidates) {
+    const list = safeValues(c === undefined ? [] : typeof c === "string" ? [c] : c);
+    if (list.length > 0) {
+      params[key] = list.slice(0, 20);
+      return;
+    }
+  }
+}
+
+/** Fills what the step left open from earlier results, then from the finding itself. */
+function enrich(intent: Intent, subject: Subject, prior: readonly ResultSummary[]): Intent {
+  const p: IntentParams = { ...intent.params };
+  switch (intent.kind) {
+    case "intel":
+      if (!p.ips?.length && !p.domains?.length && !p.hashes?.length) {
+        fill(p, "ips", priorIocs(prior, "ip"), subject.publicIps);
+        fill(p, "domains", priorIocs(prior, "domain"), subject.domains);
+        fill(p, "hashes", subject.hashes);
+      }
+      break;
+    case "flows":
+      fill(p, "ips", [...priorIocs(prior, "ip"), ...subject.remoteIps]);
+      fill(p, "instance", subject.instance);
+      break;
+    case "egress":
+    case "host_logs":
+      fill(p, "instance", subject.instance);
+      fill(p, "terms", subject.processNames);
+      break;
+    case "dns":
+      fill(p, "domains", subject.domains, priorIocs(prior, "domain"));
+      fill(p, "instance", subject.instance);
+      break;
+    case "ssh_auth":
+      fill(p, "ips", subject.remoteIps);
+      fill(p, "instance", subject.instance);
+      break;
+    case "iam_changes":
+      fill(
+        p,
+        "member",
+        subject.granted.map((g) => g.member),
+      );
+      fill(p, "project", subject.project);
+      break;
+    case "principal_activity":
+      fill(
+        p,
+        "principal",
+        subject.principal,
+        subject.granted.map((g) => g.member),
+      );
+      break;
+    case "caller_activity":
+      fill(p, "ips", subject.callerIp, subject.publicIps);
+      break;
+    case "resource_activity":
+      fill(p, "resource", subject.instance ?? subject.bucket ?? subject.resourceShort);
+      break;
+    case "bucket_access":
+    case "bucket_policy":
+      fill(p, "bucket", subject.bucket ?? subject.resourceShort);
+      break;
+  }
+  fill(p, "start", subject.window.start);
+  fill(p, "end", subject.window.end);
+  return { kind: intent.kind, params: p };
+}
+
+/**
+ * The step's intent: the plan tail when the offline planner wrote it, keywords and values
+ * otherwise. A step whose question needs a tool it was not given is served with the tool
+ * it has (an intel-only step looks up indicators, a log-only step reads logs).
+ */
+export function intentForStep(
+  step: Step,
+  finding: Finding,
+  prior: readonly ResultSummary[],
+  stepTools: readonly string[],
+): Intent {
+  const subject = subjectOf(finding);
+  const decoded = decodeIntent(step.description);
+  const intent = decoded ?? { kind: kindFromText(step), params: paramsFromText(step.description) };
+  if (!toolForIntent(intent.kind, stepTools)) {
+    if (toolForIntent("intel", stepTools))
+      return enrich({ kind: "intel", params: intent.params }, subject, prior);
+    if (intent.kind === "intel" && toolForIntent("resource_activity", stepTools)) {
+      return enrich({ kind: "caller_activity", params: intent.params }, subject, prior);
+    }
+  }
+  return enrich(intent, subject, prior);
+}

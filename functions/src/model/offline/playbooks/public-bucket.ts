@@ -1,0 +1,37 @@
+import type { Subject } from "../subject.js";
+import { commonConstraints, opt, type Playbook, present, windowParams } from "./types.js";
+
+export function publicBucketPlaybook(s: Subject): Playbook {
+  const w = windowParams(s.window);
+  const bucket = s.bucket ?? s.resourceShort;
+  return {
+    objective: `Is bucket ${bucket} really readable by anyone, was that intended (a public website), and was non-public data read anonymously?`,
+    successCriteria: [
+      "The policy change that made the bucket public: who, when, which member (allUsers, allAuthenticatedUsers).",
+      "Data-access entries: anonymous versus authenticated reads, which objects, from which IPs.",
+      "Whether the objects read look like public web assets or private data.",
+    ],
+    constraints: commonConstraints(s),
+    steps: present([
+      {
+        id: "bucket-policy",
+        intent: { kind: "bucket_policy", params: { bucket: [bucket], ...opt("project", s.project), ...w } },
+        expected:
+          "A setIamPolicy/ACL change adding allUsers or allAuthenticatedUsers, with the principal who made it.",
+      },
+      {
+        id: "bucket-access",
+        intent: { kind: "bucket_access", params: { bucket: [bucket], ...w } },
+        expected:
+          "Anonymous reads of objects prove exposure was used; only authenticated reads or only public web assets point to benign.",
+      },
+      {
+        id: "intel-readers",
+        intent: { kind: "intel", params: {} },
+        expected:
+          "Reputation of the external IPs that read the bucket anonymously (scanners, crawlers, known bad).",
+        dependsOn: ["bucket-access"],
+      },
+    ]),
+  };
+}
