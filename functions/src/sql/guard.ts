@@ -32,7 +32,6 @@ interface Edit {
   text: string;
 }
 
-const TAIL_WORDS = new Set(["ORDER", "BY", "ASC", "DESC", "NULLS", "FIRST", "LAST", "LIMIT", "OFFSET"]);
 /** Words that bring a table into a query; never acceptable in text the parser skipped. */
 const TABLE_WORDS = ["SELECT", "FROM", "JOIN", "UNNEST"];
 
@@ -56,12 +55,15 @@ function checkTokens(tokens: readonly Token[]): void {
   });
 }
 
-/** Refuses text after the last clause the parser understood, unless it is only ORDER BY / LIMIT. */
+/**
+ * Refuses text after the last clause the parser understood unless it cannot read a table
+ * (no SELECT/FROM/JOIN/UNNEST, no parentheses): in practice a trailing ORDER BY / LIMIT.
+ */
 function checkCoverage(tokens: readonly Token[], coveredTo: number): void {
   const tail = tokens.filter((t) => t.start >= coveredTo);
   const harmless = tail.every(
     (t) =>
-      (t.kind === "word" && (TAIL_WORDS.has(t.value.toUpperCase()) || !isWord(t, ...TABLE_WORDS))) ||
+      (t.kind === "word" && !isWord(t, ...TABLE_WORDS)) ||
       t.kind === "quoted" ||
       t.kind === "number" ||
       t.kind === "param" ||
@@ -144,8 +146,12 @@ export function guardSql(sql: string, options: SqlGuardOptions): GuardedSql {
     (limit.edit !== undefined && t.start === limit.edit.start) ||
     resolved.some(({ ref, table }) => table.kind !== "cte" && t.start >= ref.start && t.end <= ref.end);
   const params = new Set<string>();
-  for (const t of tokens) {
-    if (replaced(t)) continue;
+  tokens.forEach((t, i) => {
+    if (replaced(t)) return;
+    if (t.kind === "word" && isPunct(tokens[i + 1], "(")) {
+      const renamed = target.functionName(t.value);
+      if (renamed !== undefined) edits.push({ start: t.start, end: t.end, text: renamed });
+    }
     if (t.kind === "param") {
       params.add(t.value);
       edits.push({ start: t.start, end: t.end, text: target.param(t.value) });
@@ -158,7 +164,7 @@ export function guardSql(sql: string, options: SqlGuardOptions): GuardedSql {
       const text = target.quotedIdentifier(t.value);
       if (text !== undefined) edits.push({ start: t.start, end: t.end, text });
     }
-  }
+  });
   if (target.unnestColumnAlias) {
     for (const alias of scan.unnestAliases) {
       edits.push({

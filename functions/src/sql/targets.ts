@@ -15,9 +15,13 @@ export interface SqlTarget {
   stringLiteral(value: string): string | undefined;
   /** Re-renders a `quoted` identifier; undefined keeps the source text. */
   quotedIdentifier(name: string): string | undefined;
+  /** A function spelled differently on this engine (SAFE_CAST → TRY_CAST); undefined keeps it. */
+  functionName(name: string): string | undefined;
   /** DuckDB names the UNNEST element column only with `AS x(x)`. */
   readonly unnestColumnAlias: boolean;
 }
+
+const DUCKDB_FUNCTION_NAMES: Record<string, string> = { SAFE_CAST: "TRY_CAST" };
 
 export function bigQueryTarget(scope: { project?: string; dataset: string }): SqlTarget {
   const prefix = scope.project ? `${scope.project}.${scope.dataset}` : scope.dataset;
@@ -28,6 +32,7 @@ export function bigQueryTarget(scope: { project?: string; dataset: string }): Sq
     param: (name) => `@${name}`,
     stringLiteral: () => undefined,
     quotedIdentifier: () => undefined,
+    functionName: () => undefined,
     unnestColumnAlias: false,
   };
 }
@@ -50,5 +55,6 @@ export const duckDbTarget: SqlTarget = {
   // DuckDB strings have no backslash escapes and double quotes are identifiers there.
   stringLiteral: (value) => `'${value.replaceAll("'", "''")}'`,
   quotedIdentifier: duckIdentifier,
+  functionName: (name) => DUCKDB_FUNCTION_NAMES[name.toUpperCase()],
   unnestColumnAlias: true,
 };

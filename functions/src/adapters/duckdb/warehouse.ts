@@ -1,0 +1,271 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type DuckDBConnection, DuckDBInstance, type DuckDBPreparedStatement } from "@duckdb/node-api";
+import {
+  ConfigError,
+  errorMessage,
+  InvalidInputError,
+  NotFoundError,
+  StorageError,
+} from "../../domain/errors.js";
+import type { JsonObject } from "../../domain/json.js";
+import type {
+  LogWarehouse,
+  QueryRequest,
+  QueryResult,
+  SqlParam,
+  TableInfo,
+} from "../../ports/log-warehouse.js";
+import { guardSql } from "../../sql/guard.js";
+import { catalogTable, LOG_TABLES, type LogTableDef } from "../../sql/log-catalog.js";
+import { decodePageToken, encodePageToken, queryFingerprint } from "../../sql/page-token.js";
+import { QueryFailedError, QueryTimeoutError } from "../../sql/query-errors.js";
+import { duckDbTarget } from "../../sql/targets.js";
+import { BIGQUERY_COMPAT_SQL } from "./compat.js";
+import { describeColumns } from "./describe.js";
+import { createEmptyTableSql, loadTableSql, loadUncataloguedTableSql } from "./schema.js";
+import { toJsonValue } from "./values.js";
+
+export interface DuckDbWarehouseOptions {
+  /** Directory of <table>.jsonl files laid out like a Cloud Logging → BigQuery sink. */
+  dir: string;
+  /** The dataset name queries may qualify tables with (`logs.syslog`). */
+  dataset?: string;
+  /** The project queries may qualify tables with (`project.logs.syslog`). */
+  project?: string;
+  /** Rows kept per query; more makes the result `truncated`. */
+  maxRows?: number;
+  defaultPageSize?: number;
+  maxPageSize?: number;
+  /** Per-statement time budget; the statement is interrupted after it. */
+  timeoutMs?: number;
+  catalog?: readonly LogTableDef[];
+}
+
+export const DUCKDB_WAREHOUSE_DEFAULTS = {
+  dataset: "logs",
+  maxRows: 1_000,
+  defaultPageSize: 50,
+  maxPageSize: 500,
+  timeoutMs: 15_000,
+} as const;
+
+interface CachedResult {
+  columns: string[];
+  rows: JsonObject[];
+  truncated: boolean;
+}
+
+/** Results kept for paging; a miss simply runs the statement again. */
+const RESULT_CACHE_SIZE = 16;
+const TABLE_FILE = /^([A-Za-z][A-Za-z0-9_]*)\.jsonl$/;
+
+function bindParams(prepared: DuckDBPreparedStatement, params: Readonly<Record<string, SqlParam>>): void {
+  for (const [name, value] of Object.entries(params)) {
+    const index = prepared.parameterIndex(name);
+    if (typeof value === "string") prepared.bindVarchar(index, value);
+    else if (typeof value === "boolean") prepared.bindBoolean(index, value);
+    else if (Number.isSafeInteger(value)) prepared.bindBigInt(index, BigInt(value));
+    else prepared.bindDouble(index, value);
+  }
+}
+
+function engineMessage(error: unknown): string {
+  return errorMessage(error).split("\n").slice(0, 3).join(" ").slice(0, 500);
+}
+
+/**
+ * The local LogWarehouse: one in-memory DuckDB per warehouse, loaded from JSONL and then
+ * sealed (no file or network access, configuration locked), so even a statement that got
+ * past the guard could read nothing but the loaded tables.
+ */
+export class DuckDbLogWarehouse implements LogWarehouse {
+  readonly dialect = "duckdb" as const;
+  private readonly cache = new Map<string, CachedResult>();
+  private closed = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly tables: ReadonlyMap<string, TableInfo>,
+    private readonly settings: Required<Omit<DuckDbWarehouseOptions, "dir" | "project" | "catalog">> & {
+      project?: string;
+    },
+  ) {}
+
+  static async open(options: DuckDbWarehouseOptions): Promise<DuckDbLogWarehouse> {
+    const dir = resolve(options.dir);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new ConfigError(`log directory ${options.dir} does not exist`);
+    const catalog = options.catalog ?? LOG_TABLES;
+    const files = new Map<string, string>();
+    for (const file of readdirSync(dir).sort()) {
+      const match = TABLE_FILE.exec(file);
+      if (match) files.set(match[1]!, join(dir, file));
+    }
+    const instance = await DuckDBInstance.create(":memory:");
+    const connection = await instance.connect();
+    try {
+      for (const table of catalog) {
+        const file = files.get(table.name);
+        await connection.run(file ? loadTableSql(table, file) : createEmptyTableSql(table));
+      }
+      for (const [name, file] of files) {
+        if (!catalogTable(name, catalog)) await connection.run(loadUncataloguedTableSql(name, file));
+      }
+      for (const statement of BIGQUERY_COMPAT_SQL) await connection.run(statement);
+      await connection.run("SET autoinstall_known_extensions = false");
+      await connection.run("SET autoload_known_extensions = false");
+      await connection.run("SET enable_external_access = false");
+      await connection.run("SET lock_configuration = true");
+      const tables = new Map<string, TableInfo>();
+      for (const name of [
+        ...catalog.map((t) => t.name),
+        ...[...files.keys()].filter((n) => !catalogTable(n, catalog)),
+      ]) {
+        const reader = await connection.runAndReadAll(`SELECT * FROM "${name}" LIMIT 0`);
+        const def = catalogTable(name, catalog);
+        tables.set(name, {
+          name,
+          description:
+            def?.description ??
+            `Loaded from ${name}.jsonl; not in ferret's catalog, so columns are inferred.`,
+          columns: describeColumns(reader.columnNames(), reader.columnTypes(), def),
+        });
+      }
+      return new DuckDbLogWarehouse(instance, tables, {
+        dataset: options.dataset ?? DUCKDB_WAREHOUSE_DEFAULTS.dataset,
+        project: options.project,
+        maxRows: options.maxRows ?? DUCKDB_WAREHOUSE_DEFAULTS.maxRows,
+        defaultPageSize: options.defaultPageSize ?? DUCKDB_WAREHOUSE_DEFAULTS.defaultPageSize,
+        maxPageSize: options.maxPageSize ?? DUCKDB_WAREHOUSE_DEFAULTS.maxPageSize,
+        timeoutMs: options.timeoutMs ?? DUCKDB_WAREHOUSE_DEFAULTS.timeoutMs,
+      });
+    } catch (error) {
+      instance.closeSync();
+      if (error instanceof ConfigError) throw error;
+      throw new ConfigError(`could not load logs from ${options.dir}: ${engineMessage(error)}`);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  async listTables(): Promise<TableInfo[]> {
+    return [...this.tables.values()];
+  }
+
+  async describeTable(name: string): Promise<TableInfo> {
+    const bare = name.split(".").at(-1) ?? name;
+    const table = this.tables.get(bare);
+    if (!table)
+      throw new NotFoundError(`no log table "${name}" (tables: ${[...this.tables.keys()].join(", ")})`);
+    return table;
+  }
+
+  async query(request: QueryRequest): Promise<QueryResult> {
+    if (this.closed) throw new StorageError("the warehouse is closed", false);
+    const { maxRows } = this.settings;
+    // One extra row tells a result that fills the cap from one the cap cut.
+    const guarded = guardSql(request.sql, {
+      allowedTables: [...this.tables.keys()],
+      dataset: this.settings.dataset,
+      project: this.settings.project,
+      maxRows: maxRows + 1,
+      target: duckDbTarget,
+    });
+    const params: Record<string, SqlParam> = {};
+    for (const name of guarded.params) {
+      const value = request.params?.[name];
+      if (value === undefined)
+        throw new InvalidInputError(`the query uses @${name} but no value was given for it`);
+      params[name] = value;
+    }
+    const fingerprint = queryFingerprint(guarded.sql, params);
+    const offset = request.pageToken ? decodePageToken(request.pageToken, fingerprint) : 0;
+    const pageSize = Math.min(
+      Math.max(1, Math.floor(request.pageSize ?? this.settings.defaultPageSize)),
+      this.settings.maxPageSize,
+    );
+
+    let result = this.cache.get(fingerprint);
+    if (!result) {
+      const { columns, rows } = await this.execute(guarded.sql, params);
+      result = { columns, rows: rows.slice(0, maxRows), truncated: rows.length > maxRows };
+      this.remember(fingerprint, result);
+    }
+    const end = offset + pageSize;
+    return {
+      columns: result.columns,
+      rows: result.rows.slice(offset, end),
+      totalRows: result.rows.length,
+      ...(end < result.rows.length ? { nextPageToken: encodePageToken(fingerprint, end) } : {}),
+      truncated: result.truncated,
+      executedSql: guarded.sql,
+    };
+  }
+
+  /** Whether the engine could still touch files or the network; false once loading is done. */
+  async externalAccessEnabled(): Promise<boolean> {
+    const connection = await this.instance.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        "SELECT current_setting('enable_external_access') AS enabled",
+      );
+      return reader.getRowObjectsJson()[0]?.enabled === true;
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.cache.clear();
+    this.instance.closeSync();
+  }
+
+  private remember(fingerprint: string, result: CachedResult): void {
+    this.cache.set(fingerprint, result);
+    while (this.cache.size > RESULT_CACHE_SIZE) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest === undefined) break;
+      this.cache.delete(oldest);
+    }
+  }
+
+  private async execute(
+    sql: string,
+    params: Readonly<Record<string, SqlParam>>,
+  ): Promise<{ columns: string[]; rows: JsonObject[] }> {
+    // A connection per statement, so an interrupt stops this statement and nothing else.
+    const connection: DuckDBConnection = await this.instance.connect();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      connection.interrupt();
+    }, this.settings.timeoutMs);
+    try {
+      const prepared = await connection.prepare(sql);
+      bindParams(prepared, params);
+      const reader = await prepared.runAndReadAll();
+      const columns = reader.deduplicatedColumnNames();
+      const rows = reader.convertRows(toJsonValue).map((values) => {
+        const row: JsonObject = {};
+        columns.forEach((column, k) => {
+          row[column] = values[k] ?? null;
+        });
+        return row;
+      });
+      return { columns, rows };
+    } catch (error) {
+      if (timedOut) throw new QueryTimeoutError(this.settings.timeoutMs);
+      throw new QueryFailedError(engineMessage(error), error);
+    } finally {
+      clearTimeout(timer);
+      connection.closeSync();
+    }
+  }
+}
+
+export function openDuckDbWarehouse(options: DuckDbWarehouseOptions): Promise<DuckDbLogWarehouse> {
+  return DuckDbLogWarehouse.open(options);
+}
