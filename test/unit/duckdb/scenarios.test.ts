@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { describe, it } from "node:test";
+import {
+  findingIocs,
+  normalizeNotification,
+  parseNotification,
+} from "../../../functions/src/domain/finding.js";
+import { generateScenarios } from "../../../scripts/generate-scenarios.js";
+import { ExpectedSchema } from "../../../scripts/scenarios/expected.js";
+import { SCENARIOS } from "../../../scripts/scenarios/index.js";
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    return statSync(full).isDirectory() ? listFiles(full) : [full];
+  });
+}
+
+describe("scenario generator", () => {
+  it("is deterministic: two runs give byte-identical files, equal to the committed examples", () => {
+    const a = mkdtempSync(join(tmpdir(), "ferret-scenarios-a-"));
+    const b = mkdtempSync(join(tmpdir(), "ferret-scenarios-b-"));
+    try {
+      generateScenarios(a);
+      generateScenarios(b);
+      const filesA = listFiles(a)
+        .map((f) => relative(a, f))
+        .sort();
+      const filesB = listFiles(b)
+        .map((f) => relative(b, f))
+        .sort();
+      assert.deepEqual(filesA, filesB);
+      assert.ok(filesA.length >= SCENARIOS.length * 9);
+      for (const file of filesA) {
+        const bytes = readFileSync(join(a, file));
+        assert.ok(bytes.equals(readFileSync(join(b, file))), `${file} differs between runs`);
+        assert.ok(
+          bytes.equals(readFileSync(join("examples/scenarios", file))),
+          `${file} differs from the committed example; regenerate`,
+        );
+      }
+    } finally {
+      rmSync(a, { recursive: true, force: true });
+      rmSync(b, { recursive: true, force: true });
+    }
+  });
+});
+
+for (const scenario of SCENARIOS) {
+  describe(`scenario ${scenario.name}`, () => {
+    const dir = join("examples/scenarios", scenario.name);
+    const expected = ExpectedSchema.parse(JSON.parse(readFileSync(join(dir, "expected.json"), "utf8")));
+    const notification = parseNotification(JSON.parse(readFileSync(join(dir, "notification.json"), "utf8")));
+    const finding = normalizeNotification(notification);
+    const logs = readdirSync(join(dir, "logs"))
+      .map((f) => readFileSync(join(dir, "logs", f), "utf8"))
+      .join("");
+
+    it("has a notification that normalizes to the expected category, with its time anchor", () => {
+      assert.equal(finding.category, expected.category);
+      assert.equal(finding.truncated.length, 0);
+      assert.ok(Date.parse(finding.eventTime) > 0);
+    });
+
+    it("lists its own verdict first among the acceptable ones", () => {
+      assert.equal(expected.acceptableVerdicts[0], expected.verdict);
+    });
+
+    it("keeps the logs to a few MB of valid JSON lines", () => {
+      assert.ok(Buffer.byteLength(logs) < 5_000_000, `${Buffer.byteLength(logs)} bytes`);
+      const lines = logs.split("\n").filter(Boolean);
+      assert.ok(lines.length > 2_000, `${lines.length} rows of logs`);
+      for (const line of lines.slice(0, 200)) assert.equal(typeof JSON.parse(line).timestamp, "string");
+    });
+
+    it("puts every required IOC and evidence string in the logs, the finding or the intel", () => {
+      const findingText = JSON.stringify(notification) + readFileSync(join(dir, "intel/bundle.json"), "utf8");
+      for (const ioc of expected.requiredIocs) {
+        assert.ok(
+          logs.includes(ioc.value) || findingText.includes(ioc.value),
+          `${ioc.value} is nowhere to be found`,
+        );
+      }
+      for (const evidence of expected.requiredEvidence) {
+        assert.ok(
+          evidence.anyOf.some((s) => logs.includes(s) || findingText.includes(s)),
+          evidence.id,
+        );
+      }
+      assert.ok(findingIocs(finding).length > 0, "the finding carries IOCs to start from");
+    });
+
+    it("has a STIX bundle", () => {
+      const bundle = JSON.parse(readFileSync(join(dir, "intel/bundle.json"), "utf8"));
+      assert.equal(bundle.type, "bundle");
+      assert.ok(bundle.objects.some((o: { type: string }) => o.type === "indicator"));
+    });
+  });
+}
