@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type ConcluderInput, concludeInvestigation } from "../../../functions/src/agent/concluder.js";
+import type { ConcluderContext } from "../../../functions/src/agent/contexts.js";
+import type { ConclusionDraft } from "../../../functions/src/domain/conclusion.js";
+import { ScriptedModel } from "../../../functions/src/model/scripted.js";
+import { plan, step, stepResult } from "../../fixtures/plans.js";
+import { sccFinding } from "../../fixtures/scc.js";
+import { splitFences } from "../prompts/support.js";
+
+const NOW = new Date("2024-05-14T10:05:00.000Z");
+
+const draft: ConclusionDraft = {
+  verdict: "true_positive",
+  confidence: 0.92,
+  severity: "HIGH",
+  summary: "web-1 ran XMRig and sent 412 flows to the supportxmr pool at 45.9.148.108.",
+  mitre: [{ tactic: "Impact", techniqueId: "T1496", techniqueName: "Resource Hijacking" }],
+  keyFindings: [
+    {
+      finding: "Miner traffic to a known pool",
+      evidence: [
+        {
+          stepId: "flows",
+          source: "compute_googleapis_com_vpc_flows",
+          detail: "412 flows to 45.9.148.108:3333",
+        },
+      ],
+    },
+  ],
+  iocs: [{ type: "ip", value: "45.9.148.108", context: "supportxmr pool" }],
+  recommendedActions: [{ action: "Stop web-1 and snapshot its disk", priority: "immediate" }],
+  openQuestions: ["How was the miner dropped?"],
+};
+
+const thePlan = plan([
+  step("flows", { status: "done" }),
+  step("dns", { status: "cancelled", cancelReason: "pool IP settles it" }),
+  step("owner"),
+]);
+
+function input(model: ScriptedModel, overrides: Partial<ConcluderInput> = {}): ConcluderInput {
+  return {
+    investigationId: "inv-test",
+    finding: sccFinding("v1-cryptominer"),
+    plan: thePlan,
+    results: [stepResult("flows", { summary: "412 flows to the pool" })],
+    reflections: [],
+    model,
+    mode: "conclude",
+    reason: "every step has finished",
+    now: NOW,
+    ...overrides,
+  };
+}
+
+describe("concludeInvestigation", () => {
+  it("says in producedBy that the offline model wrote the conclusion", async () => {
+    const model = new ScriptedModel(
+      { concluder: [{ json: draft }] },
+      { name: "offline-playbook", offline: true },
+    );
+    const { conclusion } = await concludeInvestigation(input(model));
+    assert.deepEqual(conclusion.producedBy, {
+      model: "offline-playbook",
+      offline: true,
+      note: "Written by the offline playbook model: rules over the evidence, no LLM.",
+    });
+    assert.equal(conclusion.createdAt, NOW.toISOString());
+    assert.equal(conclusion.verdict, "true_positive");
+  });
+
+  it("has no offline note when an LLM wrote it", async () => {
+    const model = new ScriptedModel({ concluder: [{ json: draft, model: "gemini-2.5-flash" }] });
+    const { conclusion, usage } = await concludeInvestigation(input(model));
+    assert.deepEqual(conclusion.producedBy, { model: "gemini-2.5-flash", offline: false });
+    assert.equal(usage.llmCalls, 1);
+    const { producedBy: _p, createdAt: _c, ...rest } = conclusion;
+    assert.deepEqual(rest, draft);
+  });
+
+  it("adds the fallback note after the offline note", async () => {
+    const model = new ScriptedModel(
+      { concluder: [{ json: draft }] },
+      { name: "offline-playbook", offline: true },
+    );
+    const { conclusion } = await concludeInvestigation(
+      input(model, {
+        fallbackNote: "The configured LLM became unavailable (503); the offline playbook model finished.",
+      }),
+    );
+    assert.equal(
+      conclusion.producedBy.note,
+      "Written by the offline playbook model: rules over the evidence, no LLM. The configured LLM became unavailable (503); the offline playbook model finished.",
+    );
+  });
+
+  it("sends the stop reason in needs_human mode, the fenced evidence and the steps that did not run", async () => {
+    const model = new ScriptedModel({ concluder: [{ json: { ...draft, verdict: "inconclusive" } }] });
+    await concludeInvestigation(
+      input(model, { mode: "needs_human", reason: "the token budget is used up (400000 of 400000)" }),
+    );
+    const sent = model.requests[0]!;
+    assert.equal(sent.purpose, "concluder");
+    assert.ok(sent.responseSchema);
+    assert.ok(
+      sent.system.includes(
+        "The investigation stopped before it finished: the token budget is used up (400000 of 400000).",
+      ),
+    );
+    const user = sent.messages[0];
+    assert.ok(user && user.role === "user");
+    assert.deepEqual(
+      splitFences(user.text).fences.map((f) => f.kind),
+      ["scc_finding", "step_results"],
+    );
+    assert.ok(
+      user.text.includes("Steps that did not run: `dns` (cancelled: pool IP settles it), `owner` (pending)"),
+    );
+    const context = sent.context as ConcluderContext;
+    assert.deepEqual(
+      [context.mode, context.reason],
+      ["needs_human", "the token budget is used up (400000 of 400000)"],
+    );
+  });
+});
