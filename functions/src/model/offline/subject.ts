@@ -56,11 +56,22 @@ function lastSegment(name: string): string {
   return parts.at(-1) ?? name;
 }
 
+/** The VM's name: SCC resource names often carry the numeric instance id, which no log query matches. */
 function instanceOf(finding: Finding): string | undefined {
-  const match = /\/instances\/([^/]+)/.exec(finding.resource.name);
-  if (match?.[1]) return match[1];
-  if (/instance/i.test(finding.resource.type ?? ""))
-    return finding.resource.displayName ?? lastSegment(finding.resource.name);
+  const segment = /\/instances\/([^/?]+)/.exec(finding.resource.name)?.[1];
+  const isVm = segment !== undefined || /instance/i.test(finding.resource.type ?? "");
+  if (!isVm) return undefined;
+  const named = [
+    finding.resource.displayName,
+    stringProperty(finding.sourceProperties, /^(vm_?)?instance_?name$|^vm_?name$/i),
+    /\/instances\/([a-z][a-z0-9-]*)/.exec(finding.externalUri ?? "")?.[1],
+  ].find((n): n is string => typeof n === "string" && /^[a-z][a-z0-9-]{0,62}$/.test(n));
+  if (named) return named;
+  return segment ?? lastSegment(finding.resource.name);
+}
+
+function stringProperty(props: Finding["sourceProperties"], key: RegExp): string | undefined {
+  for (const [k, v] of Object.entries(props)) if (key.test(k) && typeof v === "string") return v;
   return undefined;
 }
 

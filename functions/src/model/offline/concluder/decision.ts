@@ -53,8 +53,15 @@ export function absence(index: EvidenceIndex, source: RegExp, what: string): Sup
     : undefined;
 }
 
+/**
+ * How many events the items stand for. Several steps often see the same activity (flows to an
+ * IP and flows from the VM), so per-step totals are compared, never added across steps.
+ */
 export function sumCount(items: readonly Located<Evidence>[]): number {
-  return items.reduce((n, i) => n + ("count" in i.e ? i.e.count : 1), 0);
+  const perStep = new Map<string, number>();
+  for (const i of items)
+    perStep.set(i.stepId, (perStep.get(i.stepId) ?? 0) + ("count" in i.e ? i.e.count : 1));
+  return Math.max(0, ...perStep.values());
 }
 
 /** More independent signals → more confidence, within the rule's ceiling. */

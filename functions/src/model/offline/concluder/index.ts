@@ -8,6 +8,7 @@ import { FAMILY_LABELS } from "../families.js";
 import { marked } from "../provenance.js";
 import { subjectOf } from "../subject.js";
 import type { Decision } from "./decision.js";
+import { enrichChain } from "./enrich.js";
 import { EvidenceIndex } from "./evidence-index.js";
 import { VERDICT_RULES } from "./rules/index.js";
 
@@ -27,7 +28,7 @@ export interface Assessment {
 export function assess(finding: Finding, results: readonly StepResult[]): Assessment {
   const subject = subjectOf(finding);
   const index = new EvidenceIndex(results);
-  return { decision: VERDICT_RULES[subject.family](subject, index), index };
+  return { decision: enrichChain(VERDICT_RULES[subject.family](subject, index), subject, index), index };
 }
 
 function notChecked(plan: Plan, results: readonly StepResult[]): string[] {

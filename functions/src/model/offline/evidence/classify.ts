@@ -3,7 +3,6 @@ import {
   type Flat,
   flatten,
   hasAny,
-  pick,
   pickArray,
   pickNumber,
   pickString,
@@ -13,6 +12,7 @@ import {
 import type {
   AuditEvidence,
   AuthEvidence,
+  CallScope,
   DnsEvidence,
   Evidence,
   FlowEvidence,
@@ -20,73 +20,70 @@ import type {
   ObjectReadEvidence,
 } from "./types.js";
 
+/** Column aliases: raw export paths, runbook column names and common spellings. */
 const F = {
   srcIp: ["src_ip", "source_ip", "srcIp", "sourceIp", "client_ip", "connection.src_ip"],
   destIp: ["dest_ip", "dst_ip", "destination_ip", "destIp", "destinationIp", "connection.dest_ip"],
   remoteIp: ["remote_ip", "remoteIp", "peer_ip", "external_ip", "pool_ip"],
+  localIp: ["vm_ip", "local_ip", "instance_ip"],
   destPort: [
     "dest_port",
     "dst_port",
     "destination_port",
     "destPort",
     "destinationPort",
-    "port",
     "remote_port",
+    "port",
   ],
   bytes: ["bytes", "bytes_sent", "total_bytes", "sum_bytes", "bytesSent", "bytes_total", "tx_bytes"],
   packets: ["packets", "packets_sent", "total_packets", "packetsSent"],
-  vm: [
-    "src_instance.vm_name",
-    "vm_name",
-    "instance",
-    "instance_name",
+  vm: ["src_instance.vm_name", "vm_name", "vm", "instance", "instance_name", "vmInstanceName"],
+  query: ["query_name", "queryName", "qname", "domain"],
+  dnsSource: [
     "vmInstanceName",
-    "compute.googleapis.com/resource_name",
+    "vm_instance",
+    "vm",
+    "vm_name",
+    "source_ip",
+    "sourceIP",
+    "sourceIp",
+    "client",
   ],
-  query: ["query_name", "queryName", "qname", "domain", "query"],
-  dnsSource: ["source_ip", "sourceIP", "sourceIp", "src_ip", "vmInstanceName", "vm_name", "client", "source"],
-  answers: ["rdata", "answers", "answer", "resolved_ips", "response_data"],
+  answers: ["rdata", "answers", "answer", "sample_answer", "resolved_ips", "response_data"],
   rcode: ["response_code", "responseCode", "rcode"],
-  text: ["textPayload", "message", "text_payload", "line", "msg", "jsonPayload.message"],
+  text: ["textPayload", "message", "text_payload", "line", "msg"],
   method: ["methodName", "method_name", "method"],
-  principal: ["principalEmail", "principal_email", "principal", "caller", "actor", "granter"],
+  principal: ["principalEmail", "principal_email", "principal", "changed_by", "caller", "actor", "granter"],
   callerIp: ["callerIp", "caller_ip"],
   userAgent: ["callerSuppliedUserAgent", "user_agent", "userAgent"],
-  resource: ["resourceName", "resource_name", "object_name", "object"],
-  outcome: ["outcome", "result", "status", "auth_result", "event_type", "action"],
+  resource: ["resourceName", "resource_name", "sample_resource", "sample_object", "object_name", "resource"],
+  keyName: ["serviceAccountKeyName", "key_name"],
+  outcome: ["outcome", "result", "auth_result", "event_type"],
   user: ["user", "username", "user_name", "target_user", "account"],
-  host: ["host", "hostname", "instance", "vm_name", "compute.googleapis.com/resource_name"],
+  host: ["host", "hostname", "vm", "vm_name", "instance", "compute_googleapis_com_resource_name"],
   member: ["member", "members", "grantee", "granted_member"],
   role: ["role", "granted_role"],
-  bindingAction: ["binding_action", "delta_action", "change", "action"],
-  justification: [
-    "justification",
-    "reason",
-    "ticket",
-    "change_ticket",
-    "changeTicket",
-    "description",
-    "labels.change",
-    "labels.ticket",
-  ],
-  statusCode: ["status.code", "status_code", "grpc_status"],
+  bindingAction: ["action", "binding_action", "delta_action"],
+  statusCode: ["status.code", "status_code"],
 };
 
 function ip(value: string | undefined): string | undefined {
-  return value && (isIpv4(value) || /^[0-9a-f:]+$/i.test(value)) ? value : undefined;
+  return value && (isIpv4(value) || /^[0-9a-f]*:[0-9a-f:]+$/i.test(value)) ? value : undefined;
 }
 
-/** An sshd (or Windows logon) line → outcome, user, source. */
-// Only "Failed … for" lines count: sshd also logs "Invalid user" and PAM lines for the same attempt.
+// Only "Failed … for" lines count as attempts: sshd also logs "Invalid user" and PAM lines for the same attempt.
 const SSH_FAILED =
   /Failed (?:password|publickey|keyboard-interactive\/pam|none) for (?:invalid user )?(\S+) from (\d{1,3}(?:\.\d{1,3}){3})/i;
 const SSH_ACCEPTED =
   /Accepted (?:password|publickey|keyboard-interactive\/pam) for (\S+) from (\d{1,3}(?:\.\d{1,3}){3})/i;
-const TICKET = /\b(?:CHG|CR|RFC|INC|SR)[-_ ]?\d{3,}\b|\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g;
+const INVALID_USER = /Invalid user (\S+) from/i;
+const STRICT_TICKET = /\b(?:CHG|CR|RFC|INC|SR|REQ|TICKET|JIRA)[-_ #]?\d{3,}\b/gi;
+const KEY_TICKET = /\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g;
+const WEBSITE = /mainPageSuffix|notFoundPage|"website"/;
 
-function authFromText(text: string, row: Flat): AuthEvidence | undefined {
+function authFromText(text: string, row: Flat, scope: CallScope): AuthEvidence | undefined {
   const span = spanOf(row);
-  const host = pickString(row, F.host);
+  const host = pickString(row, F.host) ?? scope.instance;
   const accepted = SSH_ACCEPTED.exec(text);
   if (accepted) {
     return {
@@ -99,7 +96,7 @@ function authFromText(text: string, row: Flat): AuthEvidence | undefined {
     };
   }
   const failed = SSH_FAILED.exec(text);
-  if (failed) {
+  if (failed)
     return {
       kind: "auth",
       outcome: "failed",
@@ -108,22 +105,27 @@ function authFromText(text: string, row: Flat): AuthEvidence | undefined {
       ...span,
       ...(host ? { host } : {}),
     };
-  }
   return undefined;
 }
 
-/** Aggregated auth rows from a runbook: {outcome|status: failed/accepted, source_ip, user, count}. */
-function authFromColumns(row: Flat): AuthEvidence | undefined {
+/** Aggregated auth rows from a runbook: {outcome: accepted | failed_password | invalid_user, source_ip, lines}. */
+function authFromColumns(row: Flat, scope: CallScope): AuthEvidence | undefined {
   const outcome = pickString(row, F.outcome)?.toLowerCase() ?? "";
+  const invalidUser = /invalid/.test(outcome);
   const isFailed = /fail|invalid|denied|reject|4625/.test(outcome);
   const isAccepted = /accept|success|succeed|4624/.test(outcome);
-  if (!isFailed && !isAccepted) return undefined;
-  const sourceIp = ip(pickString(row, [...F.srcIp, ...F.remoteIp, "rhost", "ip"]));
-  const user = pickString(row, F.user);
-  const host = pickString(row, F.host);
+  if (isFailed === isAccepted) return undefined;
+  const sourceIp = ip(pickString(row, [...F.srcIp, ...F.remoteIp, "rhost", "ip"])) ?? scope.ip;
+  // Runbooks aggregate per source and outcome; the sample line still names the account.
+  const sample = pickString(row, ["sample_line", "sample"]) ?? "";
+  const user =
+    pickString(row, F.user) ??
+    (SSH_ACCEPTED.exec(sample) ?? SSH_FAILED.exec(sample) ?? INVALID_USER.exec(sample))?.[1];
+  const host = pickString(row, F.host) ?? scope.instance;
   return {
     kind: "auth",
-    outcome: isAccepted && !isFailed ? "accepted" : "failed",
+    outcome: isAccepted ? "accepted" : "failed",
+    ...(invalidUser ? { invalidUser } : {}),
     ...(sourceIp ? { sourceIp } : {}),
     ...(user ? { user } : {}),
     ...(host ? { host } : {}),
@@ -132,24 +134,26 @@ function authFromColumns(row: Flat): AuthEvidence | undefined {
 }
 
 /** The remote end is the public one: the destination for egress, the source for inbound attacks. */
-function flowFrom(row: Flat): FlowEvidence | undefined {
+function flowFrom(row: Flat, scope: CallScope): FlowEvidence | undefined {
   const src = ip(pickString(row, F.srcIp));
   const dest = ip(pickString(row, F.destIp));
   const remoteField = ip(pickString(row, F.remoteIp));
-  const flowish = hasAny(row, [...F.bytes, ...F.packets, ...F.destPort]);
-  if (!remoteField && !(src && dest) && !(dest && flowish)) return undefined;
-  const remote =
-    remoteField ?? (dest && isPublicIp(dest) ? dest : src && isPublicIp(src) ? src : (dest ?? src));
+  const flowish = hasAny(row, [...F.bytes, ...F.packets, ...F.destPort, "flows"]);
+  const scoped = scope.ip && flowish ? scope.ip : undefined;
+  if (!remoteField && !scoped && !(src && dest) && !((dest || src) && flowish)) return undefined;
+  const guess = dest && isPublicIp(dest) ? dest : src && isPublicIp(src) ? src : (dest ?? src);
+  const remote = remoteField ?? scoped ?? guess;
   if (!remote) return undefined;
-  const local = remote === dest ? src : remote === src ? dest : src;
+  const local =
+    ip(pickString(row, F.localIp)) ?? (remote === dest ? src : remote === src ? dest : (src ?? dest));
   const port = pickNumber(row, F.destPort);
   const bytes = pickNumber(row, F.bytes);
   const packets = pickNumber(row, F.packets);
-  const instance = pickString(row, F.vm);
+  const instance = pickString(row, F.vm) ?? scope.instance;
   return {
     kind: "flow",
     remoteIp: remote,
-    ...(local ? { localIp: local } : {}),
+    ...(local && local !== remote ? { localIp: local } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(bytes !== undefined ? { bytes } : {}),
     ...(packets !== undefined ? { packets } : {}),
@@ -158,18 +162,20 @@ function flowFrom(row: Flat): FlowEvidence | undefined {
   };
 }
 
-function dnsFrom(row: Flat): DnsEvidence | undefined {
+function dnsFrom(row: Flat, scope: CallScope): DnsEvidence | undefined {
   const query = pickString(row, F.query);
   if (!query || !/[a-z0-9-]+\.[a-z]{2,}\.?$/i.test(query)) return undefined;
   if (!hasAny(row, [...F.answers, ...F.rcode, "queryType", "query_type", ...F.dnsSource])) return undefined;
-  const source = pickString(row, F.dnsSource);
+  const name = query.replace(/\.$/, "").toLowerCase();
+  const source = pickString(row, F.dnsSource) ?? scope.instance;
   const rcode = pickString(row, F.rcode);
+  // rdata reads like "name.\t300\tIN\ta\t203.0.113.7": keep the addresses and CNAME targets.
   const answers = pickStrings(row, F.answers)
     .flatMap((a) => a.split(/\s+/))
-    .filter((a) => isIpv4(a) || /^[a-z0-9.-]+\.$/i.test(a));
+    .filter((a) => isIpv4(a) || (/^[a-z0-9.-]+\.$/i.test(a) && a.replace(/\.$/, "").toLowerCase() !== name));
   return {
     kind: "dns",
-    query: query.replace(/\.$/, "").toLowerCase(),
+    query: name,
     answers: [...new Set(answers)],
     ...(source ? { source } : {}),
     ...(rcode ? { responseCode: rcode } : {}),
@@ -178,9 +184,8 @@ function dnsFrom(row: Flat): DnsEvidence | undefined {
 }
 
 function bindingsOf(row: Flat): AuditEvidence["bindings"] {
-  const deltas = pickArray(row, ["bindingDeltas", "binding_deltas"]) ?? [];
   const out: AuditEvidence["bindings"] = [];
-  for (const d of deltas) {
+  for (const d of pickArray(row, ["bindingDeltas", "binding_deltas"]) ?? []) {
     const flat = flatten(d);
     const member = pickString(flat, ["member"]);
     const role = pickString(flat, ["role"]);
@@ -191,27 +196,36 @@ function bindingsOf(row: Flat): AuditEvidence["bindings"] {
   const role = pickString(row, F.role);
   if (out.length === 0 && member && role) {
     const action = pickString(row, F.bindingAction)?.toUpperCase();
-    for (const m of member.split(/[,\s]+/).filter(Boolean))
+    for (const m of member.split(/[,\s]+/).filter(Boolean)) {
       out.push({ action: action === "REMOVE" ? "REMOVE" : "ADD", role, member: m });
+    }
   }
   return out;
 }
 
-function auditFrom(row: Flat): AuditEvidence | ObjectReadEvidence | undefined {
+/** Ticket references: strict change-ticket prefixes anywhere, issue keys only in ticket-like fields. */
+function ticketsOf(row: Flat): string[] {
+  const found: string[] = [];
+  for (const [key, value] of row) {
+    if (typeof value !== "string") continue;
+    found.push(...(value.match(STRICT_TICKET) ?? []));
+    if (/justification|reason|ticket|change|labels/i.test(key))
+      found.push(...(value.match(KEY_TICKET) ?? []));
+  }
+  return [...new Set(found)].slice(0, 5);
+}
+
+function auditFrom(row: Flat, scope: CallScope): AuditEvidence | ObjectReadEvidence | undefined {
   const method = pickString(row, F.method);
   if (!method) return undefined;
-  const principal = pickString(row, F.principal);
-  const callerIp = ip(pickString(row, F.callerIp));
+  const principal = pickString(row, F.principal) ?? scope.principal;
+  const callerIp = ip(pickString(row, F.callerIp)) ?? (scope.ip && !scope.principal ? scope.ip : undefined);
   const resource = pickString(row, F.resource);
   const span = spanOf(row);
-  if (
-    /objects\.(get|list)|GetObject|ReadObject|storage\.objects/i.test(method) &&
-    !/setIamPolicy|acl/i.test(method)
-  ) {
+  if (/objects\.(get|list)|GetObject|ReadObject/i.test(method)) {
     const object = resource?.match(/objects\/(.+)$/)?.[1] ?? pickString(row, ["object", "object_name"]);
     const bucket =
-      resource?.match(/buckets\/([^/]+)/)?.[1] ??
-      pickString(row, ["bucket", "bucket_name", "resource.labels.bucket_name"]);
+      resource?.match(/buckets\/([^/]+)/)?.[1] ?? pickString(row, ["bucket", "bucket_name"]) ?? scope.bucket;
     return {
       kind: "object_read",
       method,
@@ -223,29 +237,29 @@ function auditFrom(row: Flat): AuditEvidence | ObjectReadEvidence | undefined {
     };
   }
   const userAgent = pickString(row, F.userAgent);
-  const justification = [...row.entries()]
-    .filter(([k]) => /justification|reason|ticket|change|label/i.test(k))
-    .map(([, v]) => (typeof v === "string" ? v : ""))
-    .join(" ");
+  const keyName = pickString(row, F.keyName);
   const statusCode = pickNumber(row, F.statusCode);
+  const website = [...row.values()].some((v) => typeof v === "string" && WEBSITE.test(v));
   return {
     kind: "audit",
     method,
     bindings: bindingsOf(row),
-    tickets: [...new Set(justification.match(TICKET) ?? [])].slice(0, 5),
+    tickets: ticketsOf(row),
     ...(principal ? { principal } : {}),
     ...(callerIp ? { callerIp } : {}),
     ...(userAgent ? { userAgent } : {}),
     ...(resource ? { resource } : {}),
+    ...(keyName ? { keyName } : {}),
+    ...(website ? { website } : {}),
     ...(statusCode !== undefined && statusCode !== 0 ? { failed: true } : {}),
     ...span,
   };
 }
 
-function hostLineFrom(row: Flat): HostLineEvidence | undefined {
+function hostLineFrom(row: Flat, scope: CallScope): HostLineEvidence | undefined {
   const text = pickString(row, F.text);
   if (!text) return undefined;
-  const host = pickString(row, F.host);
+  const host = pickString(row, F.host) ?? scope.instance;
   return { kind: "host_line", text: text.slice(0, 300), ...(host ? { host } : {}), ...spanOf(row) };
 }
 
@@ -253,19 +267,16 @@ function hostLineFrom(row: Flat): HostLineEvidence | undefined {
  * Decides what one row is from the fields it has. Order matters: a flow row may carry a
  * message column, an audit row may carry a caller IP, so the most specific shape wins.
  */
-export function classifyRow(raw: Record<string, unknown>): Evidence | undefined {
+export function classifyRow(raw: Record<string, unknown>, scope: CallScope = {}): Evidence | undefined {
   const row = flatten(raw);
   const text = pickString(row, F.text);
-  const fromText = text ? authFromText(text, row) : undefined;
+  const fromText = text ? authFromText(text, row, scope) : undefined;
   if (fromText) return fromText;
-  const audit = auditFrom(row);
-  if (audit) return audit;
-  const dns = dnsFrom(row);
-  if (dns) return dns;
-  const auth = authFromColumns(row);
-  if (auth) return auth;
-  const flow = flowFrom(row);
-  if (flow) return flow;
-  if (pick(row, F.text) !== undefined) return hostLineFrom(row);
-  return undefined;
+  return (
+    auditFrom(row, scope) ??
+    dnsFrom(row, scope) ??
+    authFromColumns(row, scope) ??
+    flowFrom(row, scope) ??
+    (text !== undefined ? hostLineFrom(row, scope) : undefined)
+  );
 }

@@ -33,7 +33,7 @@ export function factOf(e: Evidence, source: string): string {
     case "dns":
       return `${source}: ${e.query} queried ${e.count} time(s)${e.source ? ` by ${e.source}` : ""}${e.answers.length ? `, answers ${e.answers.slice(0, 4).join(", ")}` : ""}${e.responseCode ? `, rcode ${e.responseCode}` : ""}${span(e)}`;
     case "auth":
-      return `${source}: ${e.count} ${e.outcome} login(s)${e.user ? ` for ${e.user}` : ""}${e.sourceIp ? ` from ${e.sourceIp}` : ""}${e.host ? ` on ${e.host}` : ""}${span(e)}`;
+      return `${source}: ${e.count} ${e.outcome}${e.invalidUser ? " (invalid user)" : ""} login(s)${e.user ? ` for ${e.user}` : ""}${e.sourceIp ? ` from ${e.sourceIp}` : ""}${e.host ? ` on ${e.host}` : ""}${span(e)}`;
     case "audit": {
       const grants = e.bindings.map((b) => `${b.action} ${b.role} → ${b.member}`).join("; ");
       return `${source}: ${e.method} ×${e.count}${e.principal ? ` by ${e.principal}` : ""}${e.callerIp ? ` from ${e.callerIp}` : ""}${e.resource ? ` on ${e.resource}` : ""}${grants ? ` (${grants})` : ""}${e.tickets.length ? `, cites ${e.tickets.join(", ")}` : ""}${e.userAgent ? `, user agent ${quote(e.userAgent)}` : ""}${e.failed ? ", denied" : ""}${span(e)}`;

@@ -131,6 +131,7 @@ export const COUNT_FIELDS = [
   "total",
   "num",
   "lookups",
+  "lines",
 ];
 
 export function spanOf(row: Flat): { count: number; first?: string; last?: string } {

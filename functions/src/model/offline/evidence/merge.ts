@@ -9,7 +9,7 @@ function keyOf(e: Evidence): string {
     case "dns":
       return `dns|${e.query}|${e.source ?? ""}`;
     case "auth":
-      return `auth|${e.outcome}|${e.sourceIp ?? ""}|${e.user ?? ""}`;
+      return `auth|${e.outcome}|${e.invalidUser ? "invalid" : ""}|${e.sourceIp ?? ""}|${e.user ?? ""}|${e.host ?? ""}`;
     case "audit":
       return `audit|${e.method}|${e.principal ?? ""}|${e.callerIp ?? ""}|${JSON.stringify(e.bindings)}`;
     case "object_read":

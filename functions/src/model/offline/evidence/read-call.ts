@@ -1,6 +1,7 @@
 import { classifyRow } from "./classify.js";
 import { intelReportsOf } from "./intel.js";
 import { rowSetOf } from "./rows.js";
+import { scopeOf } from "./scope.js";
 import type { CallRecord, Evidence, ReadCall } from "./types.js";
 
 /**
@@ -13,7 +14,10 @@ export function readCall(call: CallRecord): ReadCall {
   if (intel.length > 0) return { call, evidence: intel };
   const rows = rowSetOf(call.data);
   if (!rows) return { call, evidence: [] };
-  const evidence = rows.rows.map(classifyRow).filter((e): e is Evidence => e !== undefined);
+  const scope = scopeOf(call);
+  const evidence = rows.rows
+    .map((row) => classifyRow(row, scope))
+    .filter((e): e is Evidence => e !== undefined);
   return { call, rows: rows.total, evidence };
 }
 

@@ -53,6 +53,11 @@ export interface DnsEvidence extends Span {
 export interface AuthEvidence extends Span {
   kind: "auth";
   outcome: "failed" | "accepted";
+  /**
+   * sshd logs an "Invalid user" line next to the "Failed password" line of the same attempt;
+   * counted apart so attempts are not doubled.
+   */
+  invalidUser?: boolean;
   sourceIp?: string;
   user?: string;
   host?: string;
@@ -65,10 +70,13 @@ export interface AuditEvidence extends Span {
   callerIp?: string;
   userAgent?: string;
   resource?: string;
+  keyName?: string;
   /** Role bindings the entry added or removed, when it is a policy change. */
   bindings: { action: "ADD" | "REMOVE"; role: string; member: string }[];
   /** Change-ticket references (CHG-123, JIRA keys) found in justification-like fields. */
   tickets: string[];
+  /** The request configures static website serving (mainPageSuffix / notFoundPage). */
+  website?: boolean;
   failed?: boolean;
 }
 
@@ -95,6 +103,18 @@ export interface CallRecord {
   ok: boolean;
   summary: string;
   data: unknown;
+}
+
+/**
+ * What the call asked about, from its runbook parameters: a runbook for "flows to IP X"
+ * returns rows without X in them, so the reader needs to know X.
+ */
+export interface CallScope {
+  ip?: string;
+  domain?: string;
+  instance?: string;
+  principal?: string;
+  bucket?: string;
 }
 
 export interface ReadCall {

@@ -5,7 +5,7 @@ import { isIpv4 } from "../net.js";
 import { type SqlQuery, sqlFor } from "../sql.js";
 import { toolForIntent } from "../tool-choice.js";
 import { logToolShape, propertiesOf, requiredOf } from "./declarations.js";
-import { runbookCall } from "./runbooks.js";
+import { runbookCalls } from "./runbooks.js";
 
 const MAX_INDICATORS = 20;
 
@@ -93,8 +93,8 @@ export function callsForIntent(
   if (intent.kind === "intel") return intelCalls(tool, declaration, intent);
   if (!declaration) return tool === "log_query" ? sqlCalls(tool, sqlFor(intent), "main") : [];
   const shape = logToolShape(declaration);
-  const viaRunbook = runbookCall(shape, intent);
-  if (viaRunbook) return [{ name: tool, args: viaRunbook, tag: "main" }];
+  const viaRunbook = runbookCalls(shape, intent);
+  if (viaRunbook.length > 0) return viaRunbook.map((args) => ({ name: tool, args, tag: "main" }));
   if (shape.sql)
     return sqlCalls(
       tool,

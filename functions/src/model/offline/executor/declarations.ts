@@ -43,6 +43,7 @@ function enumOf(prop: JsonObject | undefined): string[] {
 export interface LogToolShape {
   name: string;
   sql: boolean;
+  acceptsRunbook: boolean;
   /** Runbook names the declaration advertises (enum, or listed in its description). */
   runbooks: string[];
   runbookParamsKey?: string;
@@ -69,6 +70,7 @@ export function logToolShape(declaration: ToolDeclaration): LogToolShape {
   return {
     name: declaration.name,
     sql: props.has("sql") || props.has("query"),
+    acceptsRunbook: runbookProp !== undefined,
     runbooks: [...new Set([...fromEnum, ...fromText])].filter(Boolean),
     ...(paramsKey ? { runbookParamsKey: paramsKey } : {}),
   };

@@ -5,9 +5,9 @@ import { distinctProbe, sqlFor } from "../sql.js";
 import { widen } from "../time-window.js";
 import { toolForIntent } from "../tool-choice.js";
 import { type PlannedCall, sqlCalls, tagOf } from "./calls.js";
-import { logToolShape } from "./declarations.js";
+import { type LogToolShape, logToolShape } from "./declarations.js";
 import type { Exchange } from "./exchanges.js";
-import { runbookCall } from "./runbooks.js";
+import { runbookCalls } from "./runbooks.js";
 
 export function widenedIntent(intent: Intent, eventTime: string): Intent {
   const start = intent.params.start?.[0];
@@ -34,17 +34,20 @@ export function recoveryCalls(
   if (main.length === 0 || intent.kind === "intel") return [];
   const empty = main.filter((e) => e.record.ok && (readCall(e.record).rows ?? 0) === 0);
   const failed = main.filter((e) => !e.record.ok);
+  // Recovery is for a step that learned nothing; one that has rows already answered its question.
+  if (empty.length + failed.length < main.length) return [];
   const tool = toolForIntent(intent.kind, stepTools);
   if (!tool) return [];
   const declaration = declarations.find((d) => d.name === tool);
-  const shape = declaration
+  const shape: LogToolShape = declaration
     ? logToolShape(declaration)
-    : { name: tool, sql: tool === "log_query", runbooks: [] };
+    : { name: tool, sql: tool === "log_query", acceptsRunbook: false, runbooks: [] };
   const out: PlannedCall[] = [];
   if (empty.length > 0) {
     const wider = widenedIntent(intent, eventTime);
-    const viaRunbook = runbookCall(shape, wider);
-    if (viaRunbook) out.push({ name: tool, args: viaRunbook, tag: "wide" });
+    const viaRunbook = runbookCalls(shape, wider);
+    if (viaRunbook.length > 0)
+      out.push(...viaRunbook.map((args) => ({ name: tool, args, tag: "wide" as const })));
     else if (shape.sql) out.push(...sqlCalls(tool, sqlFor(wider), "wide"));
     const probe = distinctProbe(wider);
     if (probe && shape.sql) out.push(...sqlCalls(tool, [probe], "probe"));

@@ -1,5 +1,6 @@
 import { type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import type { StepReport } from "../../../domain/results.js";
+import { acceptedLogins, failedAttempts } from "../evidence/counting.js";
 import { factOf, humanBytes, iocsOf } from "../evidence/facts.js";
 import { mergeEvidence } from "../evidence/merge.js";
 import { isRowQuery, readCall } from "../evidence/read-call.js";
@@ -66,9 +67,9 @@ function headlines(evidence: readonly Evidence[]): string[] {
   }
   const auth = evidence.filter((e) => e.kind === "auth");
   if (auth.length > 0) {
-    const failed = auth.filter((a) => a.outcome === "failed").reduce((n, a) => n + a.count, 0);
+    const failed = failedAttempts(auth);
     const accepted = auth.filter((a) => a.outcome === "accepted");
-    const acceptedCount = accepted.reduce((n, a) => n + a.count, 0);
+    const acceptedCount = acceptedLogins(auth);
     const from = [...new Set(accepted.map((a) => `${a.user ?? "?"}@${a.sourceIp ?? "?"}`))]
       .slice(0, 4)
       .join(", ");

@@ -78,12 +78,17 @@ function fill(
   }
 }
 
-/** Fills what the step left open from earlier results, then from the finding itself. */
+/**
+ * Fills what the step left open from earlier results, then from the finding itself. A value
+ * the planner deliberately left out stays out: only parameters the query cannot run without
+ * are filled (flows always get their remote IPs, the point of a flow check).
+ */
 function enrich(intent: Intent, subject: Subject, prior: readonly ResultSummary[]): Intent {
   const p: IntentParams = { ...intent.params };
+  const none = (...keys: (keyof IntentParams)[]) => keys.every((k) => !p[k]?.length);
   switch (intent.kind) {
     case "intel":
-      if (!p.ips?.length && !p.domains?.length && !p.hashes?.length) {
+      if (none("ips", "domains", "hashes")) {
         fill(p, "ips", priorIocs(prior, "ip"), subject.publicIps);
         fill(p, "domains", priorIocs(prior, "domain"), subject.domains);
         fill(p, "hashes", subject.hashes);
@@ -91,28 +96,30 @@ function enrich(intent: Intent, subject: Subject, prior: readonly ResultSummary[
       break;
     case "flows":
       fill(p, "ips", [...priorIocs(prior, "ip"), ...subject.remoteIps]);
-      fill(p, "instance", subject.instance);
+      if (none("ips")) fill(p, "instance", subject.instance);
       break;
     case "egress":
+      fill(p, "instance", subject.instance);
+      break;
     case "host_logs":
       fill(p, "instance", subject.instance);
-      fill(p, "terms", subject.processNames);
+      if (none("terms", "ips", "domains", "hashes")) fill(p, "terms", subject.processNames);
       break;
     case "dns":
-      fill(p, "domains", subject.domains, priorIocs(prior, "domain"));
-      fill(p, "instance", subject.instance);
+      if (none("domains", "instance")) fill(p, "domains", subject.domains, priorIocs(prior, "domain"));
+      if (none("domains", "instance")) fill(p, "instance", subject.instance);
       break;
     case "ssh_auth":
-      fill(p, "ips", subject.remoteIps);
-      fill(p, "instance", subject.instance);
+      if (none("instance", "ips")) fill(p, "instance", subject.instance);
+      if (none("instance", "ips")) fill(p, "ips", subject.remoteIps);
       break;
     case "iam_changes":
-      fill(
-        p,
-        "member",
-        subject.granted.map((g) => g.member),
-      );
-      fill(p, "project", subject.project);
+      if (none("member", "principal"))
+        fill(
+          p,
+          "member",
+          subject.granted.map((g) => g.member),
+        );
       break;
     case "principal_activity":
       fill(

@@ -1,8 +1,8 @@
 import type { Subject } from "../subject.js";
 import { commonConstraints, intelStep, opt, type Playbook, present, windowParams } from "./types.js";
 
-/** Miner, pool protocol and config words worth grepping for on the host. */
-const MINER_TERMS = ["xmrig", "stratum", "minerd", "cpuminer"];
+/** How miners usually arrive and stay: cron watchdogs and downloads; then the miner's own names. */
+const HOST_TERMS = ["cron", "wget", "curl", "xmrig", "stratum"];
 
 export function cryptominingPlaybook(s: Subject): Playbook {
   const where = s.instance ? `instance ${s.instance}` : s.resourceShort;
@@ -51,12 +51,18 @@ export function cryptominingPlaybook(s: Subject): Playbook {
           kind: "host_logs",
           params: {
             ...opt("instance", s.instance ?? s.resourceShort),
-            terms: [...s.processNames, ...MINER_TERMS].slice(0, 8),
+            terms: [...s.processNames.slice(0, 1), ...HOST_TERMS].slice(0, 4),
             ...w,
           },
         },
         expected:
-          "Syslog lines showing the miner process, its start (cron, startup script, container) and persistence.",
+          "Syslog lines showing the miner process, how it arrived (download) and how it persists (cron, systemd).",
+      },
+      s.instance && {
+        id: "ssh-entry",
+        intent: { kind: "ssh_auth", params: { instance: [s.instance], ...w } },
+        expected:
+          "Accepted SSH logins, especially after failures from the same source, show how the intruder got in; only known admins means another entry point.",
       },
       {
         id: "resource-changes",

@@ -1,6 +1,7 @@
+import { failedAttempts } from "../../evidence/counting.js";
 import { intelHas } from "../../evidence/intel.js";
 import type { Subject } from "../../subject.js";
-import { absence, confidenceFrom, type Decision, finding, present, spanText, sumCount } from "../decision.js";
+import { absence, confidenceFrom, type Decision, finding, present, spanText } from "../decision.js";
 import type { EvidenceIndex } from "../evidence-index.js";
 
 const POST_LOGIN =
@@ -35,7 +36,12 @@ export function bruteForceRules(s: Subject, index: EvidenceIndex): Decision {
   const scanners = intel.filter(
     (i) => intelHas(i.e, "scanner") || i.e.tags.some((t) => /brute|ssh|scan|botnet/.test(t)),
   );
-  const failedCount = sumCount(failed);
+  const failedCount = Math.max(
+    0,
+    ...[...new Set(failed.map((f) => f.stepId))].map((step) =>
+      failedAttempts(failed.filter((f) => f.stepId === step).map((f) => f.e)),
+    ),
+  );
   const sources = [...failingIps].join(", ") || "the source";
 
   const findings = present([

@@ -13,10 +13,17 @@ const POOL_PORTS = new Set([
 const MINER_TEXT =
   /xmrig|stratum\+tcp|minerd|cpuminer|hashrate|\bmining\b|randomx|cryptonight|nicehash|nanopool|2miner/i;
 
+/** Bytes per step, the largest: two steps seeing the same flows must not double them. */
+function bytesAcrossSteps(flows: readonly Located<FlowEvidence>[]): number {
+  const perStep = new Map<string, number>();
+  for (const f of flows) perStep.set(f.stepId, (perStep.get(f.stepId) ?? 0) + (f.e.bytes ?? 0));
+  return Math.max(0, ...perStep.values());
+}
+
 /** Sustained: more than a blip (several flow records, a megabyte, or ten minutes of contact). */
 function sustained(flows: readonly Located<FlowEvidence>[]): boolean {
   const count = sumCount(flows);
-  const bytes = flows.reduce((n, f) => n + (f.e.bytes ?? 0), 0);
+  const bytes = bytesAcrossSteps(flows);
   const starts = flows.map((f) => Date.parse(f.e.first ?? "")).filter(Number.isFinite);
   const ends = flows.map((f) => Date.parse(f.e.last ?? "")).filter(Number.isFinite);
   const minutes = starts.length && ends.length ? (Math.max(...ends) - Math.min(...starts)) / 60_000 : 0;
@@ -64,7 +71,7 @@ export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
 
   const hasFlows = poolFlows.length > 0;
   const isSustained = hasFlows && sustained(poolFlows);
-  const bytes = poolFlows.reduce((n, f) => n + (f.e.bytes ?? 0), 0);
+  const bytes = bytesAcrossSteps(poolFlows);
   const findings = present([
     finding(
       `Threat intelligence marks ${badIntel.map((i) => i.e.value).join(", ")} as ${[...new Set(badIntel.map((i) => i.e.verdict))].join("/")} mining-related infrastructure.`,

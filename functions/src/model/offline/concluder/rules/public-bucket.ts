@@ -11,8 +11,15 @@ const PRIVATE_DATA =
   /\.(csv|tsv|sql|bak|dump|xlsx?|parquet|avro|json|jsonl|ndjson|gz|zip|tar|7z|pem|key|p12|pfx|env|log|db|sqlite)$|backup|export|dump|secret|credential|password|customer|invoice|payroll|pii|private|internal|confidential/i;
 const WEBSITE_NAME = /(^|[-_.])(www|web|site|static|assets|public|cdn|img|images|media|docs)([-_.]|$)/i;
 
-function isAnonymous(read: ObjectReadEvidence): boolean {
-  return !read.principal || /^(allUsers|anonymous|system:anonymous)$/i.test(read.principal);
+const CONSUMER_MAIL = /@(gmail|googlemail|outlook|hotmail|yahoo|icloud|proton|protonmail|gmx|yandex)\./i;
+
+/** Anonymous callers, and consumer accounts that only allAuthenticatedUsers lets in. */
+function isOutsider(read: ObjectReadEvidence): boolean {
+  return (
+    !read.principal ||
+    /^(allUsers|anonymous|system:anonymous)$/i.test(read.principal) ||
+    CONSUMER_MAIL.test(read.principal)
+  );
 }
 
 /**
@@ -28,11 +35,16 @@ export function publicBucketRules(s: Subject, index: EvidenceIndex): Decision {
   const bucket = s.bucket ?? s.resourceShort;
   const onBucket = (r: Located<ObjectReadEvidence>) => !r.e.bucket || r.e.bucket === bucket;
   const reads = index.of("object_read").filter(onBucket);
-  const anonymous = reads.filter((r) => isAnonymous(r.e));
+  const anonymous = reads.filter((r) => isOutsider(r.e));
   const objects = [...new Set(anonymous.map((r) => r.e.object).filter((o): o is string => Boolean(o)))];
   const privateObjects = objects.filter((o) => PRIVATE_DATA.test(o) && !WEB_ASSET.test(o));
   const allWeb = objects.length > 0 && objects.every((o) => WEB_ASSET.test(o));
-  const website = allWeb && (WEBSITE_NAME.test(bucket) || objects.some((o) => /index\.html?$/i.test(o)));
+  const configured = index
+    .of("audit")
+    .some((a) => a.e.website === true && (!a.e.resource || a.e.resource.includes(bucket)));
+  const website =
+    (allWeb || (objects.length === 0 && configured)) &&
+    (configured || WEBSITE_NAME.test(bucket) || objects.some((o) => /index\.html?$/i.test(o)));
   const bindings = index
     .of("audit")
     .filter(

@@ -1,0 +1,91 @@
+import { extractIocs, mergeIocs } from "../../../domain/ioc.js";
+import { failedAttempts } from "../evidence/counting.js";
+import type { Subject } from "../subject.js";
+import { type Decision, finding, present } from "./decision.js";
+import type { EvidenceIndex } from "./evidence-index.js";
+
+const CRON = /\bCRON\[\d+\]|crontab|\/etc\/cron/i;
+const SUSPICIOUS_COMMAND =
+  /\/tmp\/|\/dev\/shm|\/var\/tmp|\/\.[a-z0-9]|curl |wget |\| *(ba)?sh|base64 -d|nohup/i;
+const DOWNLOAD = /\b(wget|curl)\b[^\n]*?(https?:\/\/\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b)/i;
+
+/**
+ * The attack chain around the family's own verdict, found the same way for every family:
+ * an SSH login that followed password guessing (initial access), cron entries that run
+ * something from a temp or hidden path (persistence), and downloads (tool transfer). They
+ * add key findings and IOCs; ATT&CK techniques only when the verdict is true_positive.
+ */
+export function enrichChain(decision: Decision, s: Subject, index: EvidenceIndex): Decision {
+  if (s.family === "brute_force") return decision;
+  const auth = index.of("auth");
+  const accepted = auth.filter(
+    (a) =>
+      a.e.outcome === "accepted" &&
+      a.e.sourceIp &&
+      failedAttempts(auth.filter((f) => f.e.sourceIp === a.e.sourceIp).map((f) => f.e)) > 0,
+  );
+  const cron = index.of("host_line").filter((l) => CRON.test(l.e.text) && SUSPICIOUS_COMMAND.test(l.e.text));
+  const downloads = index.of("host_line").filter((l) => DOWNLOAD.test(l.e.text));
+  const entryIps = [...new Set(accepted.map((a) => a.e.sourceIp ?? ""))].filter(Boolean);
+  const failures = (ip: string) => failedAttempts(auth.filter((f) => f.e.sourceIp === ip).map((f) => f.e));
+  const findings = present([
+    finding(
+      `Initial access: SSH login accepted for ${[...new Set(accepted.map((a) => a.e.user ?? "?"))].join(", ")} from ${entryIps.map((ip) => `${ip} after ${failures(ip)} failed attempt(s)`).join(", ")}.`,
+      accepted,
+    ),
+    finding(
+      `Persistence: cron runs a command from a temporary or hidden path (${cron.length} line(s)).`,
+      cron,
+    ),
+    finding(`Tool transfer: the host downloaded a payload (${downloads.length} line(s)).`, downloads),
+  ]);
+  if (findings.length === 0) return decision;
+  const downloadIocs = downloads.flatMap((d) =>
+    extractIocs(d.e.text)
+      .filter((i) => i.type === "url" || i.type === "ip" || i.type === "domain")
+      .map((i) => ({ ...i, context: "payload download on the host" })),
+  );
+  const tp = decision.verdict === "true_positive";
+  const mitre = [
+    ...decision.mitre,
+    ...(tp && accepted.length
+      ? [
+          {
+            tactic: "Credential Access",
+            techniqueId: "T1110.001",
+            techniqueName: "Brute Force: Password Guessing",
+          },
+        ]
+      : []),
+    ...(tp && cron.length
+      ? [{ tactic: "Persistence", techniqueId: "T1053.003", techniqueName: "Scheduled Task/Job: Cron" }]
+      : []),
+    ...(tp && downloads.length
+      ? [{ tactic: "Command and Control", techniqueId: "T1105", techniqueName: "Ingress Tool Transfer" }]
+      : []),
+  ];
+  return {
+    ...decision,
+    findings: [...decision.findings, ...findings],
+    mitre: mitre.filter((m, i) => mitre.findIndex((x) => x.techniqueId === m.techniqueId) === i),
+    iocs: mergeIocs(
+      decision.iocs,
+      entryIps.map((ip) => ({
+        type: "ip" as const,
+        value: ip,
+        context: "SSH password guessing that led to a login",
+      })),
+      downloadIocs,
+    ),
+    actions:
+      tp && accepted.length
+        ? [
+            ...decision.actions,
+            {
+              action: `Reset the credentials of ${[...new Set(accepted.map((a) => a.e.user ?? "?"))].join(", ")} and close password SSH from the internet.`,
+              priority: "immediate" as const,
+            },
+          ]
+        : decision.actions,
+  };
+}
