@@ -79,6 +79,8 @@ export class RunContext implements FunctionContext {
         },
         Math.max(0, (this.deadlineAt ?? 0) - this.now()),
       );
+      // Only bounds work that keeps the process alive by itself (sockets, sleep timers).
+      timer.unref();
     });
     try {
       const result = await Promise.race([pending, deadline]);

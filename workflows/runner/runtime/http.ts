@@ -138,6 +138,8 @@ async function withTimeout(
       controller.abort();
       reject(new HttpTransportError("timeout", "request timed out"));
     }, timeoutMs);
+    // The request's own socket keeps the process alive; this timer only bounds it.
+    timer.unref();
   });
   const pending = send(controller.signal);
   pending.catch(() => undefined);
