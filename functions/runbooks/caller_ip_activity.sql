@@ -1,7 +1,7 @@
 -- name: caller_ip_activity
 -- description: Every audited API call made from one caller IP, grouped by principal, method and user agent, from Admin Activity and Data Access logs. Shows which accounts were used from an address and what they did.
 -- tables: cloudaudit_googleapis_com_activity, cloudaudit_googleapis_com_data_access
--- param: ip STRING caller IP address, e.g. 203.0.113.7
+-- param: ip STRING an IP address, e.g. 203.0.113.7 (here: where the API calls came from)
 -- param: start TIMESTAMP window start, ISO 8601, anchored on the finding's eventTime
 -- param: end TIMESTAMP window end, ISO 8601
 WITH calls AS (

@@ -1,0 +1,167 @@
+import { z } from "zod";
+import {
+  ConfigError,
+  errorMessage,
+  FerretError,
+  ToolInputError,
+  UnknownToolError,
+} from "../domain/errors.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { ToolDeclaration } from "../model/port.js";
+import type { AnyTool, ToolContext, ToolOutput } from "./port.js";
+
+/**
+ * The tools an investigation may call, and the one place their calls are validated and
+ * contained: arguments are checked against the tool's zod schema, and anything a tool
+ * throws becomes an `ok: false` output that says whether retrying could help, so a tool
+ * error never crashes a step.
+ */
+export interface ToolRegistry {
+  list(): AnyTool[];
+  names(): string[];
+  /** Throws UnknownToolError for a name that is not registered. */
+  get(name: string): AnyTool;
+  declarations(): ToolDeclaration[];
+  run(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** Function names Gemini accepts: letters, digits, underscores, dashes; at most 64. */
+const TOOL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+
+/**
+ * JSON Schema keywords a Gemini function declaration understands (its OpenAPI-style
+ * Schema). Anything else — $ref, anyOf, additionalProperties, type arrays — is refused
+ * when the registry is built, so a tool that would be silently mangled fails fast.
+ */
+const GEMINI_KEYWORDS = new Set([
+  "type",
+  "description",
+  "properties",
+  "required",
+  "items",
+  "enum",
+  "format",
+  "minimum",
+  "maximum",
+  "minItems",
+  "maxItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "default",
+  "nullable",
+  "title",
+]);
+const GEMINI_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean"]);
+
+export function geminiSchemaProblems(schema: JsonValue, path = "$"): string[] {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema))
+    return [`${path}: not a schema object`];
+  const problems: string[] = [];
+  for (const key of Object.keys(schema)) {
+    if (!GEMINI_KEYWORDS.has(key)) problems.push(`${path}: unsupported keyword "${key}"`);
+  }
+  const type = schema.type;
+  if (typeof type !== "string" || !GEMINI_TYPES.has(type))
+    problems.push(`${path}: type must be one of ${[...GEMINI_TYPES].join("/")}`);
+  if (type === "object") {
+    const properties = schema.properties;
+    if (
+      properties !== undefined &&
+      (properties === null || typeof properties !== "object" || Array.isArray(properties))
+    ) {
+      problems.push(`${path}.properties: not an object`);
+    } else if (properties) {
+      for (const [name, sub] of Object.entries(properties))
+        problems.push(...geminiSchemaProblems(sub, `${path}.${name}`));
+    }
+  }
+  if (type === "array") {
+    if (schema.items === undefined) problems.push(`${path}: array without items`);
+    else problems.push(...geminiSchemaProblems(schema.items, `${path}[]`));
+  }
+  if (
+    schema.enum !== undefined &&
+    (!Array.isArray(schema.enum) || schema.enum.some((v) => typeof v !== "string"))
+  ) {
+    problems.push(`${path}: enum values must be strings`);
+  }
+  return problems;
+}
+
+/** The tool's argument schema as inline JSON Schema (no $ref), describing what callers send. */
+export function toolParameters(tool: AnyTool): JsonObject {
+  const schema = z.toJSONSchema(tool.input, {
+    io: "input",
+    reused: "inline",
+    unrepresentable: "throw",
+  }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = schema;
+  return JSON.parse(JSON.stringify(rest)) as JsonObject;
+}
+
+function errorOutput(tool: string, error: unknown, issues?: JsonValue): ToolOutput {
+  const known = error instanceof FerretError;
+  const retryable = known ? error.retryable : false;
+  const code = known ? error.code : "tool_failed";
+  const message = errorMessage(error);
+  return {
+    ok: false,
+    summary: `${tool} failed: ${message} (${retryable ? "retrying later may help" : "retrying the same call will not help"})`,
+    data: { error: { code, message, retryable, ...(issues !== undefined ? { issues } : {}) } },
+  };
+}
+
+/** Bad arguments: the model gets each zod issue with its path, to fix the call. */
+function inputErrorOutput(tool: string, error: z.ZodError): ToolOutput {
+  const issues = error.issues
+    .slice(0, 10)
+    .map((i) => ({ path: i.path.map(String).join(".") || "(arguments)", message: i.message }));
+  return errorOutput(
+    tool,
+    new ToolInputError(tool, issues.map((i) => `${i.path}: ${i.message}`).join("; ")),
+    issues,
+  );
+}
+
+export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
+  const byName = new Map<string, AnyTool>();
+  const declarations: ToolDeclaration[] = [];
+  for (const tool of tools) {
+    if (!TOOL_NAME.test(tool.name))
+      throw new ConfigError(`tool name "${tool.name}" is not a valid function name`);
+    if (byName.has(tool.name)) throw new ConfigError(`two tools are named ${tool.name}`);
+    const parameters = toolParameters(tool);
+    const problems = geminiSchemaProblems(parameters);
+    if (problems.length > 0)
+      throw new ConfigError(`tool ${tool.name} has a schema Gemini cannot take: ${problems.join("; ")}`);
+    byName.set(tool.name, tool);
+    declarations.push({ name: tool.name, description: tool.description, parameters });
+  }
+
+  const get = (name: string): AnyTool => {
+    const tool = byName.get(name);
+    if (!tool) throw new UnknownToolError(name, [...byName.keys()]);
+    return tool;
+  };
+
+  return {
+    list: () => [...byName.values()],
+    names: () => [...byName.keys()],
+    get,
+    declarations: () => declarations.map((d) => ({ ...d })),
+    async run(name, rawArgs, ctx) {
+      const started = Date.now();
+      let output: ToolOutput;
+      try {
+        const tool = get(name);
+        const parsed = tool.input.safeParse(rawArgs ?? {});
+        output = parsed.success ? await tool.run(parsed.data, ctx) : inputErrorOutput(name, parsed.error);
+      } catch (error) {
+        output = errorOutput(name, error);
+      }
+      ctx.logger.info("tool call", { tool: name, ok: output.ok, durationMs: Date.now() - started });
+      return output;
+    },
+  };
+}
