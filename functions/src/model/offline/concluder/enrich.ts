@@ -1,13 +1,30 @@
-import { extractIocs, mergeIocs } from "../../../domain/ioc.js";
+import { extractIocs, type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import { failedAttempts } from "../evidence/counting.js";
+import { isIpv4 } from "../net.js";
 import type { Subject } from "../subject.js";
 import { type Decision, finding, present } from "./decision.js";
 import type { EvidenceIndex } from "./evidence-index.js";
 
-const CRON = /\bCRON\[\d+\]|crontab|\/etc\/cron/i;
+const CRON = /\bCRON\b|crontab|\/etc\/cron/i;
 const SUSPICIOUS_COMMAND =
   /\/tmp\/|\/dev\/shm|\/var\/tmp|\/\.[a-z0-9]|curl |wget |\| *(ba)?sh|base64 -d|nohup/i;
 const DOWNLOAD = /\b(wget|curl)\b[^\n]*?(https?:\/\/\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b)/i;
+
+/** The URL and its host (IP or domain); a file name in the URL's path is not a domain. */
+function downloadIndicators(text: string): Ioc[] {
+  const found = extractIocs(text);
+  const urls = found.filter((i) => i.type === "url");
+  const hosts = urls
+    .map((u) => /^https?:\/\/([^/:?#]+)/i.exec(u.value)?.[1]?.toLowerCase())
+    .filter((h): h is string => Boolean(h))
+    .map((h): Ioc => ({ type: isIpv4(h) ? "ip" : "domain", value: h }));
+  const others = found.filter(
+    (i) =>
+      (i.type === "ip" || i.type === "domain") &&
+      !urls.some((u) => u.value.toLowerCase().includes(i.value.toLowerCase())),
+  );
+  return mergeIocs(urls, hosts, others).map((i) => ({ ...i, context: "payload download on the host" }));
+}
 
 /**
  * The attack chain around the family's own verdict, found the same way for every family:
@@ -40,11 +57,7 @@ export function enrichChain(decision: Decision, s: Subject, index: EvidenceIndex
     finding(`Tool transfer: the host downloaded a payload (${downloads.length} line(s)).`, downloads),
   ]);
   if (findings.length === 0) return decision;
-  const downloadIocs = downloads.flatMap((d) =>
-    extractIocs(d.e.text)
-      .filter((i) => i.type === "url" || i.type === "ip" || i.type === "domain")
-      .map((i) => ({ ...i, context: "payload download on the host" })),
-  );
+  const downloadIocs = downloads.flatMap((d) => downloadIndicators(d.e.text));
   const tp = decision.verdict === "true_positive";
   const mitre = [
     ...decision.mitre,

@@ -77,6 +77,14 @@ function genericCall(declaration: ToolDeclaration, text: string, intent: Intent)
   return { name: declaration.name, args, tag: "main" };
 }
 
+/** Aggregated runbook rows are few but precious: ask for the largest page the tool allows. */
+export function withPageSize(declaration: ToolDeclaration | undefined, args: JsonObject): JsonObject {
+  const prop = propertiesOf(declaration?.parameters).get("pageSize");
+  if (!prop) return args;
+  const max = typeof prop.maximum === "number" ? prop.maximum : 100;
+  return { ...args, pageSize: Math.min(max, 100) };
+}
+
 /**
  * The first round of calls for an intent, with the tools this step may use. Runbooks are
  * preferred when the log tool advertises one that fits; otherwise the intent's own SQL.
@@ -94,14 +102,13 @@ export function callsForIntent(
   if (!declaration) return tool === "log_query" ? sqlCalls(tool, sqlFor(intent), "main") : [];
   const shape = logToolShape(declaration);
   const viaRunbook = runbookCalls(shape, intent);
-  if (viaRunbook.length > 0) return viaRunbook.map((args) => ({ name: tool, args, tag: "main" }));
-  if (shape.sql)
-    return sqlCalls(
-      tool,
-      sqlFor(intent),
-      "main",
-      propertiesOf(declaration.parameters).has("sql") ? "sql" : "query",
-    );
+  const paged = (calls: PlannedCall[]) =>
+    calls.map((c) => ({ ...c, args: withPageSize(declaration, c.args) }));
+  if (viaRunbook.length > 0) return paged(viaRunbook.map((args) => ({ name: tool, args, tag: "main" })));
+  if (shape.sql) {
+    const key = propertiesOf(declaration.parameters).has("sql") ? "sql" : "query";
+    return paged(sqlCalls(tool, sqlFor(intent), "main", key));
+  }
   return [genericCall(declaration, stepText, intent)];
 }
 

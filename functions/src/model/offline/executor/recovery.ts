@@ -4,7 +4,7 @@ import type { Intent } from "../intents.js";
 import { distinctProbe, sqlFor } from "../sql.js";
 import { widen } from "../time-window.js";
 import { toolForIntent } from "../tool-choice.js";
-import { type PlannedCall, sqlCalls, tagOf } from "./calls.js";
+import { type PlannedCall, sqlCalls, tagOf, withPageSize } from "./calls.js";
 import { type LogToolShape, logToolShape } from "./declarations.js";
 import type { Exchange } from "./exchanges.js";
 import { runbookCalls } from "./runbooks.js";
@@ -43,20 +43,22 @@ export function recoveryCalls(
     ? logToolShape(declaration)
     : { name: tool, sql: tool === "log_query", acceptsRunbook: false, runbooks: [] };
   const out: PlannedCall[] = [];
+  const paged = (calls: PlannedCall[]) =>
+    calls.map((c) => ({ ...c, args: withPageSize(declaration, c.args) }));
   if (empty.length > 0) {
     const wider = widenedIntent(intent, eventTime);
     const viaRunbook = runbookCalls(shape, wider);
     if (viaRunbook.length > 0)
-      out.push(...viaRunbook.map((args) => ({ name: tool, args, tag: "wide" as const })));
-    else if (shape.sql) out.push(...sqlCalls(tool, sqlFor(wider), "wide"));
+      out.push(...paged(viaRunbook.map((args) => ({ name: tool, args, tag: "wide" as const }))));
+    else if (shape.sql) out.push(...paged(sqlCalls(tool, sqlFor(wider), "wide")));
     const probe = distinctProbe(wider);
-    if (probe && shape.sql) out.push(...sqlCalls(tool, [probe], "probe"));
+    if (probe && shape.sql) out.push(...paged(sqlCalls(tool, [probe], "probe")));
   }
   if (failed.length > 0) {
     if (stepTools.includes("log_tables")) out.push({ name: "log_tables", args: {}, tag: "tables" });
     // A runbook that failed may be fixed by the same question in plain SQL.
     const ranRunbook = failed.some((e) => typeof e.record.args.runbook === "string");
-    if (ranRunbook && shape.sql) out.push(...sqlCalls(tool, sqlFor(intent), "alt"));
+    if (ranRunbook && shape.sql) out.push(...paged(sqlCalls(tool, sqlFor(intent), "alt")));
   }
   return out;
 }
