@@ -13,15 +13,20 @@ if (!values.port || !values.yaml) {
   process.exit(2);
 }
 const env = Object.fromEntries(
-  Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith("FERRET_") && typeof e[1] === "string"),
+  Object.entries(process.env).filter(
+    (e): e is [string, string] => e[0].startsWith("FERRET_") && typeof e[1] === "string",
+  ),
 );
 const service = new LocalExecutionsService({
   yamlPath: values.yaml,
   env,
-  onLog: (entry) => process.stdout.write(`${JSON.stringify({ severity: "INFO", component: "workflow", ...entry })}\n`),
+  onLog: (entry) =>
+    process.stdout.write(`${JSON.stringify({ severity: "INFO", component: "workflow", ...entry })}\n`),
 });
 await service.listen(Number(values.port));
-process.stdout.write(`${JSON.stringify({ severity: "INFO", message: `local workflow executions listening on ${values.port}` })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ severity: "INFO", message: `local workflow executions listening on ${values.port}` })}\n`,
+);
 const shutdown = () => {
   service.close().finally(() => process.exit(0));
 };

@@ -41,7 +41,12 @@ export class LocalExecutionsService {
 
   start(execution: { argument: string }): ExecutionRecord {
     const name = `projects/local/locations/local/workflows/${this.options.workflowName ?? "investigate"}/executions/${randomUUID()}`;
-    const record: ExecutionRecord = { name, state: "ACTIVE", argument: execution.argument, startTime: new Date().toISOString() };
+    const record: ExecutionRecord = {
+      name,
+      state: "ACTIVE",
+      argument: execution.argument,
+      startTime: new Date().toISOString(),
+    };
     this.executions.set(name, record);
     const run = this.execute(record).finally(() => this.running.delete(run));
     this.running.add(run);
@@ -72,9 +77,17 @@ export class LocalExecutionsService {
       record.result = JSON.stringify(result ?? null);
     } catch (error) {
       record.state = "FAILED";
-      const payload = error instanceof Error && "payload" in error ? (error as { payload: unknown }).payload : String(error);
+      const payload =
+        error instanceof Error && "payload" in error
+          ? (error as { payload: unknown }).payload
+          : String(error);
       record.error = { payload: JSON.stringify(payload) };
-      log({ severity: "ERROR", message: "workflow execution failed", execution: record.name, error: record.error.payload });
+      log({
+        severity: "ERROR",
+        message: "workflow execution failed",
+        execution: record.name,
+        error: record.error.payload,
+      });
     } finally {
       record.endTime = new Date().toISOString();
     }
@@ -96,10 +109,12 @@ export class LocalExecutionsService {
     const url = new URL(req.url ?? "/", "http://local");
     if (req.method === "POST" && url.pathname.endsWith("/executions")) {
       const body = JSON.parse((await readBody(req)) || "{}") as { argument?: unknown };
-      if (typeof body.argument !== "string") return send(res, 400, { error: { message: "argument must be a JSON string" } });
+      if (typeof body.argument !== "string")
+        return send(res, 400, { error: { message: "argument must be a JSON string" } });
       return send(res, 200, this.start({ argument: body.argument }));
     }
-    if (req.method === "GET" && url.pathname.endsWith("/executions")) return send(res, 200, { executions: this.list() });
+    if (req.method === "GET" && url.pathname.endsWith("/executions"))
+      return send(res, 200, { executions: this.list() });
     if (req.method === "GET" && url.pathname.startsWith("/v1/")) {
       const record = this.get(decodeURIComponent(url.pathname.slice("/v1/".length)));
       return record ? send(res, 200, record) : send(res, 404, { error: { message: "no such execution" } });

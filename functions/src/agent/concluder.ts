@@ -22,7 +22,9 @@ export interface ConcluderInput {
   fallbackNote?: string;
 }
 
-export async function concludeInvestigation(input: ConcluderInput): Promise<{ conclusion: Conclusion; usage: Usage }> {
+export async function concludeInvestigation(
+  input: ConcluderInput,
+): Promise<{ conclusion: Conclusion; usage: Usage }> {
   const context: ConcluderContext = {
     purpose: "concluder",
     finding: input.finding,
@@ -52,17 +54,29 @@ export async function concludeInvestigation(input: ConcluderInput): Promise<{ co
   });
   const answer = await generateStructured(
     input.model,
-    { purpose: "concluder", system, messages: [{ role: "user", text: user }], context, investigationId: input.investigationId },
+    {
+      purpose: "concluder",
+      system,
+      messages: [{ role: "user", text: user }],
+      context,
+      investigationId: input.investigationId,
+    },
     ConclusionDraftSchema,
   );
   const notes = [
-    input.model.offline ? "Written by the offline playbook model: rules over the evidence, no LLM." : undefined,
+    input.model.offline
+      ? "Written by the offline playbook model: rules over the evidence, no LLM."
+      : undefined,
     input.fallbackNote,
   ].filter((n): n is string => Boolean(n));
   return {
     conclusion: {
       ...answer.value,
-      producedBy: { model: answer.model, offline: input.model.offline, ...(notes.length ? { note: notes.join(" ") } : {}) },
+      producedBy: {
+        model: answer.model,
+        offline: input.model.offline,
+        ...(notes.length ? { note: notes.join(" ") } : {}),
+      },
       createdAt: input.now.toISOString(),
     },
     usage: answer.usage,

@@ -85,9 +85,21 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     if (response.toolCalls.length === 0) {
       const report = await finalReport(input, system, messages, response.text, baseContext(iteration, true));
       usage = addUsage(usage, report.usage);
-      return buildResult(input, { report: report.value, toolCalls, toolIocs, usage, iterations: iteration, startedAt, modelName });
+      return buildResult(input, {
+        report: report.value,
+        toolCalls,
+        toolIocs,
+        usage,
+        iterations: iteration,
+        startedAt,
+        modelName,
+      });
     }
-    messages.push({ role: "model", ...(response.text ? { text: response.text } : {}), toolCalls: response.toolCalls });
+    messages.push({
+      role: "model",
+      ...(response.text ? { text: response.text } : {}),
+      toolCalls: response.toolCalls,
+    });
     const responses = await Promise.all(
       response.toolCalls.map((call) => runToolCall(input, call, toolCalls, toolIocs)),
     );
@@ -140,7 +152,10 @@ async function finalReport(
       messages: [
         ...messages,
         { role: "model", text: text ?? "" },
-        { role: "user", text: "Return your final report as the JSON object described in the instructions, and nothing else." },
+        {
+          role: "user",
+          text: "Return your final report as the JSON object described in the instructions, and nothing else.",
+        },
       ],
       context,
       investigationId: input.investigationId,
@@ -216,7 +231,11 @@ function buildResult(
 ): StepResult {
   const failed = parts.report.outcome === "failed";
   const allToolsFailed = parts.toolCalls.length > 0 && parts.toolCalls.every((c) => !c.ok);
-  const error = parts.error ?? (allToolsFailed ? `every tool call failed: ${parts.toolCalls.map((c) => c.summary).join(" | ")}` : undefined);
+  const error =
+    parts.error ??
+    (allToolsFailed
+      ? `every tool call failed: ${parts.toolCalls.map((c) => c.summary).join(" | ")}`
+      : undefined);
   return {
     stepId: input.step.id,
     status: failed ? "failed" : "done",

@@ -52,7 +52,13 @@ export async function planInvestigation(input: PlannerInput): Promise<PlannerOut
     const user = renderPrompt("planner.user", { finding: input.finding, related: context.related, problems });
     const answer = await generateStructured(
       input.model,
-      { purpose: "planner", system, messages: [{ role: "user", text: user }], context, investigationId: input.investigationId },
+      {
+        purpose: "planner",
+        system,
+        messages: [{ role: "user", text: user }],
+        context,
+        investigationId: input.investigationId,
+      },
       PlanDraftSchema,
     );
     usage = addUsage(usage, answer.usage);
@@ -60,5 +66,7 @@ export async function planInvestigation(input: PlannerInput): Promise<PlannerOut
     problems = planProblems(draft.steps, rules);
     if (problems.length === 0) return { plan: planFromDraft(draft), usage };
   }
-  throw new ModelOutputError(`the planner produced an invalid plan twice: ${problems.join("; ")}`, { problems });
+  throw new ModelOutputError(`the planner produced an invalid plan twice: ${problems.join("; ")}`, {
+    problems,
+  });
 }

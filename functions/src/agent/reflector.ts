@@ -19,7 +19,9 @@ export interface ReflectorInput {
   revisionsLeft: number;
 }
 
-export async function reflectOnProgress(input: ReflectorInput): Promise<{ draft: ReflectionDraft; usage: Usage }> {
+export async function reflectOnProgress(
+  input: ReflectorInput,
+): Promise<{ draft: ReflectionDraft; usage: Usage }> {
   const context: ReflectorContext = {
     purpose: "reflector",
     finding: input.finding,
@@ -59,7 +61,13 @@ export async function reflectOnProgress(input: ReflectorInput): Promise<{ draft:
   });
   const answer = await generateStructured(
     input.model,
-    { purpose: "reflector", system, messages: [{ role: "user", text: user }], context, investigationId: input.investigationId },
+    {
+      purpose: "reflector",
+      system,
+      messages: [{ role: "user", text: user }],
+      context,
+      investigationId: input.investigationId,
+    },
     ReflectionDraftSchema,
   );
   return { draft: answer.value, usage: answer.usage };

@@ -1,6 +1,12 @@
-import { globMatch } from "../config/config.js";
 import type { Config } from "../config/config.js";
-import { type Finding, findingIocs, normalizeNotification, parseNotification, SEVERITY_RANK } from "../domain/finding.js";
+import { globMatch } from "../config/config.js";
+import {
+  type Finding,
+  findingIocs,
+  normalizeNotification,
+  parseNotification,
+  SEVERITY_RANK,
+} from "../domain/finding.js";
 import { type Investigation, investigationIdFor } from "../domain/investigation.js";
 import { ZERO_USAGE } from "../domain/results.js";
 import type { IngestDeps } from "./deps.js";
@@ -19,7 +25,8 @@ export function policySkipReason(finding: Finding, config: Config["ingest"]): st
     return `severity ${finding.severity} is below the minimum ${config.minimumSeverity}`;
   }
   if (config.skipMuted && finding.mute === "MUTED") return "the finding is muted";
-  if (config.skipInactive && finding.state !== "ACTIVE") return `the finding state is ${finding.state}, not ACTIVE`;
+  if (config.skipInactive && finding.state !== "ACTIVE")
+    return `the finding state is ${finding.state}, not ACTIVE`;
   return undefined;
 }
 
@@ -57,7 +64,10 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
     deadlineAt: deadline.toISOString(),
   };
   const created = await deps.store.create(investigation, [
-    { type: "created", message: `New ${finding.severity} finding "${finding.category}" on ${finding.resource.name}` },
+    {
+      type: "created",
+      message: `New ${finding.severity} finding "${finding.category}" on ${finding.resource.name}`,
+    },
   ]);
   await publishEvents(deps.bus, created.events);
 
@@ -70,7 +80,9 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
     const claimedAt = current.launchClaimedAt ? Date.parse(current.launchClaimedAt) : undefined;
     if (claimedAt !== undefined && now.getTime() - claimedAt < LAUNCH_CLAIM_TTL_MS) return undefined;
     claimed = true;
-    return { investigation: { ...current, launchClaimedAt: now.toISOString(), updatedAt: now.toISOString() } };
+    return {
+      investigation: { ...current, launchClaimedAt: now.toISOString(), updatedAt: now.toISOString() },
+    };
   });
   if (!claimed) {
     deps.logger.info("duplicate notification ignored", { investigationId: id, findingName: finding.name });

@@ -20,12 +20,18 @@ import { publishEvents } from "./publish.js";
  */
 
 function withUsage(inv: Investigation, usage: Usage, now: Date): Investigation {
-  return { ...inv, counters: { ...inv.counters, usage: addUsage(inv.counters.usage, usage) }, updatedAt: now.toISOString() };
+  return {
+    ...inv,
+    counters: { ...inv.counters, usage: addUsage(inv.counters.usage, usage) },
+    updatedAt: now.toISOString(),
+  };
 }
 
 function modelFields(inv: Investigation, deps: AppDeps): Pick<Investigation, "model" | "fellBackToOffline"> {
   const reason = deps.fallbackReason?.();
-  return reason ? { model: deps.model.name, fellBackToOffline: true } : { model: inv.model, fellBackToOffline: inv.fellBackToOffline };
+  return reason
+    ? { model: deps.model.name, fellBackToOffline: true }
+    : { model: inv.model, fellBackToOffline: inv.fellBackToOffline };
 }
 
 async function commit(deps: AppDeps, committed: Committed): Promise<Investigation> {
@@ -38,7 +44,11 @@ function requirePlan(inv: Investigation): Plan {
   return inv.plan;
 }
 
-function decide(inv: Investigation, deps: AppDeps, extra: Partial<Parameters<typeof decideNext>[0]> = {}): NextAction {
+function decide(
+  inv: Investigation,
+  deps: AppDeps,
+  extra: Partial<Parameters<typeof decideNext>[0]> = {},
+): NextAction {
   return decideNext({
     plan: requirePlan(inv),
     counters: inv.counters,
@@ -88,7 +98,12 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
     await deps.store.update(id, (current) => {
       if (current.plan) return undefined; // a concurrent duplicate planned first; keep its plan
       return {
-        investigation: { ...withUsage(current, usage, now), ...modelFields(current, deps), status: "running", plan },
+        investigation: {
+          ...withUsage(current, usage, now),
+          ...modelFields(current, deps),
+          status: "running",
+          plan,
+        },
         events: [{ type: "planned", message: `Plan with ${plan.steps.length} steps: ${plan.objective}` }],
       };
     }),
@@ -119,7 +134,10 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
       return {
         investigation: {
           ...current,
-          plan: { ...requirePlan(current), steps: requirePlan(current).steps.map((x) => (x.id === stepId ? { ...x, status: "running" } : x)) },
+          plan: {
+            ...requirePlan(current),
+            steps: requirePlan(current).steps.map((x) => (x.id === stepId ? { ...x, status: "running" } : x)),
+          },
           updatedAt: deps.now().toISOString(),
         },
         events: [{ type: "step_started", stepId, message: `Step ${stepId}: ${step.description}` }],
@@ -137,7 +155,9 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
         ...modelFields(current, deps),
         plan: {
           ...requirePlan(current),
-          steps: requirePlan(current).steps.map((x) => (x.id === stepId ? { ...x, status: result.status } : x)),
+          steps: requirePlan(current).steps.map((x) =>
+            x.id === stepId ? { ...x, status: result.status } : x,
+          ),
         },
         counters: {
           ...base.counters,
@@ -171,7 +191,10 @@ async function executeWithDeadline(
   const limitMs = deps.config.agent.stepDeadlineSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`step deadline of ${deps.config.agent.stepDeadlineSeconds}s passed`)), limitMs);
+    timer = setTimeout(
+      () => reject(new Error(`step deadline of ${deps.config.agent.stepDeadlineSeconds}s passed`)),
+      limitMs,
+    );
   });
   try {
     return await Promise.race([
@@ -220,7 +243,12 @@ function isTransient(error: unknown): boolean {
  * Called once per finished wave: reflects when the policy says so (once per wave, stored
  * under the wave number), applies the plan updates, and returns the next action.
  */
-export async function advance(id: string, wave: number, stepIds: readonly string[], deps: AppDeps): Promise<NextAction> {
+export async function advance(
+  id: string,
+  wave: number,
+  stepIds: readonly string[],
+  deps: AppDeps,
+): Promise<NextAction> {
   const inv = await deps.store.require(id);
   const done = terminalAction(inv);
   if (done) return done;
@@ -264,7 +292,10 @@ export async function advance(id: string, wave: number, stepIds: readonly string
   };
   const recorded = await deps.store.recordReflection(id, reflection, (current) => {
     const base = withUsage(current, usage, deps.now());
-    const changed = outcome.applied.length > 0 ? applyPlanUpdates(requirePlan(current), draft.updates, rules).plan : requirePlan(current);
+    const changed =
+      outcome.applied.length > 0
+        ? applyPlanUpdates(requirePlan(current), draft.updates, rules).plan
+        : requirePlan(current);
     return {
       investigation: {
         ...base,
@@ -280,21 +311,40 @@ export async function advance(id: string, wave: number, stepIds: readonly string
 }
 
 function reflectionSignal(r: Reflection): { achieved: boolean; refusedForBudget: number } {
-  return { achieved: r.achieved, refusedForBudget: r.refused.filter((x) => x.reason.includes("revision budget")).length };
+  return {
+    achieved: r.achieved,
+    refusedForBudget: r.refused.filter((x) => x.reason.includes("revision budget")).length,
+  };
 }
 
 function reflectionMessage(r: Reflection): string {
-  const changes = r.applied.map((u) => (u.op === "add" ? `+${u.step.id}` : u.op === "cancel" ? `-${u.id}` : `~${u.id}`));
+  const changes = r.applied.map((u) =>
+    u.op === "add" ? `+${u.step.id}` : u.op === "cancel" ? `-${u.id}` : `~${u.id}`,
+  );
   return `${r.achieved ? "Objective achieved. " : ""}${r.insights[0] ?? r.rationale}${changes.length ? ` (plan: ${changes.join(" ")})` : ""}`;
 }
 
 export type FinishMode = "conclude" | "needs_human";
 
-export async function finish(id: string, mode: FinishMode, reason: string, deps: AppDeps): Promise<Investigation> {
+export async function finish(
+  id: string,
+  mode: FinishMode,
+  reason: string,
+  deps: AppDeps,
+): Promise<Investigation> {
   const inv = await deps.store.require(id);
   if (TERMINAL_STATUSES.includes(inv.status)) return inv;
-  const plan: Plan = inv.plan ?? { objective: `Triage ${inv.finding.category}`, successCriteria: [], constraints: [], steps: [], revision: 0 };
-  const [results, reflections] = await Promise.all([deps.store.listStepResults(id), deps.store.listReflections(id)]);
+  const plan: Plan = inv.plan ?? {
+    objective: `Triage ${inv.finding.category}`,
+    successCriteria: [],
+    constraints: [],
+    steps: [],
+    revision: 0,
+  };
+  const [results, reflections] = await Promise.all([
+    deps.store.listStepResults(id),
+    deps.store.listReflections(id),
+  ]);
   const fallback = deps.fallbackReason?.();
   const { conclusion, usage } = await concludeInvestigation({
     investigationId: id,
@@ -306,7 +356,11 @@ export async function finish(id: string, mode: FinishMode, reason: string, deps:
     mode,
     reason,
     now: deps.now(),
-    ...(fallback ? { fallbackNote: `The configured LLM became unavailable (${fallback}); the offline playbook model finished the investigation.` } : {}),
+    ...(fallback
+      ? {
+          fallbackNote: `The configured LLM became unavailable (${fallback}); the offline playbook model finished the investigation.`,
+        }
+      : {}),
   });
   const status: InvestigationStatus = mode === "conclude" ? "concluded" : "needs_human";
   return commit(
@@ -314,7 +368,13 @@ export async function finish(id: string, mode: FinishMode, reason: string, deps:
     await deps.store.update(id, (current) => {
       if (TERMINAL_STATUSES.includes(current.status)) return undefined;
       return {
-        investigation: { ...withUsage(current, usage, deps.now()), ...modelFields(current, deps), status, conclusion, reason },
+        investigation: {
+          ...withUsage(current, usage, deps.now()),
+          ...modelFields(current, deps),
+          status,
+          conclusion,
+          reason,
+        },
         events: [
           {
             type: mode === "conclude" ? "concluded" : "needs_human",

@@ -1,7 +1,7 @@
 import type { InvestigationEvent } from "../domain/investigation.js";
 import type { JsonObject } from "../domain/json.js";
-import type { EventBus } from "../ports/event-bus.js";
 import { TOPICS } from "../platform/topics.js";
+import type { EventBus } from "../ports/event-bus.js";
 
 export function eventMessage(event: InvestigationEvent): JsonObject {
   return {

@@ -10,7 +10,15 @@ import type { JsonObject } from "../domain/json.js";
 import { startLocalStack } from "../local/stack.js";
 import { fromRoot } from "../platform/paths.js";
 import { TOPICS } from "../platform/topics.js";
-import { type Printer, printConclusion, printEvent, printHeader, printPlan, printReflection, printStepResult } from "./progress.js";
+import {
+  type Printer,
+  printConclusion,
+  printEvent,
+  printHeader,
+  printPlan,
+  printReflection,
+  printStepResult,
+} from "./progress.js";
 import { loadScenario } from "./scenario.js";
 
 export interface InvestigateOptions {
@@ -36,7 +44,11 @@ const PROJECT_ID = "ferret-local";
  * `scc-findings` on the Pub/Sub emulator, and let ingest → workflow → functions →
  * notifier do the rest while this command narrates from Firestore.
  */
-export async function investigate(path: string, options: InvestigateOptions, printer: Printer): Promise<InvestigateReport> {
+export async function investigate(
+  path: string,
+  options: InvestigateOptions,
+  printer: Printer,
+): Promise<InvestigateReport> {
   const started = Date.now();
   const scenario = loadScenario(path);
   const finding = normalizeNotification(parseNotification(scenario.notification));
@@ -58,7 +70,6 @@ export async function investigate(path: string, options: InvestigateOptions, pri
     progress: (line) => say(`  · ${line}`),
   });
   try {
-    Object.assign(process.env, stack.env);
     const store = new FirestoreInvestigationStore(createFirestore({ projectId: PROJECT_ID }));
     const bus = new PubSubEventBus(PROJECT_ID);
     const messageId = await bus.publish(TOPICS.findings, scenario.notification as JsonObject);
@@ -69,13 +80,24 @@ export async function investigate(path: string, options: InvestigateOptions, pri
       store.listReflections(id),
       store.listEvents(id),
     ]);
-    const report: InvestigateReport = { investigation, results, reflections, events, workDir, wallMs: Date.now() - started };
+    const report: InvestigateReport = {
+      investigation,
+      results,
+      reflections,
+      events,
+      workDir,
+      wallMs: Date.now() - started,
+    };
     writeFileSync(join(workDir, "investigation.json"), `${JSON.stringify(report, null, 2)}\n`);
-    await waitForNotifier(join(workDir, "slack-messages.jsonl"), investigation);
+    await waitForNotifier(store, investigation);
     say(`\nSlack messages (rendered without a token): ${join(workDir, "slack-messages.jsonl")}`);
-    say(`Firestore documents exported to ${join(workDir, "investigation.json")}; process logs in ${stack.logDir}`);
+    say(
+      `Firestore documents exported to ${join(workDir, "investigation.json")}; process logs in ${stack.logDir}`,
+    );
     if (options.keepRunning) {
-      say(`Stack left running: FIRESTORE_EMULATOR_HOST=${stack.env.FIRESTORE_EMULATOR_HOST} PUBSUB_EMULATOR_HOST=${stack.env.PUBSUB_EMULATOR_HOST} (Ctrl-C to stop)`);
+      say(
+        `Stack left running: FIRESTORE_EMULATOR_HOST=${stack.env.FIRESTORE_EMULATOR_HOST} PUBSUB_EMULATOR_HOST=${stack.env.PUBSUB_EMULATOR_HOST} (Ctrl-C to stop)`,
+      );
       await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
     }
     return report;
@@ -123,14 +145,15 @@ async function follow(
     }
     await sleep(250);
   }
-  throw new Error(`the investigation did not finish within ${options.timeoutSeconds}s; see the logs under .ferret/runs`);
+  throw new Error(
+    `the investigation did not finish within ${options.timeoutSeconds}s; see the logs under .ferret/runs`,
+  );
 }
 
-/** The notifier runs asynchronously; give it a moment to post the final message. */
-async function waitForNotifier(file: string, inv: Investigation): Promise<void> {
-  const { existsSync, readFileSync } = await import("node:fs");
-  for (let i = 0; i < 40; i++) {
-    if (existsSync(file) && readFileSync(file, "utf8").includes(`"seq":${inv.eventSeq}`)) return;
+/** The notifier runs asynchronously; wait (briefly) until it recorded the final post. */
+async function waitForNotifier(store: FirestoreInvestigationStore, inv: Investigation): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    if ((await store.readClaim("slack-event-posted", `${inv.id}:${inv.eventSeq}`))?.ts) return;
     await sleep(250);
   }
 }

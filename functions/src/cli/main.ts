@@ -29,17 +29,26 @@ program
   .argument("<path>", "scenario directory (notification.json, logs/, intel/) or a notification JSON file")
   .option("--json", "print the final investigation as JSON instead of progress", false)
   .addOption(modelOption())
-  .option("--keep-running", "leave the emulators and function servers running afterwards (Ctrl-C stops them)", false)
+  .option(
+    "--keep-running",
+    "leave the emulators and function servers running afterwards (Ctrl-C stops them)",
+    false,
+  )
   .option("--timeout <seconds>", "give up after this many seconds", positiveInt, 600)
-  .action(async (path: string, opts: { json: boolean; model: "auto" | "gemini" | "offline"; keepRunning: boolean; timeout: number }) => {
-    const report = await investigate(
-      path,
-      { json: opts.json, model: opts.model, keepRunning: opts.keepRunning, timeoutSeconds: opts.timeout },
-      printer,
-    );
-    if (opts.json) printer.line(JSON.stringify(report, null, 2));
-    process.exitCode = report.investigation.status === "concluded" ? 0 : 3;
-  });
+  .action(
+    async (
+      path: string,
+      opts: { json: boolean; model: "auto" | "gemini" | "offline"; keepRunning: boolean; timeout: number },
+    ) => {
+      const report = await investigate(
+        path,
+        { json: opts.json, model: opts.model, keepRunning: opts.keepRunning, timeoutSeconds: opts.timeout },
+        printer,
+      );
+      if (opts.json) printer.line(JSON.stringify(report, null, 2));
+      process.exitCode = report.investigation.status === "concluded" ? 0 : 3;
+    },
+  );
 
 program
   .command("demo")

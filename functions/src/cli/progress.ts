@@ -44,7 +44,9 @@ export function printPlan(p: Printer, inv: Investigation): void {
 
 export function printStepResult(p: Printer, r: StepResult): void {
   const mark = r.status === "done" ? green("✓") : red("✗");
-  p.line(`\n${mark} ${bold(r.stepId)} ${dim(`${r.outcome}, ${r.toolCalls.length} tool call(s), ${r.iterations} round(s)`)}`);
+  p.line(
+    `\n${mark} ${bold(r.stepId)} ${dim(`${r.outcome}, ${r.toolCalls.length} tool call(s), ${r.iterations} round(s)`)}`,
+  );
   for (const c of r.toolCalls) {
     const args = clip(JSON.stringify(c.args), 140);
     p.line(`    ${c.ok ? "→" : red("→")} ${c.name} ${dim(args)}`);
@@ -59,7 +61,12 @@ export function printReflection(p: Printer, r: Reflection): void {
   p.line(bold(`\n↻ Reflection after wave ${r.wave}`) + (r.achieved ? green("  objective achieved") : ""));
   for (const i of r.insights.slice(0, 4)) p.line(`    • ${clip(i, 200)}`);
   for (const u of r.applied) {
-    const what = u.op === "add" ? `add ${u.step.id}: ${clip(u.step.description, 100)}` : u.op === "cancel" ? `cancel ${u.id}: ${u.reason}` : `update ${u.id}`;
+    const what =
+      u.op === "add"
+        ? `add ${u.step.id}: ${clip(u.step.description, 100)}`
+        : u.op === "cancel"
+          ? `cancel ${u.id}: ${u.reason}`
+          : `update ${u.id}`;
     p.line(`    ${cyan("plan")} ${what}`);
   }
   for (const r2 of r.refused) p.line(`    ${yellow("refused")} ${r2.update.op}: ${clip(r2.reason, 160)}`);
@@ -73,19 +80,29 @@ export function printConclusion(p: Printer, inv: Investigation): void {
   }
   const verdictColor = c.verdict === "true_positive" ? red : c.verdict === "inconclusive" ? yellow : green;
   p.line(bold("\n■ Conclusion") + (inv.status === "needs_human" ? yellow("  (needs a human)") : ""));
-  p.line(`  verdict     ${verdictColor(bold(c.verdict))}  confidence ${Math.round(c.confidence * 100)}%  severity ${c.severity}`);
+  p.line(
+    `  verdict     ${verdictColor(bold(c.verdict))}  confidence ${Math.round(c.confidence * 100)}%  severity ${c.severity}`,
+  );
   p.line(`  summary     ${clip(c.summary, 500)}`);
-  if (c.mitre.length) p.line(`  MITRE       ${c.mitre.map((m) => `${m.techniqueId} ${m.techniqueName ?? ""}`.trim()).join(", ")}`);
+  if (c.mitre.length)
+    p.line(
+      `  MITRE       ${c.mitre.map((m) => `${m.techniqueId} ${m.techniqueName ?? ""}`.trim()).join(", ")}`,
+    );
   for (const k of c.keyFindings) {
     p.line(`  • ${clip(k.finding, 200)}`);
-    for (const e of k.evidence) p.line(`      ${dim(`${e.stepId ?? "-"} / ${e.source}: ${clip(e.detail, 160)}`)}`);
+    for (const e of k.evidence)
+      p.line(`      ${dim(`${e.stepId ?? "-"} / ${e.source}: ${clip(e.detail, 160)}`)}`);
   }
   if (c.iocs.length) p.line(`  IOCs        ${c.iocs.map((i) => `${i.type}:${i.value}`).join("  ")}`);
   for (const a of c.recommendedActions) p.line(`  [${a.priority}] ${clip(a.action, 200)}`);
   for (const q of c.openQuestions) p.line(`  ? ${clip(q, 200)}`);
   p.line(dim(`  produced by ${c.producedBy.model}${c.producedBy.note ? ` — ${c.producedBy.note}` : ""}`));
   const u = inv.counters.usage;
-  p.line(dim(`  ${u.llmCalls} model calls, ${u.inputTokens} input + ${u.outputTokens} output tokens, ${inv.counters.stepsExecuted} steps`));
+  p.line(
+    dim(
+      `  ${u.llmCalls} model calls, ${u.inputTokens} input + ${u.outputTokens} output tokens, ${inv.counters.stepsExecuted} steps`,
+    ),
+  );
 }
 
 export function printEvent(p: Printer, e: InvestigationEvent): void {

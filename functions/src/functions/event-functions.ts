@@ -13,7 +13,12 @@ import { ingestDepsFor, type Runtime } from "./runtime.js";
  * invalid) is published to the topic's dead-letter topic with the reason and acked, so it
  * is kept for inspection and never retried forever.
  */
-async function deadLetter(rt: Runtime, topic: TopicName, event: CloudEvent<unknown>, reason: string): Promise<void> {
+async function deadLetter(
+  rt: Runtime,
+  topic: TopicName,
+  event: CloudEvent<unknown>,
+  reason: string,
+): Promise<void> {
   const envelope = PubSubEventDataSchema.safeParse(event.data);
   const message = envelope.success ? envelope.data.message : undefined;
   await rt.bus.publish(
@@ -29,7 +34,12 @@ async function deadLetter(rt: Runtime, topic: TopicName, event: CloudEvent<unkno
   rt.logger.error("message dead-lettered", { topic, reason, messageId: message?.messageId ?? event.id });
 }
 
-async function settle(rt: Runtime, topic: TopicName, event: CloudEvent<unknown>, work: () => Promise<void>): Promise<void> {
+async function settle(
+  rt: Runtime,
+  topic: TopicName,
+  event: CloudEvent<unknown>,
+  work: () => Promise<void>,
+): Promise<void> {
   try {
     await work();
   } catch (error) {

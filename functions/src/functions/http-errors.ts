@@ -21,7 +21,13 @@ export function toHttpFailure(error: unknown): HttpFailure {
           : error.code === "conflict"
             ? 409
             : 422;
-    return { status, body: { error: { code: error.code, message: error.message, retryable: error.retryable } } };
+    return {
+      status,
+      body: { error: { code: error.code, message: error.message, retryable: error.retryable } },
+    };
   }
-  return { status: 500, body: { error: { code: "internal", message: errorMessage(error), retryable: false } } };
+  return {
+    status: 500,
+    body: { error: { code: "internal", message: errorMessage(error), retryable: false } },
+  };
 }

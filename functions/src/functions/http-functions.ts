@@ -4,7 +4,12 @@ import type { AppDeps } from "../app/deps.js";
 import { advance, finish, markFailed, runStep, startPlanning } from "../app/operations.js";
 import type { JsonObject } from "../domain/json.js";
 import { toHttpFailure } from "./http-errors.js";
-import { AdvanceRequestSchema, FinishRequestSchema, InvestigationRefSchema, StepRequestSchema } from "./http-requests.js";
+import {
+  AdvanceRequestSchema,
+  FinishRequestSchema,
+  InvestigationRefSchema,
+  StepRequestSchema,
+} from "./http-requests.js";
 import { appDepsFor, type Runtime } from "./runtime.js";
 
 type Operation<I> = (input: I, deps: AppDeps) => Promise<JsonObject>;
@@ -22,12 +27,16 @@ export function workflowHandler<I extends { investigationId: string }>(
 ) {
   return async (req: Request, res: Response): Promise<void> => {
     if (req.method !== "POST") {
-      res.status(405).json({ error: { code: "method_not_allowed", message: "POST a JSON body", retryable: false } });
+      res
+        .status(405)
+        .json({ error: { code: "method_not_allowed", message: "POST a JSON body", retryable: false } });
       return;
     }
     const parsed = schema.safeParse(req.body);
     if (!parsed.success) {
-      const message = parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ");
+      const message = parsed.error.issues
+        .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
+        .join("; ");
       res.status(400).json({ error: { code: "invalid_input", message, retryable: false } });
       return;
     }
@@ -38,7 +47,11 @@ export function workflowHandler<I extends { investigationId: string }>(
       const deps = appDepsFor(rt, investigation);
       const started = Date.now();
       const body = await operation(parsed.data, deps);
-      deps.logger.info(`${name} done`, { function: name, durationMs: Date.now() - started, ...summarize(body) });
+      deps.logger.info(`${name} done`, {
+        function: name,
+        durationMs: Date.now() - started,
+        ...summarize(body),
+      });
       res.status(200).json(body);
     } catch (error) {
       const failure = toHttpFailure(error);

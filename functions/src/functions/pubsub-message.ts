@@ -31,7 +31,9 @@ export function decodePubSubJson(data: unknown): DecodedMessage {
   if (raw.length === 0) throw new InvalidInputError("the Pub/Sub message has no data");
   const bytes = Buffer.from(raw, "base64");
   if (bytes.length > MAX_MESSAGE_BYTES) {
-    throw new InvalidInputError(`the message is ${bytes.length} bytes; at most ${MAX_MESSAGE_BYTES} are accepted`);
+    throw new InvalidInputError(
+      `the message is ${bytes.length} bytes; at most ${MAX_MESSAGE_BYTES} are accepted`,
+    );
   }
   try {
     return { json: JSON.parse(bytes.toString("utf8")) as unknown, messageId, rawBase64: raw };

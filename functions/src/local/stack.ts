@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ENTRY_POINTS } from "../platform/entrypoints.js";
 import { fromRoot, repoRoot } from "../platform/paths.js";
 import { TOPICS } from "../platform/topics.js";
@@ -54,14 +54,17 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
   };
   try {
     const clientEnv: Record<string, string> = { ...emulators.env, GOOGLE_CLOUD_PROJECT: options.projectId };
+    // This process is a client of the stack too (topology setup, publishing, reading
+    // Firestore): point its Google clients at the emulators before any is created.
+    Object.assign(process.env, clientEnv);
     const entries = ENTRY_POINTS.filter((e) => SERVED.has(e.name));
     const ports = await Promise.all([...entries.map(() => freePort()), freePort()]);
     const executionsPort = ports.at(-1) as number;
     const executionsUrl = `http://127.0.0.1:${executionsPort}`;
     const functionUrls = Object.fromEntries(entries.map((e, i) => [e.name, `http://127.0.0.1:${ports[i]}`]));
-    const ffMain = createRequire(import.meta.url).resolve(
-      "@google-cloud/functions-framework/build/src/main.js",
-    );
+    // The package exports no subpath for its CLI; it sits next to the main module.
+    const ffIndex = createRequire(import.meta.url).resolve("@google-cloud/functions-framework");
+    const ffMain = join(dirname(ffIndex), "main.js");
     const functionEnv: NodeJS.ProcessEnv = {
       ...process.env,
       ...clientEnv,

@@ -1,0 +1,105 @@
+import { createFirestore } from "../adapters/firestore/client.js";
+import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
+import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
+import { createChatSink } from "../adapters/slack/create-chat-sink.js";
+import { ExecutionsApiLauncher } from "../adapters/workflows/executions-launcher.js";
+import { LocalWorkflowLauncher } from "../adapters/workflows/local-launcher.js";
+import { type Config, loadConfig } from "../config/config.js";
+import { ConfigError, errorMessage } from "../domain/errors.js";
+import { GeminiModel } from "../model/gemini.js";
+import { geminiOptionsFromEnv, isGeminiConfigured } from "../model/gemini-options.js";
+import { createOfflineModel } from "../model/offline/index.js";
+import type { Model } from "../model/port.js";
+import { withRetry } from "../model/retry.js";
+import { createLogger, type Logger, type Severity } from "../platform/logger.js";
+import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
+import { buildToolCatalog } from "./catalog.js";
+import type { Runtime } from "./runtime.js";
+
+/**
+ * The composition root: turns configuration and environment into adapters. Nothing
+ * else in the code base decides which adapter serves a port.
+ */
+export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+  const config = loadConfig({ env });
+  const projectId = env.GOOGLE_CLOUD_PROJECT ?? env.GCLOUD_PROJECT;
+  if (!projectId) throw new ConfigError("GOOGLE_CLOUD_PROJECT is not set");
+  const logger = createLogger({
+    project: projectId,
+    minSeverity: (env.FERRET_LOG_LEVEL as Severity | undefined) ?? "INFO",
+  });
+  const store = new FirestoreInvestigationStore(
+    createFirestore({ projectId, databaseId: config.firestore.databaseId }),
+  );
+  const bus = new PubSubEventBus(projectId);
+  const offlineModel = createOfflineModel();
+  const catalog = await buildToolCatalog(config, env, logger);
+  return {
+    config,
+    logger,
+    store,
+    bus,
+    launcher: chooseLauncher(config, env, projectId),
+    chat: createChatSink({
+      ...(env.SLACK_BOT_TOKEN ? { token: env.SLACK_BOT_TOKEN } : {}),
+      ...(config.slack.channel ? { channel: config.slack.channel } : {}),
+      ...(env.FERRET_SLACK_API_URL ? { slackApiUrl: env.FERRET_SLACK_API_URL } : {}),
+      ...(env.FERRET_CHAT_FILE ? { file: env.FERRET_CHAT_FILE } : {}),
+      logger,
+    }),
+    catalog: catalog.catalog,
+    tables: catalog.tables,
+    primaryModel: choosePrimaryModel(config, env, offlineModel, logger),
+    offlineModel,
+    now: () => new Date(),
+  };
+}
+
+function choosePrimaryModel(config: Config, env: NodeJS.ProcessEnv, offline: Model, logger: Logger): Model {
+  const wantGemini =
+    config.model.provider === "gemini" || (config.model.provider === "auto" && isGeminiConfigured(env));
+  if (!wantGemini) return offline;
+  if (!isGeminiConfigured(env)) {
+    throw new ConfigError(
+      "FERRET_MODEL_PROVIDER=gemini but no Gemini credentials: set GEMINI_API_KEY, or GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION",
+    );
+  }
+  const gemini = new GeminiModel({
+    ...geminiOptionsFromEnv(env),
+    model: config.model.geminiModel,
+    embeddingModel: config.model.embeddingModel,
+  });
+  return withRetry(gemini, {
+    onRetry: (info) =>
+      logger.warn("model call retried", {
+        attempt: info.attempt,
+        delayMs: info.delayMs,
+        operation: info.operation,
+        error: errorMessage(info.error),
+      }),
+  });
+}
+
+function chooseLauncher(config: Config, env: NodeJS.ProcessEnv, projectId: string): WorkflowLauncher {
+  const deadline = config.agent.totalDeadlineSeconds;
+  if (env.FERRET_WORKFLOWS_URL) return new LocalWorkflowLauncher(env.FERRET_WORKFLOWS_URL, deadline);
+  return new ExecutionsApiLauncher(
+    {
+      project: projectId,
+      location: env.FERRET_WORKFLOW_LOCATION ?? env.GOOGLE_CLOUD_LOCATION ?? "us-central1",
+      workflow: env.FERRET_WORKFLOW_NAME ?? "ferret-investigate",
+    },
+    deadline,
+  );
+}
+
+let runtime: Promise<Runtime> | undefined;
+
+/** One runtime per process (a function instance), built on first use. */
+export function getRuntime(): Promise<Runtime> {
+  runtime ??= buildRuntime().catch((error: unknown) => {
+    runtime = undefined; // let the next request try again rather than caching the failure
+    throw error;
+  });
+  return runtime;
+}
