@@ -115,6 +115,18 @@ describe("variables, fields and indexing", () => {
     assert.deepEqual(tagsOf(await evalError("m.a.b.c", vars)), ["TypeError"]);
   });
 
+  it("does not mistake variables named like operators for operators", async () => {
+    const names =
+      "      - input: 1\n      - index: 2\n      - order: 3\n      - notes: 4\n      - android: 5";
+    assert.equal(await evalExpr("input + index + order + notes + android", names), 15);
+  });
+
+  it("builds list and map literals", async () => {
+    assert.deepEqual(await evalExpr('[1, "two", [3]]'), [1, "two", [3]]);
+    assert.deepEqual(await evalExpr('{"a": 1 + 1, "b": [true]}'), { a: 2, b: [true] });
+    assert.deepEqual(await evalExpr("{}"), {});
+  });
+
   it("raises KeyError for an undefined variable", async () => {
     assert.deepEqual(tagsOf(await evalError("nobody")), ["KeyError"]);
   });

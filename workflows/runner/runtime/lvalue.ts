@@ -1,5 +1,5 @@
 import { tagged } from "../errors.js";
-import { type EvalEnv, evaluate, readIndex, readKey } from "../expression/evaluate.js";
+import { type EvalEnv, evaluate, readIndex } from "../expression/evaluate.js";
 import type { LValue } from "../loader/ast.js";
 import { isInt, isList, isMap, typeName, type WfValue } from "../values.js";
 import type { Scope } from "./scope.js";
@@ -17,10 +17,7 @@ export function assignTo(target: LValue, value: WfValue, scope: Scope, env: Eval
     segment.kind === "key" ? segment.key : evaluate(segment.expr, env),
   );
   let container = scope.readForUpdate(target.root, path);
-  for (const key of keys.slice(0, -1)) {
-    container =
-      typeof key === "string" && isMap(container) ? readKey(container, key) : readIndex(container, key);
-  }
+  for (const key of keys.slice(0, -1)) container = readIndex(container, key);
   const last = keys[keys.length - 1] ?? null;
   if (isMap(container)) {
     if (typeof last !== "string")
