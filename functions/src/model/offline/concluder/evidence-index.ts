@@ -1,5 +1,5 @@
 import type { StepResult } from "../../../domain/results.js";
-import { mergeEvidence } from "../evidence/merge.js";
+import { mergeAcrossCalls, mergeEvidence } from "../evidence/merge.js";
 import { isRowQuery, readCall } from "../evidence/read-call.js";
 import type { Evidence } from "../evidence/types.js";
 import { sourceOf } from "../executor/sources.js";
@@ -29,7 +29,8 @@ export class EvidenceIndex {
 
   constructor(results: readonly StepResult[]) {
     for (const result of results) {
-      const perSource = new Map<string, Evidence[]>();
+      const perCall: Evidence[][] = [];
+      const sources = new Map<Evidence, string>();
       for (const call of result.toolCalls) {
         const record = {
           name: call.name,
@@ -42,11 +43,13 @@ export class EvidenceIndex {
         const source = sourceOf(record);
         if (isRowQuery(record))
           this.queries.push({ stepId: result.stepId, source, ok: call.ok, rows: read.rows ?? 0 });
-        perSource.set(source, [...(perSource.get(source) ?? []), ...read.evidence]);
+        const merged = mergeEvidence(read.evidence);
+        for (const e of merged) sources.set(e, source);
+        perCall.push(merged);
       }
-      for (const [source, evidence] of perSource) {
-        for (const e of mergeEvidence(evidence)) this.items.push({ e, stepId: result.stepId, source });
-      }
+      // Within a step, two queries that see the same activity count it once.
+      for (const e of mergeAcrossCalls(perCall))
+        this.items.push({ e, stepId: result.stepId, source: sources.get(e) ?? "tool" });
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Evidence } from "./types.js";
 
-function keyOf(e: Evidence): string {
+export function keyOf(e: Evidence): string {
   switch (e.kind) {
     case "intel":
       return `intel|${e.type}|${e.value.toLowerCase()}`;
@@ -63,6 +63,24 @@ export function mergeEvidence(items: readonly Evidence[]): Evidence[] {
     const key = keyOf(item);
     const seen = out.get(key);
     out.set(key, seen ? combine(seen, item) : item);
+  }
+  return [...out.values()];
+}
+
+/**
+ * Evidence from several calls: rows within one call add up, but two calls that return the
+ * same activity (sshd outcomes per host and per source IP) describe it twice, so across calls
+ * the larger count wins instead of the sum.
+ */
+export function mergeAcrossCalls(perCall: readonly (readonly Evidence[])[]): Evidence[] {
+  const out = new Map<string, Evidence>();
+  for (const list of perCall) {
+    for (const item of mergeEvidence(list)) {
+      const key = keyOf(item);
+      const seen = out.get(key);
+      const count = (e: Evidence) => ("count" in e ? e.count : 0);
+      if (!seen || count(item) > count(seen)) out.set(key, item);
+    }
   }
   return [...out.values()];
 }

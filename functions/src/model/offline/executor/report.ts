@@ -2,7 +2,7 @@ import { type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import type { StepReport } from "../../../domain/results.js";
 import { acceptedLogins, failedAttempts } from "../evidence/counting.js";
 import { factOf, humanBytes, iocsOf } from "../evidence/facts.js";
-import { mergeEvidence } from "../evidence/merge.js";
+import { mergeAcrossCalls } from "../evidence/merge.js";
 import { isRowQuery, readCall } from "../evidence/read-call.js";
 import { rowSetOf } from "../evidence/rows.js";
 import type { Evidence, ReadCall } from "../evidence/types.js";
@@ -143,7 +143,7 @@ export function buildReport(exchanges: readonly Exchange[], intent: Intent, note
     exchange,
     read: readCall(exchange.record),
   }));
-  const evidence = mergeEvidence(reads.flatMap((r) => r.read.evidence));
+  const evidence = mergeAcrossCalls(reads.map((r) => r.read.evidence));
   const facts: string[] = [];
   const sorted = [...evidence].sort(
     (a, b) => RANK[a.kind] - RANK[b.kind] || ("count" in b ? b.count : 0) - ("count" in a ? a.count : 0),

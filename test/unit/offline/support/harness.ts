@@ -1,0 +1,120 @@
+import { concludeInvestigation } from "../../../../functions/src/agent/concluder.js";
+import { executeStep } from "../../../../functions/src/agent/executor.js";
+import { planInvestigation } from "../../../../functions/src/agent/planner.js";
+import { reflectOnProgress } from "../../../../functions/src/agent/reflector.js";
+import type { Conclusion } from "../../../../functions/src/domain/conclusion.js";
+import type { Finding } from "../../../../functions/src/domain/finding.js";
+import { readySteps } from "../../../../functions/src/domain/next-action.js";
+import type { Plan } from "../../../../functions/src/domain/plan.js";
+import { applyPlanUpdates } from "../../../../functions/src/domain/plan-rules.js";
+import type { Reflection } from "../../../../functions/src/domain/reflection.js";
+import { type StepResult, ZERO_USAGE } from "../../../../functions/src/domain/results.js";
+import { createOfflineModel } from "../../../../functions/src/model/offline/index.js";
+import type { Model } from "../../../../functions/src/model/port.js";
+import { silentLogger } from "../../../../functions/src/platform/logger.js";
+import { LOG_TABLES as CATALOG_TABLES } from "../../../../functions/src/sql/log-catalog.js";
+import type { ToolCatalog } from "../../../../functions/src/tools/toolbox.js";
+import { ToolBox } from "../../../../functions/src/tools/toolbox.js";
+
+export interface Run {
+  plan: Plan;
+  initialPlan: Plan;
+  results: StepResult[];
+  reflections: Reflection[];
+  conclusion: Conclusion;
+}
+
+const NOW = new Date("2025-03-05T00:00:00.000Z");
+
+/**
+ * The whole plan → execute → reflect → conclude loop with the real agent roles, the
+ * offline model and a catalog of real tools: what the demo and CI run, minus storage.
+ */
+export async function investigate(
+  finding: Finding,
+  catalog: ToolCatalog,
+  options: { maxSteps?: number; maxWaves?: number; model?: Model } = {},
+): Promise<Run> {
+  const model = options.model ?? createOfflineModel();
+  const toolbox = new ToolBox(catalog, () => true);
+  const maxSteps = options.maxSteps ?? 10;
+  const tools = toolbox.available();
+  const { plan: initialPlan } = await planInvestigation({
+    investigationId: "inv-offline",
+    finding,
+    model,
+    tools,
+    tables: CATALOG_TABLES.map((t) => ({ name: t.name, description: t.description })),
+    maxSteps,
+  });
+  let plan = initialPlan;
+  const results: StepResult[] = [];
+  const reflections: Reflection[] = [];
+  for (let wave = 0; wave < (options.maxWaves ?? 6); wave++) {
+    const ready = readySteps(plan);
+    if (ready.length === 0) break;
+    const finished = await Promise.all(
+      ready.map((step) =>
+        executeStep({
+          investigationId: "inv-offline",
+          finding,
+          plan,
+          step,
+          priorResults: results,
+          model,
+          toolbox,
+          maxIterations: 6,
+          logger: silentLogger,
+          now: () => NOW,
+        }),
+      ),
+    );
+    results.push(...finished);
+    const status = new Map(finished.map((r) => [r.stepId, r.status]));
+    plan = {
+      ...plan,
+      steps: plan.steps.map((s) => (status.has(s.id) ? { ...s, status: status.get(s.id) ?? s.status } : s)),
+    };
+    const { draft, usage } = await reflectOnProgress({
+      investigationId: "inv-offline",
+      finding,
+      plan,
+      results,
+      justFinished: finished.map((r) => r.stepId),
+      model,
+      tools: tools.map((t) => t.name),
+      maxSteps,
+      revisionsLeft: 3 - plan.revision,
+    });
+    const outcome = applyPlanUpdates(plan, draft.updates, {
+      allowedTools: tools.map((t) => t.name),
+      maxSteps,
+      maxRevisions: 3,
+    });
+    plan = outcome.plan;
+    reflections.push({
+      ...draft,
+      wave,
+      afterSteps: finished.map((r) => r.stepId),
+      applied: outcome.applied,
+      refused: outcome.refused,
+      skipped: false,
+      usage: usage ?? ZERO_USAGE,
+      model: model.name,
+      createdAt: NOW.toISOString(),
+    });
+    if (draft.achieved) break;
+  }
+  const { conclusion } = await concludeInvestigation({
+    investigationId: "inv-offline",
+    finding,
+    plan,
+    results,
+    reflections,
+    model,
+    mode: "conclude",
+    reason: "done",
+    now: NOW,
+  });
+  return { plan, initialPlan, results, reflections, conclusion };
+}
