@@ -2,6 +2,7 @@
 // docs/decisions/0003-local-workflows-runner.md for why it exists and what it covers.
 
 export { InvalidWorkflowError, UnsupportedConstructError, WorkflowError } from "./errors.js";
+export type { WorkflowDefinition } from "./loader/ast.js";
 export { type LoadedWorkflow, type LoadOptions, loadWorkflow } from "./loader/load.js";
 export { fetchTransport } from "./runtime/fetch-transport.js";
 export {
