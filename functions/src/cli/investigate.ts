@@ -69,9 +69,9 @@ export async function investigate(
     },
     progress: (line) => say(`  · ${line}`),
   });
+  const bus = new PubSubEventBus(PROJECT_ID);
   try {
     const store = new FirestoreInvestigationStore(createFirestore({ projectId: PROJECT_ID }));
-    const bus = new PubSubEventBus(PROJECT_ID);
     const messageId = await bus.publish(TOPICS.findings, scenario.notification as JsonObject);
     say(`  · published the notification to ${TOPICS.findings} (message ${messageId})\n`);
     const investigation = await follow(store, id, options, printer, started);
@@ -102,6 +102,7 @@ export async function investigate(
     }
     return report;
   } finally {
+    await bus.close();
     await stack.stop();
   }
 }

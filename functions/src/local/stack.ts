@@ -21,6 +21,8 @@ export interface StackOptions {
   /** FERRET_* settings for every function (model, log directory, intel bundle…). */
   env: Record<string, string>;
   progress?: (line: string) => void;
+  /** Lets tests put something (e.g. a fault-injecting proxy) between the workflow and a function. */
+  routeForWorkflow?: (functionName: string, url: string) => Promise<string> | string;
 }
 
 export interface LocalStack {
@@ -73,6 +75,10 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       FERRET_CHAT_FILE: join(options.workDir, "slack-messages.jsonl"),
       FERRET_LOG_LEVEL: options.env.FERRET_LOG_LEVEL ?? "INFO",
     };
+    const route = async (name: string) => {
+      const url = functionUrls[name] as string;
+      return options.routeForWorkflow ? options.routeForWorkflow(name, url) : url;
+    };
     progress(`starting ${entries.length} function servers under functions-framework`);
     entries.forEach((entry, i) => {
       const proc = startProcess(
@@ -106,10 +112,10 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       {
         env: {
           ...process.env,
-          FERRET_PLANNER_URL: functionUrls.planner,
-          FERRET_STEP_EXECUTOR_URL: functionUrls.stepExecutor,
-          FERRET_REFLECTOR_URL: functionUrls.reflector,
-          FERRET_CONCLUDER_URL: functionUrls.concluder,
+          FERRET_PLANNER_URL: await route("planner"),
+          FERRET_STEP_EXECUTOR_URL: await route("stepExecutor"),
+          FERRET_REFLECTOR_URL: await route("reflector"),
+          FERRET_CONCLUDER_URL: await route("concluder"),
         },
         logDir,
         cwd: repoRoot(),
