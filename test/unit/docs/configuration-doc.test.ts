@@ -1,0 +1,15 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { ENV_OVERRIDES } from "../../../functions/src/config/config.js";
+import { fromRoot } from "../../../functions/src/platform/paths.js";
+
+// docs/configuration.md is the reference users read; it must list every override the code honours.
+test("docs/configuration.md documents every FERRET_* override with its key", () => {
+  const doc = readFileSync(fromRoot("docs/configuration.md"), "utf8");
+  for (const [variable, { path }] of Object.entries(ENV_OVERRIDES)) {
+    const row = doc.split("\n").find((line) => line.startsWith(`| \`${variable}\` |`));
+    assert.ok(row, `${variable} is missing from docs/configuration.md`);
+    assert.ok(row.includes(`\`${path}\``), `${variable}'s row does not name the key ${path}`);
+  }
+});
