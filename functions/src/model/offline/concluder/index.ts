@@ -12,8 +12,8 @@ import { enrichChain } from "./enrich.js";
 import { EvidenceIndex } from "./evidence-index.js";
 import { VERDICT_RULES } from "./rules/index.js";
 
-/** Below this, a stopped investigation does not get a decisive verdict. */
-const NEEDS_HUMAN_FLOOR = 0.7;
+/** Below this (the reflector's "achieved" bar), a stopped investigation does not get a decisive verdict. */
+const NEEDS_HUMAN_FLOOR = 0.75;
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
