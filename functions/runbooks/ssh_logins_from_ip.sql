@@ -1,5 +1,5 @@
 -- name: ssh_logins_from_ip
--- description: sshd outcomes for one source IP on every VM: accepted logins, failed passwords, invalid users and pre-auth disconnects, with counts and first/last time. An accepted login after many failures means the guessing worked.
+-- description: sshd outcomes for one source IP on every VM: accepted logins, failed passwords, invalid users and connections closed before authentication, with counts and first/last time. An accepted login after many failures means the guessing worked.
 -- tables: syslog
 -- param: ip STRING source IP address, e.g. 198.51.100.7
 -- param: start TIMESTAMP window start, ISO 8601, anchored on the finding's eventTime
@@ -10,6 +10,7 @@ SELECT
     WHEN STRPOS(textPayload, 'Accepted ') > 0 THEN 'accepted'
     WHEN STRPOS(textPayload, 'Failed password') > 0 THEN 'failed_password'
     WHEN STRPOS(textPayload, 'Invalid user') > 0 THEN 'invalid_user'
+    WHEN STRPOS(textPayload, '[preauth]') > 0 THEN 'closed_before_auth'
     ELSE 'other'
   END AS outcome,
   COUNT(*) AS lines,

@@ -1,5 +1,5 @@
 -- name: ssh_logins_on_host
--- description: sshd outcomes on one VM per source IP: accepted logins, failed passwords, invalid users, with counts and first/last time, accepted logins first. Shows whether any brute-force source ever got in and who normally logs in.
+-- description: sshd outcomes on one VM per source IP: accepted logins, failed passwords, invalid users and connections closed before authentication, with counts and first/last time, accepted logins first. Shows whether any brute-force source ever got in and who normally logs in.
 -- tables: syslog
 -- param: instance STRING VM name, e.g. etl-worker-1
 -- param: start TIMESTAMP window start, ISO 8601, anchored on the finding's eventTime
@@ -22,6 +22,7 @@ SELECT
     WHEN STRPOS(textPayload, 'Accepted ') > 0 THEN 'accepted'
     WHEN STRPOS(textPayload, 'Failed password') > 0 THEN 'failed_password'
     WHEN STRPOS(textPayload, 'Invalid user') > 0 THEN 'invalid_user'
+    WHEN STRPOS(textPayload, '[preauth]') > 0 THEN 'closed_before_auth'
     ELSE 'other'
   END AS outcome,
   COUNT(*) AS lines,

@@ -5,7 +5,7 @@ import { dnsQuery, syslogLine, TABLES, vpcFlow } from "./log-entries.js";
 import { addBackgroundNoise } from "./noise.js";
 import { sccNotification } from "./notification.js";
 import type { Rng } from "./prng.js";
-import { json, type ScenarioDefinition } from "./scenario.js";
+import { type ScenarioDefinition, scenarioFiles } from "./scenario.js";
 import { addFeedNoise, StixBundle } from "./stix.js";
 
 const MINUTE = 60_000;
@@ -362,19 +362,49 @@ function build(rng: Rng): Map<string, string> {
       { id: "pool-dns", description: "the VM resolved the pool domain", anyOf: [POOL_DOMAIN] },
     ],
     mitreTechniques: ["T1496", "T1110.001", "T1053.003"],
-    runbooks: ["vpc_flows_from_instance", "dns_queries_for_domain", "ssh_logins_on_host", "host_syslog"],
+    probes: [
+      {
+        runbook: "dns_queries_for_domain",
+        params: { domain: POOL_DOMAIN },
+        window: { hoursBefore: 4, hoursAfter: 1 },
+        expect: [POOL_IP, victim.name],
+        why: "the pool domain from the miner's arguments resolves to the pool IP, asked by the VM",
+      },
+      {
+        runbook: "vpc_flows_from_instance",
+        params: { instance: victim.name },
+        window: { hoursBefore: 4, hoursAfter: 1 },
+        expect: [POOL_IP, "3333", "14444"],
+        why: "the VM's top external destination is the pool, on stratum ports",
+      },
+      {
+        runbook: "ssh_logins_on_host",
+        params: { instance: victim.name },
+        window: { hoursBefore: 4, hoursAfter: 1 },
+        expect: [ATTACKER_IP, "accepted", "failed_password"],
+        why: "password guessing and then an accepted login from the same address",
+      },
+      {
+        runbook: "host_syslog_search",
+        params: { instance: victim.name, term: "/tmp/" },
+        window: { hoursBefore: 4, hoursAfter: 1 },
+        expect: [PAYLOAD_IP, "CRON", "kworkerd"],
+        why: "the payload download and the cron watchdog",
+      },
+      {
+        runbook: "vpc_flows_to_ip",
+        params: { ip: POOL_IP },
+        window: { hoursBefore: 4, hoursAfter: 1 },
+        expect: [victim.name],
+        why: "only this VM talks to the pool",
+      },
+    ],
     story:
       "sshd on etl-worker-1 faced the internet; 198.51.100.77 guessed the deploy password, fetched an XMRig build from 192.0.2.146, " +
       "added a cron watchdog, and the VM mined to xmr.pool-relay.top (203.0.113.88) until VM Threat Detection matched the miner.",
   };
 
-  const files = new Map<string, string>([
-    ["notification.json", json(notification)],
-    ["intel/bundle.json", intel.toJson()],
-    ["expected.json", json(expected)],
-  ]);
-  for (const [name, content] of book.files()) files.set(`logs/${name}`, content);
-  return files;
+  return scenarioFiles({ notification, intel, expected, logs: book });
 }
 
 export const cryptomining: ScenarioDefinition = {

@@ -14,6 +14,25 @@ export const EvidenceSchema = z.object({
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;
 
+/**
+ * A runbook call that surfaces evidence, with parameters taken from the finding (or from
+ * an earlier probe's answer) and the window anchored on eventTime. The scenario tests run
+ * every probe on DuckDB, so "the evidence is findable" is checked, not assumed.
+ */
+export const ProbeSchema = z.object({
+  runbook: z.string(),
+  params: z.record(z.string(), z.string()),
+  window: z.object({ hoursBefore: z.number().positive(), hoursAfter: z.number().positive() }),
+  /** Strings that must occur in the result rows. */
+  expect: z.array(z.string().min(1)),
+  /** Strings that must not occur in them (e.g. an accepted login from the attacker). */
+  absent: z.array(z.string().min(1)).default([]),
+  /** Whether the probe returns rows at all; "none" is evidence too (no connection to a sinkhole). */
+  rows: z.enum(["some", "none"]).default("some"),
+  why: z.string().min(1),
+});
+export type Probe = z.input<typeof ProbeSchema>;
+
 export const ExpectedSchema = z.object({
   scenario: z.string(),
   category: z.string(),
@@ -25,8 +44,8 @@ export const ExpectedSchema = z.object({
   optionalEvidence: z.array(EvidenceSchema).default([]),
   /** MITRE ATT&CK technique ids a good conclusion maps to. */
   mitreTechniques: z.array(z.string().regex(/^T\d{4}(\.\d{3})?$/)),
-  /** Runbooks that surface the evidence, so a failing eval says where to look. */
-  runbooks: z.array(z.string()),
+  /** How the evidence is reached with the runbooks, so a failing eval says where to look. */
+  probes: z.array(ProbeSchema).min(1),
   story: z.string(),
 });
-export type Expected = z.infer<typeof ExpectedSchema>;
+export type Expected = z.input<typeof ExpectedSchema>;

@@ -59,6 +59,7 @@ const AUDIT_RESOURCE_LABELS = [
   s("email_id", "service_account"),
   s("unique_id", "service_account"),
   s("service", "audited_resource"),
+  s("service_name", "cloud_run_revision"),
   s("method", "audited_resource"),
 ];
 

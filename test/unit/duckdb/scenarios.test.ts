@@ -3,11 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, it } from "node:test";
+import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/warehouse.js";
 import {
   findingIocs,
   normalizeNotification,
   parseNotification,
 } from "../../../functions/src/domain/finding.js";
+import { loadRunbooks, renderRunbook } from "../../../functions/src/sql/runbooks.js";
 import { generateScenarios } from "../../../scripts/generate-scenarios.js";
 import { ExpectedSchema } from "../../../scripts/scenarios/expected.js";
 import { SCENARIOS } from "../../../scripts/scenarios/index.js";
@@ -48,6 +50,8 @@ describe("scenario generator", () => {
     }
   });
 });
+
+const runbooks = loadRunbooks();
 
 for (const scenario of SCENARIOS) {
   describe(`scenario ${scenario.name}`, () => {
@@ -90,7 +94,42 @@ for (const scenario of SCENARIOS) {
           evidence.id,
         );
       }
-      assert.ok(findingIocs(finding).length > 0, "the finding carries IOCs to start from");
+      const startingPoints = findingIocs(finding).length + (finding.resource.displayName ? 1 : 0);
+      assert.ok(startingPoints > 0, "the finding gives the investigation something to start from");
+    });
+
+    it("surfaces its evidence through the runbooks, from the finding's own facts", async () => {
+      const warehouse = await openDuckDbWarehouse({ dir: join(dir, "logs"), maxRows: 5_000 });
+      try {
+        for (const probe of expected.probes) {
+          const anchor = Date.parse(finding.eventTime);
+          const window = {
+            start: new Date(anchor - probe.window.hoursBefore * 3_600_000).toISOString(),
+            end: new Date(anchor + probe.window.hoursAfter * 3_600_000).toISOString(),
+          };
+          const request = renderRunbook(
+            runbooks.get(probe.runbook),
+            { ...probe.params, ...window },
+            { pageSize: 500 },
+          );
+          const rows: unknown[] = [];
+          let token: string | undefined;
+          do {
+            const page = await warehouse.query({ ...request, ...(token ? { pageToken: token } : {}) });
+            rows.push(...page.rows);
+            token = page.nextPageToken;
+          } while (token);
+          const text = JSON.stringify(rows);
+          const label = `${probe.runbook}(${JSON.stringify(probe.params)})`;
+          assert.equal(rows.length > 0 ? "some" : "none", probe.rows, `${label} rows`);
+          for (const needle of probe.expect)
+            assert.ok(text.includes(needle), `${label} should show ${needle}`);
+          for (const needle of probe.absent)
+            assert.ok(!text.includes(needle), `${label} should not show ${needle}`);
+        }
+      } finally {
+        await warehouse.close();
+      }
     });
 
     it("has a STIX bundle", () => {
