@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { InvalidInputError } from "./errors.js";
 import { extractIocs, type Ioc, mergeIocs } from "./ioc.js";
@@ -259,7 +260,8 @@ export function findingIocs(f: Finding): Ioc[] {
       c.destinationIp ? [{ type: "ip", value: c.destinationIp, context: `connection destination port ${c.destinationPort ?? "?"}` }] : [],
     ),
   ];
-  if (f.access?.callerIp) listed.push({ type: "ip", value: f.access.callerIp, context: "caller IP" });
+  // Audit logs redact some callers to "gce-internal-ip" (or "private"); only a real address is an IP IOC.
+  if (f.access?.callerIp && isIP(f.access.callerIp)) listed.push({ type: "ip", value: f.access.callerIp, context: "caller IP" });
   if (f.access?.principalEmail) listed.push({ type: "principal", value: f.access.principalEmail, context: "acting principal" });
   for (const b of f.iamBindings) {
     if (b.member) listed.push({ type: "principal", value: b.member.replace(/^(user|serviceAccount|group):/, ""), context: `IAM ${b.action ?? ""} ${b.role ?? ""}`.trim() });

@@ -288,6 +288,32 @@ describe("findingIocs", () => {
     ]);
   });
 
+  for (const callerIp of ["gce-internal-ip", "private"]) {
+    it(`keeps a redacted caller IP (${callerIp}) on the finding but not as an IP IOC`, () => {
+      const n = sccNotification("v1-iam-anomalous-grant");
+      n.finding.access = { ...(n.finding.access as object), callerIp };
+      const f = ingestPayload(n);
+      assert.equal(f.access?.callerIp, callerIp);
+      assert.deepEqual(
+        findingIocs(f).map((i) => [i.type, i.value]),
+        [
+          ["principal", "ci-deployer@acme-prod.iam.gserviceaccount.com"],
+          ["principal", "mallory.contractor@gmail.com"],
+        ],
+      );
+    });
+  }
+
+  it("takes an IPv6 caller IP", () => {
+    const n = sccNotification("v1-iam-anomalous-grant");
+    n.finding.access = { ...(n.finding.access as object), callerIp: "2001:db8::7" };
+    assert.deepEqual(findingIocs(ingestPayload(n))[0], {
+      type: "ip",
+      value: "2001:db8::7",
+      context: "caller IP",
+    });
+  });
+
   it("adds connection destinations and IOCs found in process arguments", () => {
     const n = sccNotification("v1-cryptominer");
     n.finding.indicator = {};
