@@ -1,4 +1,5 @@
 import * as ff from "@google-cloud/functions-framework";
+import { getRuntime } from "./functions/compose.js";
 import { ingestFunction, notifierFunction } from "./functions/event-functions.js";
 import {
   advanceOperation,
@@ -8,7 +9,6 @@ import {
   stepOperation,
   workflowHandler,
 } from "./functions/http-functions.js";
-import { getRuntime } from "./functions/compose.js";
 
 /**
  * Every Cloud Function of ferret, registered from one source tree. Each deployed function
@@ -16,7 +16,10 @@ import { getRuntime } from "./functions/compose.js";
  * the local stack are checked against that list).
  */
 ff.http("planner", workflowHandler("planner", HTTP_SCHEMAS.planner, plannerOperation, getRuntime));
-ff.http("stepExecutor", workflowHandler("stepExecutor", HTTP_SCHEMAS.stepExecutor, stepOperation, getRuntime));
+ff.http(
+  "stepExecutor",
+  workflowHandler("stepExecutor", HTTP_SCHEMAS.stepExecutor, stepOperation, getRuntime),
+);
 ff.http("reflector", workflowHandler("reflector", HTTP_SCHEMAS.reflector, advanceOperation, getRuntime));
 ff.http("concluder", workflowHandler("concluder", HTTP_SCHEMAS.concluder, finishOperation, getRuntime));
 ff.cloudEvent("ingest", ingestFunction(getRuntime));

@@ -130,7 +130,7 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
     deps,
     await deps.store.update(id, (current) => {
       const s = current.plan?.steps.find((x) => x.id === stepId);
-      if (!s || s.status !== "pending") return undefined;
+      if (s?.status !== "pending") return undefined;
       return {
         investigation: {
           ...current,

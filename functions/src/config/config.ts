@@ -49,7 +49,11 @@ export const ConfigSchema = z.strictObject({
       duckdbDir: z.string().optional(),
       bigqueryProject: z.string().optional(),
       bigqueryDataset: z.string().optional(),
-      maxBytesBilled: z.number().int().min(1).default(10 * 1024 ** 3),
+      maxBytesBilled: z
+        .number()
+        .int()
+        .min(1)
+        .default(10 * 1024 ** 3),
       maxRows: z.number().int().min(1).max(10_000).default(1_000),
       pageSize: z.number().int().min(1).max(500).default(50),
       queryTimeoutMs: z.number().int().min(100).default(30_000),
@@ -127,7 +131,8 @@ function coerce(name: string, raw: string, type: Coerce): unknown {
       throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a boolean (use true or false)`);
     case "number": {
       const n = Number(raw);
-      if (raw.trim() === "" || !Number.isFinite(n)) throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a number`);
+      if (raw.trim() === "" || !Number.isFinite(n))
+        throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a number`);
       return n;
     }
   }
@@ -192,10 +197,18 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
 /** Glob match for tool and category names: `*` any run, `?` one character. */
 export function globMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i");
+  const re = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".")}$`,
+    "i",
+  );
   return re.test(value);
 }
 
 export function toolAllowed(config: Pick<Config, "tools">, name: string): boolean {
-  return config.tools.allow.some((p) => globMatch(p, name)) && !config.tools.deny.some((p) => globMatch(p, name));
+  return (
+    config.tools.allow.some((p) => globMatch(p, name)) && !config.tools.deny.some((p) => globMatch(p, name))
+  );
 }

@@ -25,7 +25,13 @@ export const ConclusionDraftSchema = z.object({
       z.object({
         finding: z.string().min(1).max(500),
         evidence: z
-          .array(z.object({ stepId: z.string().max(40).optional(), source: z.string().min(1).max(100), detail: z.string().min(1).max(500) }))
+          .array(
+            z.object({
+              stepId: z.string().max(40).optional(),
+              source: z.string().min(1).max(100),
+              detail: z.string().min(1).max(500),
+            }),
+          )
           .min(1)
           .max(5),
       }),

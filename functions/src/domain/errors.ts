@@ -24,7 +24,11 @@ export class FerretError extends Error {
   readonly retryable: boolean;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { retryable: boolean; cause?: unknown; details?: Record<string, unknown> }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { retryable: boolean; cause?: unknown; details?: Record<string, unknown> },
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -84,10 +88,14 @@ export class TokenLimitError extends FerretError {
 
 export class UnknownToolError extends FerretError {
   constructor(name: string, allowed: readonly string[]) {
-    super("unknown_tool", `tool "${name}" is not in the registry (allowed: ${allowed.join(", ") || "none"})`, {
-      retryable: false,
-      details: { name, allowed },
-    });
+    super(
+      "unknown_tool",
+      `tool "${name}" is not in the registry (allowed: ${allowed.join(", ") || "none"})`,
+      {
+        retryable: false,
+        details: { name, allowed },
+      },
+    );
   }
 }
 

@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { InvalidInputError } from "./errors.js";
 import { extractIocs, type Ioc, mergeIocs } from "./ioc.js";
-import { JsonValueSchema, type JsonValue, jsonBytes } from "./json.js";
+import { type JsonValue, JsonValueSchema, jsonBytes } from "./json.js";
 import { type SccNotification, SccNotificationSchema } from "./notification.js";
 
 export const SeveritySchema = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "SEVERITY_UNSPECIFIED"]);
@@ -86,9 +86,13 @@ export const FindingSchema = z.object({
     )
     .max(FINDING_LIMITS.listItems),
   iamBindings: z
-    .array(z.object({ action: CappedStr.optional(), role: CappedStr.optional(), member: CappedStr.optional() }))
+    .array(
+      z.object({ action: CappedStr.optional(), role: CappedStr.optional(), member: CappedStr.optional() }),
+    )
     .max(FINDING_LIMITS.listItems),
-  files: z.array(z.object({ path: CappedStr.optional(), sha256: CappedStr.optional() })).max(FINDING_LIMITS.listItems),
+  files: z
+    .array(z.object({ path: CappedStr.optional(), sha256: CappedStr.optional() }))
+    .max(FINDING_LIMITS.listItems),
   mitre: z.object({
     primaryTactic: CappedStr.optional(),
     techniques: CappedList(CappedStr),
@@ -130,13 +134,17 @@ function signatureLabels(n: SccNotification): string[] {
   for (const sig of n.finding.indicator?.signatures ?? []) {
     const family = sig.memoryHashSignature?.binaryFamily;
     if (family) out.push(`memory-hash:${family}`);
-    for (const d of sig.memoryHashSignature?.detections ?? []) if (d.binary) out.push(`memory-hash-binary:${d.binary}`);
+    for (const d of sig.memoryHashSignature?.detections ?? [])
+      if (d.binary) out.push(`memory-hash-binary:${d.binary}`);
     if (sig.yaraRuleSignature?.yaraRule) out.push(`yara:${sig.yaraRuleSignature.yaraRule}`);
   }
   return out;
 }
 
-function capSourceProperties(props: Record<string, unknown> | undefined, t: Truncator): Record<string, JsonValue> {
+function capSourceProperties(
+  props: Record<string, unknown> | undefined,
+  t: Truncator,
+): Record<string, JsonValue> {
   if (!props) return {};
   const parsed = z.record(z.string(), JsonValueSchema).safeParse(props);
   const safe = parsed.success ? parsed.data : {};
@@ -155,7 +163,9 @@ function capSourceProperties(props: Record<string, unknown> | undefined, t: Trun
 export function parseNotification(payload: unknown): SccNotification {
   const result = SccNotificationSchema.safeParse(payload);
   if (!result.success) {
-    const issues = result.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    const issues = result.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new InvalidInputError(`not an SCC notification: ${issues.join("; ")}`, { issues });
   }
   return result.data;
@@ -187,7 +197,10 @@ export function normalizeNotification(n: SccNotification): Finding {
       name: t.str(r?.name ?? f.resourceName ?? "", "resource.name") ?? "",
       type: t.str(r?.type, "resource.type"),
       project: t.str(r?.project ?? r?.gcpMetadata?.project, "resource.project"),
-      projectDisplayName: t.str(r?.projectDisplayName ?? r?.gcpMetadata?.projectDisplayName, "resource.projectDisplayName"),
+      projectDisplayName: t.str(
+        r?.projectDisplayName ?? r?.gcpMetadata?.projectDisplayName,
+        "resource.projectDisplayName",
+      ),
       displayName: t.str(r?.displayName, "resource.displayName"),
     },
     indicators: {
@@ -234,7 +247,10 @@ export function normalizeNotification(n: SccNotification): Finding {
     })),
     mitre: {
       primaryTactic: t.str(f.mitreAttack?.primaryTactic, "mitreAttack.primaryTactic"),
-      techniques: t.strs([...(f.mitreAttack?.primaryTechniques ?? []), ...(f.mitreAttack?.additionalTechniques ?? [])], "mitreAttack.techniques"),
+      techniques: t.strs(
+        [...(f.mitreAttack?.primaryTechniques ?? []), ...(f.mitreAttack?.additionalTechniques ?? [])],
+        "mitreAttack.techniques",
+      ),
       tactics: t.strs(f.mitreAttack?.additionalTactics, "mitreAttack.additionalTactics"),
     },
     sourceProperties: capSourceProperties(f.sourceProperties, t),
@@ -253,18 +269,35 @@ export function normalizeNotification(n: SccNotification): Finding {
 export function findingIocs(f: Finding): Ioc[] {
   const listed: Ioc[] = [
     ...f.indicators.ipAddresses.map((value): Ioc => ({ type: "ip", value, context: "SCC indicator" })),
-    ...f.indicators.domains.map((value): Ioc => ({ type: "domain", value: value.toLowerCase(), context: "SCC indicator" })),
+    ...f.indicators.domains.map(
+      (value): Ioc => ({ type: "domain", value: value.toLowerCase(), context: "SCC indicator" }),
+    ),
     ...f.indicators.uris.map((value): Ioc => ({ type: "url", value, context: "SCC indicator" })),
     ...f.indicators.hashes.map((value): Ioc => ({ type: "hash", value, context: "process or file hash" })),
     ...f.connections.flatMap((c): Ioc[] =>
-      c.destinationIp ? [{ type: "ip", value: c.destinationIp, context: `connection destination port ${c.destinationPort ?? "?"}` }] : [],
+      c.destinationIp
+        ? [
+            {
+              type: "ip",
+              value: c.destinationIp,
+              context: `connection destination port ${c.destinationPort ?? "?"}`,
+            },
+          ]
+        : [],
     ),
   ];
   // Audit logs redact some callers to "gce-internal-ip" (or "private"); only a real address is an IP IOC.
-  if (f.access?.callerIp && isIP(f.access.callerIp)) listed.push({ type: "ip", value: f.access.callerIp, context: "caller IP" });
-  if (f.access?.principalEmail) listed.push({ type: "principal", value: f.access.principalEmail, context: "acting principal" });
+  if (f.access?.callerIp && isIP(f.access.callerIp))
+    listed.push({ type: "ip", value: f.access.callerIp, context: "caller IP" });
+  if (f.access?.principalEmail)
+    listed.push({ type: "principal", value: f.access.principalEmail, context: "acting principal" });
   for (const b of f.iamBindings) {
-    if (b.member) listed.push({ type: "principal", value: b.member.replace(/^(user|serviceAccount|group):/, ""), context: `IAM ${b.action ?? ""} ${b.role ?? ""}`.trim() });
+    if (b.member)
+      listed.push({
+        type: "principal",
+        value: b.member.replace(/^(user|serviceAccount|group):/, ""),
+        context: `IAM ${b.action ?? ""} ${b.role ?? ""}`.trim(),
+      });
   }
   const fromArgs = f.processes.flatMap((p) => extractIocs(p.args.join(" ")));
   return mergeIocs(listed, fromArgs);

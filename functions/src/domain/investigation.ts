@@ -56,7 +56,9 @@ export type Investigation = z.infer<typeof InvestigationSchema>;
  * map to the same id, so a redelivered notification cannot start a second one.
  */
 export function investigationIdFor(findingName: string, eventTime: string): string {
-  const digest = createHash("sha256").update(`${findingName}\n${new Date(eventTime).toISOString()}`).digest("hex");
+  const digest = createHash("sha256")
+    .update(`${findingName}\n${new Date(eventTime).toISOString()}`)
+    .digest("hex");
   return `inv-${digest.slice(0, 24)}`;
 }
 

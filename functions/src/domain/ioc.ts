@@ -55,7 +55,11 @@ export function extractIocs(text: string, options: { includePrivateIps?: boolean
   for (const value of uniq(withoutEmails.match(IPV4) ?? [])) {
     if (options.includePrivateIps || !isPrivateOrReservedIpv4(value)) out.push({ type: "ip", value });
   }
-  const hashes = uniq([...(text.match(SHA256) ?? []), ...(text.match(SHA1) ?? []), ...(text.match(MD5) ?? [])]);
+  const hashes = uniq([
+    ...(text.match(SHA256) ?? []),
+    ...(text.match(SHA1) ?? []),
+    ...(text.match(MD5) ?? []),
+  ]);
   const longest = hashes.filter((h) => !hashes.some((o) => o !== h && o.includes(h)));
   for (const value of longest) out.push({ type: "hash", value: value.toLowerCase() });
   for (const value of uniq((withoutEmails.match(DOMAIN) ?? []).map((d) => d.toLowerCase()))) {

@@ -29,19 +29,28 @@ export function readySteps(plan: Plan): Step[] {
   const status = new Map(plan.steps.map((s) => [s.id, s.status]));
   return plan.steps.filter(
     // A "running" step at decision time was interrupted (the wave already returned), so it runs again.
-    (s) => (s.status === "pending" || s.status === "running") && s.dependsOn.every((d) => status.get(d) === "done"),
+    (s) =>
+      (s.status === "pending" || s.status === "running") &&
+      s.dependsOn.every((d) => status.get(d) === "done"),
   );
 }
 
 export function decideNext(input: DecisionInput): NextAction {
   const { plan, counters, policy } = input;
-  if (input.lastReflection?.achieved) return { kind: "conclude", reason: "the reflector judged the objective achieved" };
+  if (input.lastReflection?.achieved)
+    return { kind: "conclude", reason: "the reflector judged the objective achieved" };
   if (input.now.getTime() >= input.deadlineAt.getTime()) {
-    return { kind: "needs_human", reason: `the investigation deadline of ${policy.totalDeadlineSeconds}s passed` };
+    return {
+      kind: "needs_human",
+      reason: `the investigation deadline of ${policy.totalDeadlineSeconds}s passed`,
+    };
   }
   const tokens = counters.usage.inputTokens + counters.usage.outputTokens;
   if (tokens >= policy.tokenBudget) {
-    return { kind: "needs_human", reason: `the token budget is used up (${tokens} of ${policy.tokenBudget})` };
+    return {
+      kind: "needs_human",
+      reason: `the token budget is used up (${tokens} of ${policy.tokenBudget})`,
+    };
   }
   if (counters.consecutiveFailures >= policy.maxConsecutiveFailures) {
     return { kind: "needs_human", reason: `${counters.consecutiveFailures} steps failed in a row` };
@@ -56,7 +65,10 @@ export function decideNext(input: DecisionInput): NextAction {
   const pending = plan.steps.filter((s) => s.status === "pending");
   if (pending.length === 0) {
     if (input.lastReflection && input.lastReflection.refusedForBudget > 0) {
-      return { kind: "needs_human", reason: "the reflector wanted more steps but the revision budget is used up" };
+      return {
+        kind: "needs_human",
+        reason: "the reflector wanted more steps but the revision budget is used up",
+      };
     }
     return { kind: "conclude", reason: "every step has finished" };
   }

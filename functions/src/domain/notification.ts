@@ -24,7 +24,13 @@ export const SccAccessSchema = z.looseObject({
 
 export const SccProcessSchema = z.looseObject({
   name: Str.optional(),
-  binary: z.looseObject({ path: Str.optional(), sha256: Str.optional(), size: z.union([Str, z.number()]).optional() }).optional(),
+  binary: z
+    .looseObject({
+      path: Str.optional(),
+      sha256: Str.optional(),
+      size: z.union([Str, z.number()]).optional(),
+    })
+    .optional(),
   args: StrArr.optional(),
   argumentsTruncated: z.boolean().optional(),
   pid: z.union([Str, z.number()]).optional(),
@@ -44,7 +50,9 @@ export const SccSignatureSchema = z.looseObject({
   memoryHashSignature: z
     .looseObject({
       binaryFamily: Str.optional(),
-      detections: z.array(z.looseObject({ binary: Str.optional(), percentPagesMatched: z.number().optional() })).optional(),
+      detections: z
+        .array(z.looseObject({ binary: Str.optional(), percentPagesMatched: z.number().optional() }))
+        .optional(),
     })
     .optional(),
   yaraRuleSignature: z.looseObject({ yaraRule: Str.optional() }).optional(),
@@ -78,7 +86,9 @@ export const SccFindingSchema = z.looseObject({
   processes: z.array(SccProcessSchema).optional(),
   connections: z.array(SccConnectionSchema).optional(),
   files: z.array(z.looseObject({ path: Str.optional(), sha256: Str.optional() })).optional(),
-  iamBindings: z.array(z.looseObject({ action: Str.optional(), role: Str.optional(), member: Str.optional() })).optional(),
+  iamBindings: z
+    .array(z.looseObject({ action: Str.optional(), role: Str.optional(), member: Str.optional() }))
+    .optional(),
   mitreAttack: z
     .looseObject({
       primaryTactic: Str.optional(),

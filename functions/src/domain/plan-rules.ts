@@ -12,7 +12,8 @@ export interface PlanRules {
 
 export function planProblems(steps: readonly StepDraft[], rules: PlanRules): string[] {
   const problems: string[] = [];
-  if (steps.length > rules.maxSteps) problems.push(`the plan has ${steps.length} steps; at most ${rules.maxSteps} are allowed`);
+  if (steps.length > rules.maxSteps)
+    problems.push(`the plan has ${steps.length} steps; at most ${rules.maxSteps} are allowed`);
   const ids = new Set<string>();
   for (const step of steps) {
     if (ids.has(step.id)) problems.push(`step id "${step.id}" is used twice`);
@@ -21,7 +22,9 @@ export function planProblems(steps: readonly StepDraft[], rules: PlanRules): str
   for (const step of steps) {
     for (const tool of step.tools) {
       if (!rules.allowedTools.includes(tool)) {
-        problems.push(`step "${step.id}" names unknown tool "${tool}"; available: ${rules.allowedTools.join(", ")}`);
+        problems.push(
+          `step "${step.id}" names unknown tool "${tool}"; available: ${rules.allowedTools.join(", ")}`,
+        );
       }
     }
     for (const dep of step.dependsOn) {
@@ -76,7 +79,9 @@ export interface UpdateOutcome {
 
 function sameApproach(a: StepDraft, b: StepDraft): boolean {
   const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").trim();
-  return norm(a.description) === norm(b.description) && [...a.tools].sort().join() === [...b.tools].sort().join();
+  return (
+    norm(a.description) === norm(b.description) && [...a.tools].sort().join() === [...b.tools].sort().join()
+  );
 }
 
 /**
@@ -96,7 +101,10 @@ export function applyPlanUpdates(
     return {
       plan,
       applied,
-      refused: updates.map((update) => ({ update, reason: `revision budget of ${rules.maxRevisions} is used up` })),
+      refused: updates.map((update) => ({
+        update,
+        reason: `revision budget of ${rules.maxRevisions} is used up`,
+      })),
     };
   }
   const nextRevision = plan.revision + 1;
@@ -115,21 +123,25 @@ export function applyPlanUpdates(
 }
 
 function refusal(steps: readonly Step[], update: PlanUpdate, rules: PlanRules): string | undefined {
-  const existing = update.op === "add" ? steps.find((s) => s.id === update.step.id) : steps.find((s) => s.id === update.id);
+  const existing =
+    update.op === "add" ? steps.find((s) => s.id === update.step.id) : steps.find((s) => s.id === update.id);
   if (update.op === "add") {
     if (existing) {
       return existing.status === "cancelled"
         ? `step "${existing.id}" was cancelled earlier and stays cancelled; use a new id for a different approach`
         : `step "${existing.id}" already exists`;
     }
-    if (steps.length + 1 > rules.maxSteps) return `the plan already has ${steps.length} of ${rules.maxSteps} steps`;
+    if (steps.length + 1 > rules.maxSteps)
+      return `the plan already has ${steps.length} of ${rules.maxSteps} steps`;
     const failedTwin = steps.find((s) => s.status === "failed" && sameApproach(s, update.step));
-    if (failedTwin) return `same approach as failed step "${failedTwin.id}"; change tools or parameters instead of repeating it`;
+    if (failedTwin)
+      return `same approach as failed step "${failedTwin.id}"; change tools or parameters instead of repeating it`;
     const problems = planProblems([...steps, update.step], rules);
     return problems.length > 0 ? problems.join("; ") : undefined;
   }
   if (!existing) return `no step "${update.id}" in the plan`;
-  if (existing.status !== "pending") return `step "${update.id}" is ${existing.status}; only pending steps can change`;
+  if (existing.status !== "pending")
+    return `step "${update.id}" is ${existing.status}; only pending steps can change`;
   if (update.op === "cancel") return undefined;
   const changed: StepDraft = {
     ...existing,
@@ -139,7 +151,8 @@ function refusal(steps: readonly Step[], update: PlanUpdate, rules: PlanRules): 
     dependsOn: update.dependsOn ?? existing.dependsOn,
   };
   const failedTwin = steps.find((s) => s.status === "failed" && sameApproach(s, changed));
-  if (failedTwin) return `same approach as failed step "${failedTwin.id}"; change tools or parameters instead of repeating it`;
+  if (failedTwin)
+    return `same approach as failed step "${failedTwin.id}"; change tools or parameters instead of repeating it`;
   const problems = planProblems(
     steps.map((s) => (s.id === changed.id ? changed : s)),
     rules,
@@ -152,7 +165,9 @@ function applyOne(steps: Step[], update: PlanUpdate, revision: number): Step[] {
     case "add":
       return [...steps, { ...update.step, status: "pending", addedInRevision: revision }];
     case "cancel":
-      return steps.map((s) => (s.id === update.id ? { ...s, status: "cancelled", cancelReason: update.reason } : s));
+      return steps.map((s) =>
+        s.id === update.id ? { ...s, status: "cancelled", cancelReason: update.reason } : s,
+      );
     case "update":
       return steps.map((s) =>
         s.id === update.id

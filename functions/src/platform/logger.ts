@@ -32,7 +32,8 @@ export function maskSecrets(value: unknown, depth = 0): unknown {
   if (value instanceof Error) return { name: value.name, message: maskSecrets(value.message, depth + 1) };
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) && v ? "[masked]" : maskSecrets(v, depth + 1);
+    for (const [k, v] of Object.entries(value))
+      out[k] = SECRET_KEY.test(k) && v ? "[masked]" : maskSecrets(v, depth + 1);
     return out;
   }
   return value;
@@ -62,7 +63,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       ...(maskSecrets(rest) as Record<string, unknown>),
     };
     if (typeof trace === "string" && trace) {
-      entry["logging.googleapis.com/trace"] = options.project ? `projects/${options.project}/traces/${trace}` : trace;
+      entry["logging.googleapis.com/trace"] = options.project
+        ? `projects/${options.project}/traces/${trace}`
+        : trace;
     }
     sink.write(JSON.stringify(entry));
   };

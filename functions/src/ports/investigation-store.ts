@@ -59,5 +59,11 @@ export interface InvestigationStore {
   claimOnce(scope: string, key: string, value?: Record<string, string>): Promise<boolean>;
   readClaim(scope: string, key: string): Promise<Record<string, string> | undefined>;
   /** Earlier investigations sharing a resource, principal or IOC value, newest first. */
-  findRelated(query: { resourceName?: string; principal?: string; iocValue?: string; excludeId?: string; limit: number }): Promise<Investigation[]>;
+  findRelated(query: {
+    resourceName?: string;
+    principal?: string;
+    iocValue?: string;
+    excludeId?: string;
+    limit: number;
+  }): Promise<Investigation[]>;
 }

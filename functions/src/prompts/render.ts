@@ -31,7 +31,9 @@ function liquid(): Liquid {
     cache: true,
     greedy: false,
   });
-  engine.registerFilter("untrusted", (value: unknown, kind: unknown) => fenceUntrusted(value, String(kind ?? "data")));
+  engine.registerFilter("untrusted", (value: unknown, kind: unknown) =>
+    fenceUntrusted(value, String(kind ?? "data")),
+  );
   engine.registerFilter("to_json", (value: unknown) => JSON.stringify(value, null, 2));
   return engine;
 }

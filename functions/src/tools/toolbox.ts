@@ -44,7 +44,12 @@ export class ToolBox {
     return this.catalog.declarations().filter((d) => stepTools.includes(d.name) && this.allowed(d.name));
   }
 
-  async run(name: string, args: unknown, stepTools: readonly string[], ctx: ToolContext): Promise<ToolOutput> {
+  async run(
+    name: string,
+    args: unknown,
+    stepTools: readonly string[],
+    ctx: ToolContext,
+  ): Promise<ToolOutput> {
     const reason = !this.catalog.names().includes(name)
       ? `tool "${name}" does not exist`
       : !this.allowed(name)
