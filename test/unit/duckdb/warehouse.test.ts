@@ -95,6 +95,20 @@ describe("DuckDbLogWarehouse over the cryptomining scenario", () => {
     assert.equal(result.executedSql.includes("$ip"), true);
   });
 
+  it("returns repeated records as arrays of objects", async () => {
+    const result = await warehouse.query({
+      sql: `SELECT protopayload_auditlog.authorizationInfo AS checks FROM cloudaudit_googleapis_com_activity
+            WHERE protopayload_auditlog.methodName = 'SetIamPolicy' ORDER BY timestamp LIMIT 1`,
+    });
+    assert.deepEqual(result.rows[0]!.checks, [
+      {
+        resource: "projects/acme-analytics-prod",
+        permission: "resourcemanager.projects.setIamPolicy",
+        granted: true,
+      },
+    ]);
+  });
+
   it("runs BigQuery UNNEST over repeated records", async () => {
     const result = await warehouse.query({
       sql: `SELECT d.member, d.role FROM cloudaudit_googleapis_com_activity,

@@ -1,8 +1,19 @@
 /**
  * A parser for the part of the STIX 2.1 patterning language that threat feeds use for
  * indicators: comparisons joined by AND/OR inside [ … ], observation expressions joined
- * by AND/OR/FOLLOWEDBY, and qualifiers (parsed, then ignored). Unsupported operators
- * (MATCHES, ISSUPERSET, ordering) parse into comparisons that never match.
+ * by AND/OR/FOLLOWEDBY, and qualifiers.
+ *
+ * What a lookup of one value can and cannot use (see observable.ts):
+ * - matched: `=` and `IN` on ipv4-addr/ipv6-addr/domain-name/url/email-addr values,
+ *   network-traffic src_ref/dst_ref values, user-account ids, file/artifact hashes under
+ *   any algorithm name; `LIKE` (at most 8 wildcards); `ISSUBSET` with an IPv4 CIDR.
+ * - parsed but never matching: `MATCHES` (a regex from the feed would be a ReDoS risk),
+ *   `ISSUPERSET`, ordering operators, `!=` and `NOT`, IPv6 CIDRs, and any AND that needs a
+ *   second property or a second observation (one looked-up value cannot satisfy it).
+ * - parsed and ignored: qualifiers (WITHIN, REPEATS, START/STOP) — they bound observations
+ *   in time, and a lookup has none.
+ * - skipped with a reason (StixThreatIntel.stats()): unparseable patterns and indicators
+ *   whose pattern_type is not "stix" (YARA, Sigma, Snort).
  */
 export type PatternValue = string | number | boolean;
 
