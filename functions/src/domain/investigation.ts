@@ -56,8 +56,11 @@ export type Investigation = z.infer<typeof InvestigationSchema>;
  * map to the same id, so a redelivered notification cannot start a second one.
  */
 export function investigationIdFor(findingName: string, eventTime: string): string {
+  // v2 NotificationConfigs name findings with /locations/<loc>/; the same finding
+  // delivered through a v1 and a v2 config must still be one investigation.
+  const canonicalName = findingName.replace(/\/locations\/[^/]+\/findings\//, "/findings/");
   const digest = createHash("sha256")
-    .update(`${findingName}\n${new Date(eventTime).toISOString()}`)
+    .update(`${canonicalName}\n${new Date(eventTime).toISOString()}`)
     .digest("hex");
   return `inv-${digest.slice(0, 24)}`;
 }

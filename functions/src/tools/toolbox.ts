@@ -62,6 +62,13 @@ export class ToolBox {
       ctx.logger.warn("tool call refused", { tool: name, reason });
       return { ok: false, summary: `refused: ${reason}`, data: null };
     }
-    return this.catalog.run(name, args, ctx);
+    try {
+      return await this.catalog.run(name, args, ctx);
+    } catch (error) {
+      // A tool that throws fails its call, not the whole step: the model reads the error.
+      const message = error instanceof Error ? error.message : String(error);
+      ctx.logger.warn("tool call failed", { tool: name, error: message });
+      return { ok: false, summary: `error: ${message}`, data: null };
+    }
   }
 }

@@ -77,7 +77,11 @@ describe("executeStep: the tool-calling loop", () => {
     assert.ok(first.system.includes("You have at most 4 rounds of tool calls."));
     assert.equal(first.messages.length, 1);
     const user = first.messages[0]!;
-    assert.ok(user.role === "user" && user.text.includes("Your step `pool-check`:"));
+    assert.ok(
+      user.role === "user" &&
+        user.text.includes("Your step `pool-check`") &&
+        user.text.includes('<<<UNTRUSTED_DATA kind="plan_step">>>'),
+    );
     assert.deepEqual(
       [ctx(first).iteration, ctx(first).finalReportOnly, ctx(second).iteration],
       [1, false, 2],

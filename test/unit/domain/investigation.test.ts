@@ -47,3 +47,11 @@ describe("investigationIdFor", () => {
     assert.notEqual(investigationIdFor(a.name, a.eventTime), investigationIdFor(b.name, b.eventTime));
   });
 });
+
+test("the same finding delivered through a v1 and a v2 NotificationConfig is one investigation", () => {
+  const v1 = "organizations/111/sources/222/findings/abc123";
+  const v2 = "organizations/111/sources/222/locations/global/findings/abc123";
+  const time = "2025-06-11T04:14:27Z";
+  assert.equal(investigationIdFor(v1, time), investigationIdFor(v2, time));
+  assert.notEqual(investigationIdFor(v1, time), investigationIdFor(v1.replace("abc123", "abc124"), time));
+});

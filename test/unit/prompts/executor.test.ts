@@ -50,8 +50,9 @@ describe("prompts/executor.user.liquid", () => {
   it("names the objective, the step, its expected result and its tools", () => {
     const text = renderPrompt("executor.user", vars());
     assert.ok(text.startsWith(`Investigation objective: ${objective}`));
-    assert.ok(text.includes(`Your step \`pool-flows\`: ${theStep.description}`));
-    assert.ok(text.includes(`Expected result: ${theStep.expected}`));
+    // The step text quotes finding values, so it is fenced as data like the finding itself.
+    assert.ok(text.includes("Your step `pool-flows`"));
+    assertFencedOnce(text, "plan_step", theStep, [theStep.description, theStep.expected]);
     assert.ok(text.includes("Tools for this step: `logs_query`, `intel_lookup`"));
   });
 
@@ -68,7 +69,7 @@ describe("prompts/executor.user.liquid", () => {
     assert.ok(!text.includes("What earlier steps established"));
     assert.deepEqual(
       splitFences(text).fences.map((f) => f.kind),
-      ["scc_finding"],
+      ["plan_step", "scc_finding"],
     );
   });
 
@@ -80,10 +81,10 @@ describe("prompts/executor.user.liquid", () => {
   }
 
   it("throws when a step field is missing", () => {
-    const { expected: _dropped, ...partial } = theStep;
+    const { tools: _dropped, ...partial } = theStep;
     assert.throws(
       () => renderPrompt("executor.user", { ...vars(), step: partial }),
-      /undefined variable: step\.expected/,
+      /undefined variable: step\.tools/,
     );
   });
 });

@@ -85,7 +85,8 @@ describe("prompts/reflector.user.liquid", () => {
     const text = renderPrompt("reflector.user", v);
     assertFencedOnce(text, "step_results", results, ["the flow table was empty"]);
     assertFencedOnce(text, "scc_finding", v.finding, findingSecrets(v.finding));
-    assert.equal(count(text, "<<<END_UNTRUSTED_DATA>>>"), 2);
+    assertFencedOnce(text, "plan_steps", v.steps, []);
+    assert.equal(count(text, "<<<END_UNTRUSTED_DATA>>>"), 3);
   });
 
   for (const missing of [
