@@ -48,7 +48,7 @@ describe("investigationIdFor", () => {
   });
 });
 
-test("the same finding delivered through a v1 and a v2 NotificationConfig is one investigation", () => {
+it("the same finding delivered through a v1 and a v2 NotificationConfig is one investigation", () => {
   const v1 = "organizations/111/sources/222/findings/abc123";
   const v2 = "organizations/111/sources/222/locations/global/findings/abc123";
   const time = "2025-06-11T04:14:27Z";
