@@ -31,7 +31,9 @@ export function describeIntent(intent: Intent): string {
       case "ssh_auth":
         return `Count sshd authentication events${on}${p.ips ? ` from ${list(p.ips, "")}` : ""}${window(intent)}: failed versus accepted logins, user names, first and last attempt.`;
       case "host_logs":
-        return `Search the host's syslog${on} for ${list(p.terms ?? p.ips, "the finding's process and indicators")}${window(intent)}: process starts, sudo, persistence.`;
+        return p.near
+          ? `Read the host's syslog${on} in the minutes around the first lookup the earlier step found (else search it for ${list(p.terms ?? p.ips, "the indicators")}${window(intent)}): which process or job ran.`
+          : `Search the host's syslog${on} for ${list(p.terms ?? p.ips, "the finding's process and indicators")}${window(intent)}: process starts, sudo, persistence.`;
       case "iam_changes":
         return `List IAM policy changes${p.project ? ` in project ${p.project[0]}` : ""}${p.member ? ` that touch ${list(p.member, "")}` : ""}${window(intent)}: who granted which role to whom, from which IP and user agent.`;
       case "principal_activity":

@@ -50,7 +50,9 @@ export type IntentParam =
   | "terms"
   | "ports"
   | "start"
-  | "end";
+  | "end"
+  /** "prior": narrow the window to minutes around the first event the steps this one depends on found. */
+  | "near";
 
 export const INTENT_PARAMS: readonly IntentParam[] = [
   "ips",
@@ -66,6 +68,7 @@ export const INTENT_PARAMS: readonly IntentParam[] = [
   "ports",
   "start",
   "end",
+  "near",
 ];
 
 export interface Intent {

@@ -20,9 +20,14 @@ export function miningFlows(vm: string, pool: string, count = 40): Row[] {
   );
 }
 
-export const cryptominingLogs = (vm: string, pool: string, domain: string): Tables => ({
+export const cryptominingLogs = (
+  vm: string,
+  pool: string,
+  domain: string,
+  project = "acme-prod",
+): Tables => ({
   compute_googleapis_com_vpc_flows: [...background(vm), ...miningFlows(vm, pool)],
-  dns_googleapis_com_dns_queries: [dns({ at: at(T0, -1), vm, name: domain, answer: pool })],
+  dns_googleapis_com_dns_queries: [dns({ at: at(T0, -1), vm, name: domain, answer: pool, project })],
   syslog: [
     syslog({
       at: at(T0, 5),

@@ -1,12 +1,13 @@
 import type { ConcluderContext } from "../../../agent/contexts.js";
 import type { ConclusionDraft } from "../../../domain/conclusion.js";
 import type { Finding } from "../../../domain/finding.js";
-import { mergeIocs } from "../../../domain/ioc.js";
+import { type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import type { Plan } from "../../../domain/plan.js";
 import type { StepResult } from "../../../domain/results.js";
 import { FAMILY_LABELS } from "../families.js";
+import { isPublicIp } from "../net.js";
 import { marked } from "../provenance.js";
-import { subjectOf } from "../subject.js";
+import { type Subject, subjectOf } from "../subject.js";
 import type { Decision } from "./decision.js";
 import { enrichChain } from "./enrich.js";
 import { EvidenceIndex } from "./evidence-index.js";
@@ -17,6 +18,23 @@ const NEEDS_HUMAN_FLOOR = 0.75;
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * The finding's own indicators always travel with the conclusion (after the ones the
+ * evidence tied to the activity), with the verdict in their context, so a responder can
+ * hunt for them or see why no action is needed.
+ */
+function findingIndicators(s: Subject, verdict: string): Ioc[] {
+  const context = `named by the finding; assessed ${verdict.replace("_", " ")}`;
+  return [
+    ...s.domains.map((value): Ioc => ({ type: "domain", value, context })),
+    ...s.remoteIps.map((value): Ioc => ({ type: "ip", value, context })),
+    ...s.hashes.map((value): Ioc => ({ type: "hash", value, context })),
+    ...(s.callerIp && !s.remoteIps.includes(s.callerIp) && isPublicIp(s.callerIp)
+      ? [{ type: "ip" as const, value: s.callerIp, context }]
+      : []),
+  ];
 }
 
 export interface Assessment {
@@ -100,7 +118,7 @@ export function conclusionFor(context: ConcluderContext): ConclusionDraft {
         detail: clip(e.detail, 500),
       })),
     })),
-    iocs: mergeIocs(decision.iocs)
+    iocs: mergeIocs(decision.iocs, findingIndicators(subject, verdict))
       .filter((i) => i.value.length > 0)
       .slice(0, 50)
       .map((i) => ({

@@ -80,6 +80,18 @@ const INVALID_USER = /Invalid user (\S+) from/i;
 const STRICT_TICKET = /\b(?:CHG|CR|RFC|INC|SR|REQ|TICKET|JIRA)[-_ #]?\d{3,}\b/gi;
 const KEY_TICKET = /\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g;
 const WEBSITE = /mainPageSuffix|notFoundPage|"website"/;
+const PUBLIC_LABEL = /"([a-z0-9_-]{1,63})"\s*:\s*"([a-z0-9_-]*(?:public|website|static|cdn)[a-z0-9_-]*)"/gi;
+
+/** Request JSON that sets a website up or labels the resource as public by design. */
+function intentHintsOf(row: Flat): string[] {
+  const hints: string[] = [];
+  for (const value of row.values()) {
+    if (typeof value !== "string") continue;
+    if (/mainPageSuffix/.test(value)) hints.push("website configuration (mainPageSuffix)");
+    for (const m of value.matchAll(PUBLIC_LABEL)) hints.push(`label ${m[1]}=${m[2]}`);
+  }
+  return [...new Set(hints)].slice(0, 5);
+}
 
 function authFromText(text: string, row: Flat, scope: CallScope): AuthEvidence | undefined {
   const span = spanOf(row);
@@ -240,18 +252,22 @@ function auditFrom(row: Flat, scope: CallScope): AuditEvidence | ObjectReadEvide
   const keyName = pickString(row, F.keyName);
   const statusCode = pickNumber(row, F.statusCode);
   const website = [...row.values()].some((v) => typeof v === "string" && WEBSITE.test(v));
+  // Runbooks count denied calls per group; all of them denied means the call never took effect.
+  const deniedCount = pickNumber(row, ["failed", "denied"]);
+  const allDenied = deniedCount !== undefined && deniedCount > 0 && deniedCount >= span.count;
   return {
     kind: "audit",
     method,
     bindings: bindingsOf(row),
     tickets: ticketsOf(row),
+    intentHints: intentHintsOf(row),
     ...(principal ? { principal } : {}),
     ...(callerIp ? { callerIp } : {}),
     ...(userAgent ? { userAgent } : {}),
     ...(resource ? { resource } : {}),
     ...(keyName ? { keyName } : {}),
     ...(website ? { website } : {}),
-    ...(statusCode !== undefined && statusCode !== 0 ? { failed: true } : {}),
+    ...((statusCode !== undefined && statusCode !== 0) || allDenied ? { failed: true } : {}),
     ...span,
   };
 }

@@ -52,7 +52,11 @@ function combine(a: Evidence, b: Evidence): Evidence {
   if (merged.kind === "dns" && b.kind === "dns")
     return { ...merged, answers: [...new Set([...merged.answers, ...b.answers])] };
   if (merged.kind === "audit" && b.kind === "audit")
-    return { ...merged, tickets: [...new Set([...merged.tickets, ...b.tickets])] };
+    return {
+      ...merged,
+      tickets: [...new Set([...merged.tickets, ...b.tickets])],
+      intentHints: [...new Set([...merged.intentHints, ...b.intentHints])],
+    };
   return merged;
 }
 

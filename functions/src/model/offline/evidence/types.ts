@@ -77,6 +77,8 @@ export interface AuditEvidence extends Span {
   tickets: string[];
   /** The request configures static website serving (mainPageSuffix / notFoundPage). */
   website?: boolean;
+  /** What in the request says "public on purpose": website config, labels such as purpose=public-website. */
+  intentHints: string[];
   failed?: boolean;
 }
 

@@ -166,5 +166,36 @@ export function intentForStep(
       return enrich({ kind: "caller_activity", params: intent.params }, subject, prior);
     }
   }
-  return enrich(intent, subject, prior);
+  return nearPrior(enrich(intent, subject, prior), step, prior);
+}
+
+const NEAR_MINUTES = 5;
+const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
+
+/**
+ * `near=prior`: look at minutes around the first event the dependencies found (e.g. what
+ * ran on a host when it resolved a domain), with no search term, so whatever ran shows.
+ * Without such an event the step keeps its own window and terms.
+ */
+function nearPrior(intent: Intent, step: Step, prior: readonly ResultSummary[]): Intent {
+  if (intent.params.near?.[0] !== "prior") return intent;
+  const { near: _near, ...rest } = intent.params;
+  const sources = prior.filter((r) => step.dependsOn.includes(r.stepId) && r.outcome === "answered");
+  const times = sources
+    .flatMap((r) => r.facts.flatMap((f) => f.match(ISO) ?? []))
+    .map((t) => Date.parse(t))
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
+  const first = times[0];
+  if (first === undefined) return { kind: intent.kind, params: rest };
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const { terms: _terms, ...untermed } = rest;
+  return {
+    kind: intent.kind,
+    params: {
+      ...untermed,
+      start: [iso(first - NEAR_MINUTES * 60_000)],
+      end: [iso(first + NEAR_MINUTES * 60_000)],
+    },
+  };
 }

@@ -44,12 +44,15 @@ export function badIndicatorPlaybook(s: Subject): Playbook {
           kind: "host_logs",
           params: {
             ...opt("instance", s.instance ?? s.resourceShort),
-            terms: [...s.domains, ...s.remoteIps, ...s.processNames].slice(0, 8),
+            terms: [...s.domains, ...s.remoteIps, ...s.processNames].slice(0, 4),
+            // Lines rarely name the domain; what ran in the minutes of the first lookup does.
+            ...(s.domains.length > 0 ? { near: ["prior"] } : {}),
             ...w,
           },
         },
         expected:
           "Which process or tool on the host made the lookup (a scanner, a package manager, an unknown binary).",
+        ...(s.domains.length > 0 ? { dependsOn: ["dns-lookups"] } : {}),
       },
     ]),
   };

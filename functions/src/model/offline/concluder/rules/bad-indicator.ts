@@ -6,7 +6,10 @@ import type { EvidenceIndex } from "../evidence-index.js";
 
 /** Names of security tooling that looks up bad domains on purpose (scanners, EDR, sandboxes, intel enrichment). */
 export const SECURITY_TOOL =
-  /nessus|qualys|nmap|openvas|rapid7|tenable|nuclei|scanner|\bscan\b|security[-_ ]?(scan|tool|audit)|edr|crowdstrike|falcon|defender|sentinel|osquery|wazuh|suricata|zeek|urlscan|virustotal|sandbox|threat[-_ ]?intel|soc[-_]|pentest|red[-_]?team/i;
+  /ioc[-_ ]?(validat|scan|check)|feed[-_ ]?(validat|check)|nessus|qualys|nmap|openvas|rapid7|tenable|nuclei|scanner|\bscan\b|security[-_ ]?(scan|tool|audit)|edr|crowdstrike|falcon|defender|sentinel|osquery|wazuh|suricata|zeek|urlscan|virustotal|sandbox|threat[-_ ]?intel|soc[-_]|pentest|red[-_]?team/i;
+/** Host activity that resolves names: resolvers, lookups, feed or IOC jobs. */
+const RESOLVER_WORK = /resolv|nslookup|\bdig\b|\bhost\s+-|dns|lookup|validat|\bfeed\b|\bioc\b|CRON/i;
+const NEAR_MS = 5 * 60_000;
 /** Answers that mean "nowhere": sinkhole addresses and empty/blocked responses. */
 const NULL_ANSWER = /^(0\.0\.0\.0|127\.\d+\.\d+\.\d+|::1?|::)$/;
 
@@ -39,11 +42,23 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
       dns.every(
         (d) => d.e.answers.every((a) => NULL_ANSWER.test(a)) || /NXDOMAIN/i.test(d.e.responseCode ?? ""),
       ));
+  const lookupTimes = dns
+    .flatMap((d) => [d.e.first, d.e.last])
+    .map((t) => Date.parse(t ?? ""))
+    .filter(Number.isFinite);
+  const nearLookup = (at: string | undefined) =>
+    lookupTimes.some((t) => Math.abs(Date.parse(at ?? "") - t) <= NEAR_MS);
+  // What ran on the host in the minutes of a lookup, or any line naming the indicator.
+  const aroundLookup = index
+    .of("host_line")
+    .filter(
+      (l) =>
+        indicators.some((v) => l.e.text.includes(v)) ||
+        (nearLookup(l.e.first) && RESOLVER_WORK.test(l.e.text)),
+    );
   const toolSources = [
     ...dns.filter((d) => SECURITY_TOOL.test(d.e.source ?? "")),
-    ...index
-      .of("host_line")
-      .filter((l) => SECURITY_TOOL.test(l.e.text) && indicators.some((v) => l.e.text.includes(v))),
+    ...aroundLookup.filter((l) => SECURITY_TOOL.test(l.e.text)),
   ];
   const workloadDns = dns.filter((d) => !SECURITY_TOOL.test(d.e.source ?? ""));
   const contactIps = new Set([
@@ -63,6 +78,13 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
     finding(
       `The indicator was looked up by security tooling (${[...new Set(toolSources.map((t) => (t.e.kind === "dns" ? t.e.source : t.e.host) ?? "a scanner"))].join(", ")}).`,
       toolSources,
+    ),
+    finding(
+      `What ran on the host around the lookup: ${aroundLookup
+        .slice(0, 2)
+        .map((l) => JSON.stringify(l.e.text.slice(0, 160)))
+        .join("; ")}.`,
+      aroundLookup,
     ),
     finding(
       `DNS lookups: ${sumCount(dns)} quer(ies)${answers.length ? `, answered ${answers.slice(0, 4).join(", ")}` : ""}${sinkholed ? " (sinkhole / null answer)" : ""}.`,

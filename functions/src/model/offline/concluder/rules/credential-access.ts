@@ -1,7 +1,8 @@
 import { intelHas, isBad } from "../../evidence/intel.js";
+import type { ObjectReadEvidence } from "../../evidence/types.js";
 import type { Subject } from "../../subject.js";
 import { confidenceFrom, type Decision, finding, present, sumCount } from "../decision.js";
-import type { EvidenceIndex } from "../evidence-index.js";
+import type { EvidenceIndex, Located } from "../evidence-index.js";
 
 const SENSITIVE_METHOD =
   /SetIamPolicy|CreateServiceAccountKey|CreateKey|secretmanager|AccessSecretVersion|storage\.objects\.(get|list)|instances\.insert|compute\.instances\.setMetadata|getIamPolicy|list/i;
@@ -39,12 +40,19 @@ export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decisio
         !a.e.failed &&
         (a.e.callerIp === undefined || callerIps.includes(a.e.callerIp)),
     );
-  const usual = index
+  const denied = index
     .of("audit")
     .filter(
       (a) =>
-        s.principal && a.e.principal === s.principal && a.e.callerIp && !callerIps.includes(a.e.callerIp),
+        a.e.failed &&
+        (a.e.callerIp === undefined || callerIps.includes(a.e.callerIp)) &&
+        (!s.principal || a.e.principal === s.principal),
     );
+  const reads = byPrincipal.filter((a): a is Located<ObjectReadEvidence> => a.e.kind === "object_read");
+  const buckets = [...new Set(reads.map((r) => r.e.bucket).filter((b): b is string => Boolean(b)))];
+  const usual = [...index.of("audit"), ...index.of("object_read")].filter(
+    (a) => s.principal && a.e.principal === s.principal && a.e.callerIp && !callerIps.includes(a.e.callerIp),
+  );
   const who = s.principal ?? "the principal";
 
   const findings = present([
@@ -59,6 +67,14 @@ export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decisio
     finding(
       `Persistence from the anomalous caller: ${[...new Set(persistence.map((p) => p.e.method))].join(", ")}.`,
       persistence,
+    ),
+    finding(
+      `Data read from the anomalous caller: ${sumCount(reads)} object read(s) in ${buckets.map((b) => `gs://${b}`).join(", ") || "storage"}.`,
+      reads,
+    ),
+    finding(
+      `Denied from the anomalous caller: ${[...new Set(denied.map((d) => d.e.method))].join(", ")} (attempted escalation).`,
+      denied,
     ),
     finding(
       `${who}'s usual callers in the window: ${[...new Set(usual.map((u) => u.e.callerIp))].slice(0, 4).join(", ")}.`,
@@ -88,6 +104,9 @@ export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decisio
               techniqueName: "Proxy: Multi-hop Proxy",
             },
           ]
+        : []),
+      ...(reads.length > 0
+        ? [{ tactic: "Collection", techniqueId: "T1530", techniqueName: "Data from Cloud Storage" }]
         : []),
       ...(persistence.length > 0
         ? [

@@ -11,6 +11,9 @@ const CONSUMER =
 /** Deployment automation, by principal name or user agent. */
 const AUTOMATION =
   /terraform|cloudbuild|cloud-build|deploy|cicd|ci-cd|\bci\b|pipeline|automation|gitops|config-?sync|config-connector|pulumi|ansible|deployment-?manager|github-actions|gitlab/i;
+/** User agents deployment tooling sends; a script's python-requests is not one of them. */
+const AUTOMATION_AGENT =
+  /terraform|cloud-?build|deployment-?manager|pulumi|config-connector|kpt|ansible|github-actions|gitlab|argocd|crossplane/i;
 const SENSITIVE_ROLE =
   /roles\/(owner|editor|.*admin.*|iam\.serviceAccount(TokenCreator|KeyAdmin|User)|resourcemanager\.\w+Admin|securityAdmin)/i;
 
@@ -64,37 +67,57 @@ function isExternal(member: string, org: ReadonlySet<string>, project: string | 
  * Anomalous IAM grant verdict rules:
  * - true_positive when the grant is in the logs, the member is outside the granting
  *   organization's domains (consumer mail, another domain, a foreign project's service account)
- *   and no approved automation or change ticket stands behind it; also when the granter called
- *   from an IP intel marks malicious or anonymizing;
- * - benign when the grant came from deployment automation or cites a change ticket;
+ *   and the change is not an approved one; also when the granter called from an IP intel marks
+ *   malicious or anonymizing;
+ * - approved means a change ticket is cited, or deployment automation made it the way it always
+ *   does: an automation identity, an automation user agent (Terraform, Cloud Build, …), from the
+ *   addresses it normally uses. An automation identity used from a new address with a script's
+ *   user agent is a stolen credential, not automation;
+ * - benign when the grant is approved;
  * - false_positive when the member belongs to the organization (the detection's premise fails);
  * - inconclusive when the grant is not in the logs.
  */
 export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   const wanted = new Set(s.granted.map((g) => bareMember(g.member).toLowerCase()));
-  const grants = index
-    .of("audit")
-    .filter((a) =>
-      a.e.bindings.some(
-        (b) => b.action === "ADD" && (wanted.size === 0 || wanted.has(bareMember(b.member).toLowerCase())),
-      ),
-    );
-  const added = grants.flatMap((g) =>
-    g.e.bindings.filter(
-      (b) => b.action === "ADD" && (wanted.size === 0 || wanted.has(bareMember(b.member).toLowerCase())),
-    ),
-  );
-  const members = [...new Set([...added.map((b) => b.member), ...s.granted.map((g) => g.member)])];
-  const memberKeys = new Set(members.map((m) => bareMember(m).toLowerCase()));
+  const isWanted = (b: AuditEvidence["bindings"][number]) =>
+    b.action === "ADD" && (wanted.size === 0 || wanted.has(bareMember(b.member).toLowerCase()));
+  const grants = index.of("audit").filter((a) => a.e.bindings.some(isWanted));
+  const added = grants.flatMap((g) => g.e.bindings.filter(isWanted));
+  const members = [
+    ...new Set([...added.map((b) => bareMember(b.member)), ...s.granted.map((g) => bareMember(g.member))]),
+  ];
+  const memberKeys = new Set(members.map((m) => m.toLowerCase()));
   const org = orgDomains(s, index, grants, memberKeys);
   const external = members.filter((m) => isExternal(m, org, s.project));
   const granters = [
     ...new Set([...grants.map((g) => g.e.principal), s.principal].filter((p): p is string => Boolean(p))),
   ];
-  const automation = grants.filter(
-    (g) => AUTOMATION.test(g.e.principal ?? "") || AUTOMATION.test(g.e.userAgent ?? ""),
-  );
+  const grantIps = new Set(grants.map((g) => g.e.callerIp).filter((ip): ip is string => Boolean(ip)));
+  // Where the granters act from otherwise (their activity step): a grant from elsewhere is unusual.
+  const usualIps = [
+    ...new Set(
+      index
+        .of("audit")
+        .filter(
+          (a) =>
+            a.e.principal && granters.includes(a.e.principal) && a.e.callerIp && !grantIps.has(a.e.callerIp),
+        )
+        .map((a) => a.e.callerIp ?? ""),
+    ),
+  ];
+  const unusualCaller = usualIps.length > 0 && [...grantIps].some((ip) => !usualIps.includes(ip));
   const tickets = [...new Set(grants.flatMap((g) => g.e.tickets))];
+  // Policy-change rows may lack the user agent; the granter's own activity rows from the same address carry it.
+  const agentOf = (g: Located<AuditEvidence>): string =>
+    g.e.userAgent ??
+    index
+      .of("audit")
+      .find((a) => a.e.principal === g.e.principal && a.e.callerIp === g.e.callerIp && a.e.userAgent)?.e
+      .userAgent ??
+    "";
+  const automation = grants.filter(
+    (g) => AUTOMATION.test(g.e.principal ?? "") && AUTOMATION_AGENT.test(agentOf(g)),
+  );
   const sensitive = [
     ...new Set(
       [...added.map((b) => b.role), ...s.granted.map((g) => g.role ?? "")].filter((r) =>
@@ -105,13 +128,19 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   const granteeUse = [...index.of("audit"), ...index.of("object_read")].filter((a) =>
     memberKeys.has((a.e.principal ?? "").toLowerCase()),
   );
-  const callerIps = [
-    ...new Set([...grants.map((g) => g.e.callerIp), s.callerIp].filter((ip): ip is string => Boolean(ip))),
-  ];
+  const callerIps = [...new Set([...grantIps, ...(s.callerIp ? [s.callerIp] : [])])];
   const badCaller = present(callerIps.map((ip) => index.intelFor(ip))).filter(
     (i) => isBad(i.e) || intelHas(i.e, "anonymizer"),
   );
+  const approved = tickets.length > 0 || (automation.length > 0 && !unusualCaller && badCaller.length === 0);
 
+  const why = (m: string) => {
+    const domain = memberDomain(m) ?? "";
+    if (/^(allUsers|allAuthenticatedUsers)$/i.test(m)) return "everyone";
+    if (CONSUMER.test(domain)) return `a consumer mail account (${domain})`;
+    if (/\.iam\.gserviceaccount\.com$/.test(domain)) return "a service account of another project";
+    return `domain ${domain}, not ${[...org].join(" or ")}`;
+  };
   const findings = present([
     finding(
       `${granters.join(", ") || "A principal"} granted ${
@@ -124,13 +153,17 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
     ),
     finding(
       external.length > 0
-        ? `${external.join(", ")} is outside the organization's domain(s) ${[...org].join(", ") || "(none seen)"}.`
+        ? `The new member is outside the organization: ${external.map((m) => `${m} is ${why(m)}`).join("; ")}.`
         : `The member(s) ${members.join(", ")} belong to the organization's domain(s) ${[...org].join(", ")}.`,
       grants.slice(0, 1),
     ),
     finding(
-      `The grant came from automation or cites a change ticket (${[...tickets, ...automation.map((a) => a.e.principal ?? "")].filter(Boolean).join(", ")}).`,
-      automation.length > 0 || tickets.length > 0 ? grants : [],
+      `The grant came from ${[...grantIps].join(", ")}${grants[0] && agentOf(grants[0]) ? ` with user agent ${JSON.stringify(agentOf(grants[0]))}` : ""}, while ${granters.join(", ")} otherwise acts from ${usualIps.slice(0, 4).join(", ")}.`,
+      unusualCaller ? grants : [],
+    ),
+    finding(
+      `The grant is an approved change: ${[...tickets.map((t) => `ticket ${t}`), ...automation.map((a) => `automation ${a.e.principal ?? ""} (${agentOf(a)})`)].join(", ")}.`,
+      approved ? grants : [],
     ),
     finding(
       `The new member used the access: ${sumCount(granteeUse)} call(s) (${[...new Set(granteeUse.map((g) => g.e.method))].slice(0, 4).join(", ")}).`,
@@ -153,12 +186,14 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
       context: "granter's caller IP flagged by intel",
     })),
   ];
-  const approved = automation.length > 0 || tickets.length > 0;
 
   if (grants.length > 0 && ((external.length > 0 && !approved) || badCaller.length > 0)) {
     return {
       verdict: "true_positive",
-      confidence: confidenceFrom(0.82, sensitive.length + (granteeUse.length > 0 ? 1 : 0) + badCaller.length),
+      confidence: confidenceFrom(
+        0.82,
+        sensitive.length + (granteeUse.length > 0 ? 1 : 0) + badCaller.length + (unusualCaller ? 1 : 0),
+      ),
       severity: sensitive.length > 0 || granteeUse.length > 0 ? "HIGH" : "MEDIUM",
       rule: "Rule: an IAM grant to a member outside the organization (or from a flagged IP) without approved automation or a change ticket → true_positive.",
       findings,
@@ -232,11 +267,14 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
       openQuestions: [],
     };
   }
+  const found = grants.length > 0;
   return {
     verdict: "inconclusive",
     confidence: 0.3,
     severity: "MEDIUM",
-    rule: "Rule: the grant itself was not found in the admin activity logs → inconclusive.",
+    rule: found
+      ? "Rule: the grant is in the logs but neither the member's organization nor an approval could be established → inconclusive."
+      : "Rule: the grant itself was not found in the admin activity logs → inconclusive.",
     findings,
     iocs: s.granted.map((g) => ({
       type: "principal" as const,
@@ -250,8 +288,10 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
         priority: "soon",
       },
     ],
-    openQuestions: [
-      `Who granted ${s.granted.map((g) => g.member).join(", ") || "the role"}, and under which change?`,
-    ],
+    openQuestions: found
+      ? [
+          `Does ${members.join(", ")} belong to your organization, and who approved the grant by ${granters.join(", ")}?`,
+        ]
+      : [`Who granted ${s.granted.map((g) => g.member).join(", ") || "the role"}, and under which change?`],
   };
 }

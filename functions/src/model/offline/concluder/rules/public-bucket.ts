@@ -39,9 +39,12 @@ export function publicBucketRules(s: Subject, index: EvidenceIndex): Decision {
   const objects = [...new Set(anonymous.map((r) => r.e.object).filter((o): o is string => Boolean(o)))];
   const privateObjects = objects.filter((o) => PRIVATE_DATA.test(o) && !WEB_ASSET.test(o));
   const allWeb = objects.length > 0 && objects.every((o) => WEB_ASSET.test(o));
-  const configured = index
-    .of("audit")
-    .some((a) => a.e.website === true && (!a.e.resource || a.e.resource.includes(bucket)));
+  const bucketChanges = index.of("audit").filter((a) => !a.e.resource || a.e.resource.includes(bucket));
+  const intentChanges = bucketChanges.filter((a) => a.e.website === true || a.e.intentHints.length > 0);
+  const configured = intentChanges.length > 0;
+  const intentWords = [
+    ...new Set(intentChanges.flatMap((a) => [...a.e.intentHints, ...a.e.tickets.map((t) => `change ${t}`)])),
+  ];
   const website =
     (allWeb || (objects.length === 0 && configured)) &&
     (configured || WEBSITE_NAME.test(bucket) || objects.some((o) => /index\.html?$/i.test(o)));
@@ -70,8 +73,12 @@ export function publicBucketRules(s: Subject, index: EvidenceIndex): Decision {
       privateObjects.length ? anonymous.filter((r) => privateObjects.includes(r.e.object ?? "")) : [],
     ),
     finding(
-      `The bucket serves a public website: every object read is a web asset.`,
-      website ? anonymous : [],
+      `The bucket is public by design: ${intentWords.join(", ")}${intentChanges.some((a) => a.e.principal) ? `, set by ${[...new Set(intentChanges.map((a) => a.e.principal ?? ""))].filter(Boolean).join(", ")}` : ""}.`,
+      intentChanges,
+    ),
+    finding(
+      `Every object read anonymously is a web asset (${objects.slice(0, 4).join(", ")}).`,
+      allWeb ? anonymous : [],
     ),
     finding(`Readers flagged by threat intel: ${badReaders.map((i) => i.e.value).join(", ")}.`, badReaders),
   ]);
@@ -127,7 +134,10 @@ export function publicBucketRules(s: Subject, index: EvidenceIndex): Decision {
       verdict: "benign",
       confidence: confidenceFrom(0.72, WEBSITE_NAME.test(bucket) ? 1 : 0),
       severity: "LOW",
-      rule: "Rule: the bucket serves a public website and only web assets were read anonymously → benign (intended public).",
+      rule:
+        objects.length > 0
+          ? "Rule: the bucket serves a public website and only web assets were read anonymously → benign (intended public)."
+          : "Rule: the bucket is configured and labeled as a public website and no private data was read → benign (intended public).",
       findings,
       iocs: [],
       mitre: [],
