@@ -417,3 +417,58 @@ describe("offline executor with the real tools", () => {
     }
   });
 });
+
+describe("offline SQL fallback (when no runbook fits or a runbook failed)", () => {
+  it("every intent's SQL passes the real guard and runs on the warehouse through log_query {sql}", async () => {
+    const { sqlFor, distinctProbe } = await import("../../../functions/src/model/offline/sql.js");
+    const { INTENT_KINDS } = await import("../../../functions/src/model/offline/intents.js");
+    const tools = await RealTools.create({});
+    try {
+      const params = {
+        ips: ["203.0.113.50"],
+        domains: ["pool.minexmr-relay.top"],
+        instance: ["batch-7"],
+        principal: ["ops@acme.example"],
+        member: ["helper@gmail.com"],
+        bucket: ["acme-exports-2025"],
+        resource: ["batch-7"],
+        terms: ["kthreadx"],
+        ports: ["22"],
+        start: ["2025-03-04T04:00:00Z"],
+        end: ["2025-03-04T11:00:00Z"],
+      };
+      let ran = 0;
+      for (const kind of INTENT_KINDS) {
+        const probe = distinctProbe({ kind, params });
+        for (const q of [...sqlFor({ kind, params }), ...(probe ? [probe] : [])]) {
+          const out = await tools.run(
+            "log_query",
+            { sql: q.sql, pageSize: 100 },
+            { investigationId: "i", finding: cryptominingFinding(), logger: silentLogger },
+          );
+          assert.equal(out.ok, true, `${kind} / ${q.label}: ${out.summary}`);
+          ran += 1;
+        }
+      }
+      assert.ok(ran >= 20);
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("drops values that are not plain tokens, so a hostile finding field cannot reach the SQL", async () => {
+    const { sqlFor } = await import("../../../functions/src/model/offline/sql.js");
+    const [q] = sqlFor({
+      kind: "host_logs",
+      params: {
+        instance: ["vm'; DROP TABLE syslog; --"],
+        terms: ["ok", "x' OR '1'='1"],
+        start: ["2025-03-04T04:00:00Z"],
+        end: ["2025-03-04T11:00:00Z"],
+      },
+    });
+    assert.ok(q);
+    assert.ok(!q.sql.includes("DROP") && !q.sql.includes("'1'='1"));
+    assert.match(q.sql, /LIKE '%ok%'/);
+  });
+});

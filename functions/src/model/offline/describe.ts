@@ -1,3 +1,4 @@
+import { runbooksFor } from "./executor/runbooks.js";
 import type { Intent } from "./intents.js";
 import { encodeIntent } from "./step-text.js";
 
@@ -48,5 +49,7 @@ export function describeIntent(intent: Intent): string {
         return `List IAM/ACL changes on bucket ${list(p.bucket, "the bucket")}${window(intent)}: who added which members (allUsers, allAuthenticatedUsers) and when.`;
     }
   })();
-  return `${sentence} ${encodeIntent(intent)}`;
+  const runbooks = [...new Set(runbooksFor(intent).map((r) => r.runbook))];
+  const via = runbooks.length > 0 ? ` Runbook: ${runbooks.join(", ")}.` : "";
+  return `${sentence}${via} ${encodeIntent(intent)}`;
 }
