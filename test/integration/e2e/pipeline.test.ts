@@ -182,7 +182,8 @@ describe("the pipeline on the emulators", { timeout: 600_000 }, () => {
     );
     const injected = calls.filter((c) => c.injected === 503);
     assert.equal(injected.length, 1, "one injected failure");
-    const retriedStep = (injected[0]?.body as { stepId: string }).stepId;
+    const retriedStep = (injected[0]?.body as { stepId?: string } | undefined)?.stepId;
+    assert.ok(retriedStep, "the injected call named a step");
     const sameStep = calls.filter((c) => (c.body as { stepId: string }).stepId === retriedStep);
     assert.ok(
       sameStep.length >= 2 && sameStep.at(-1)?.status === 200,
