@@ -472,3 +472,45 @@ describe("offline SQL fallback (when no runbook fits or a runbook failed)", () =
     assert.match(q.sql, /LIKE '%ok%'/);
   });
 });
+
+describe("offline executor after history compression", () => {
+  it("does not query again from scratch when earlier rounds were summarized away", async () => {
+    const model = createOfflineModel();
+    const step: Step = {
+      id: "flows-remote",
+      description: "Flows [plan: flows ips=203.0.113.50 start=2025-03-04T04:00:00Z end=2025-03-04T11:00:00Z]",
+      tools: ["log_query"],
+      expected: "flows",
+      dependsOn: [],
+      status: "running",
+      addedInRevision: 0,
+    };
+    const context: ExecutorContext = {
+      purpose: "executor",
+      finding: cryptominingFinding(),
+      objective: "o",
+      step,
+      priorResults: [],
+      iteration: 3,
+      maxIterations: 6,
+      finalReportOnly: false,
+    };
+    const response = await model.generate({
+      purpose: "executor",
+      system: "",
+      messages: [{ role: "user", text: "[summary of 4 earlier messages] flows were found" }],
+      tools: [
+        {
+          name: "log_query",
+          description: "logs",
+          parameters: { type: "object", properties: { sql: { type: "string" } } },
+        },
+      ],
+      context,
+    });
+    assert.equal(response.toolCalls.length, 0);
+    const report = StepReportSchema.parse(JSON.parse(response.text ?? ""));
+    assert.equal(report.outcome, "no_data");
+    assert.match(report.summary, /compressed/);
+  });
+});

@@ -39,7 +39,9 @@ export function executorAnswer(input: ExecutorInput): ExecutorAnswer {
     !context.finalReportOnly &&
     offered.length > 0 &&
     context.iteration <= context.maxIterations;
-  const rounds = roundsDone(exchanges);
+  // A compressed history may no longer show earlier rounds; the loop's own count still does,
+  // so a resumed step is never queried from scratch again.
+  const rounds = Math.max(roundsDone(exchanges), context.iteration - 1);
 
   if (canCall && rounds === 0) {
     const planned = callsForIntent(intent, stepTools, offered, step.description);
@@ -52,6 +54,11 @@ export function executorAnswer(input: ExecutorInput): ExecutorAnswer {
   if (canCall && rounds === 1 && context.iteration < context.maxIterations) {
     const planned = recoveryCalls(exchanges, intent, stepTools, offered, finding.eventTime);
     if (planned.length > 0) return { kind: "calls", calls: toRequests(step.id, 2, planned) };
+  }
+  if (exchanges.length === 0 && rounds > 0) {
+    const note =
+      "The earlier tool answers of this step were compressed out of the conversation; the step's recorded tool calls hold the evidence.";
+    return { kind: "report", report: buildReport([], intent, note) };
   }
   return { kind: "report", report: buildReport(exchanges, intent) };
 }
