@@ -30,6 +30,28 @@ export function policySkipReason(finding: Finding, config: Config["ingest"]): st
   return undefined;
 }
 
+/** The queued investigation for a finding: deterministic id, budgets from config. */
+export function newInvestigation(
+  finding: Finding,
+  options: { config: Config; now: Date; modelName: string },
+): Investigation {
+  const { now } = options;
+  const iocs = findingIocs(finding);
+  return {
+    id: investigationIdFor(finding.name, finding.eventTime),
+    status: "queued",
+    finding,
+    iocValues: [...new Set(iocs.map((i) => i.value))].slice(0, 100),
+    counters: { revisions: 0, consecutiveFailures: 0, stepsExecuted: 0, waves: 0, usage: ZERO_USAGE },
+    model: options.modelName,
+    fellBackToOffline: false,
+    eventSeq: 0,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    deadlineAt: new Date(now.getTime() + options.config.agent.totalDeadlineSeconds * 1000).toISOString(),
+  };
+}
+
 /** A launch claim older than this is considered abandoned (the claimer crashed). */
 const LAUNCH_CLAIM_TTL_MS = 5 * 60_000;
 
@@ -46,23 +68,9 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
     deps.logger.info("finding skipped by ingest policy", { findingName: finding.name, reason: skip });
     return { outcome: "skipped", reason: skip, findingName: finding.name };
   }
-  const id = investigationIdFor(finding.name, finding.eventTime);
+  const investigation = newInvestigation(finding, { config: deps.config, now: deps.now(), modelName: deps.modelName });
+  const id = investigation.id;
   const now = deps.now();
-  const deadline = new Date(now.getTime() + deps.config.agent.totalDeadlineSeconds * 1000);
-  const iocs = findingIocs(finding);
-  const investigation: Investigation = {
-    id,
-    status: "queued",
-    finding,
-    iocValues: [...new Set(iocs.map((i) => i.value))].slice(0, 100),
-    counters: { revisions: 0, consecutiveFailures: 0, stepsExecuted: 0, waves: 0, usage: ZERO_USAGE },
-    model: deps.modelName,
-    fellBackToOffline: false,
-    eventSeq: 0,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    deadlineAt: deadline.toISOString(),
-  };
   const created = await deps.store.create(investigation, [
     {
       type: "created",

@@ -1,0 +1,144 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { createFirestore } from "../adapters/firestore/client.js";
+import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
+import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
+import { driveInvestigation } from "../app/driver.js";
+import { newInvestigation } from "../app/ingest.js";
+import { loadScenario } from "../cli/scenario.js";
+import { loadConfig } from "../config/config.js";
+import { errorMessage, InvalidInputError } from "../domain/errors.js";
+import { normalizeNotification, parseNotification } from "../domain/finding.js";
+import { buildToolCatalog } from "../functions/catalog.js";
+import { choosePrimaryModel } from "../functions/compose.js";
+import { appDepsFor, type Runtime } from "../functions/runtime.js";
+import { ensureTopology } from "../local/pubsub-setup.js";
+import { createOfflineModel } from "../model/offline/index.js";
+import type { Logger } from "../platform/logger.js";
+import type { ChatSink } from "../ports/chat-sink.js";
+import { loadExpected } from "./expected.js";
+import { type Score, scoreInvestigation } from "./score.js";
+
+export interface ScenarioOutcome {
+  scenario: string;
+  expected: string;
+  status: string;
+  score: Score | undefined;
+  llmCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  wallMs: number;
+  error?: string;
+}
+
+export interface EvalOptions {
+  scenariosDir: string;
+  model: "auto" | "gemini" | "offline";
+  /** Firestore/Pub/Sub project on the emulators; fresh per run so ids never collide. */
+  projectId: string;
+  logger: Logger;
+  onScenario?: (outcome: ScenarioOutcome) => void;
+}
+
+export function listScenarios(dir: string): string[] {
+  if (!existsSync(dir)) throw new InvalidInputError(`no such directory: ${dir}`);
+  const own = existsSync(join(dir, "notification.json")) && existsSync(join(dir, "expected.json"));
+  if (own) return [dir];
+  const found = readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join(dir, e.name))
+    .filter((d) => existsSync(join(d, "notification.json")) && existsSync(join(d, "expected.json")))
+    .sort();
+  if (found.length === 0) throw new InvalidInputError(`${dir} holds no scenario (notification.json + expected.json)`);
+  return found;
+}
+
+const noChat: ChatSink = {
+  post: async () => ({ ts: "0" }),
+};
+
+/**
+ * Runs every scenario through the agent with its real tools (DuckDB over the scenario's
+ * logs, its STIX bundle) and real state (the Firestore emulator), in this process: eval
+ * measures verdicts, recall and cost, not the transport, which the end-to-end tests and
+ * the demo cover.
+ */
+export async function runEval(options: EvalOptions): Promise<ScenarioOutcome[]> {
+  const outcomes: ScenarioOutcome[] = [];
+  await ensureTopology(options.projectId, { pushEndpoints: {}, maxDeliveryAttempts: 5 });
+  const store = new FirestoreInvestigationStore(createFirestore({ projectId: options.projectId }));
+  const bus = new PubSubEventBus(options.projectId);
+  const offlineModel = createOfflineModel();
+  try {
+    for (const dir of listScenarios(options.scenariosDir)) {
+      const outcome = await runOne(dir, options, { store, bus, offlineModel });
+      outcomes.push(outcome);
+      options.onScenario?.(outcome);
+    }
+  } finally {
+    await bus.close();
+  }
+  return outcomes;
+}
+
+async function runOne(
+  dir: string,
+  options: EvalOptions,
+  shared: Pick<Runtime, "store" | "bus" | "offlineModel">,
+): Promise<ScenarioOutcome> {
+  const started = Date.now();
+  const scenario = loadScenario(dir);
+  const expected = loadExpected(scenario.expectedPath as string);
+  const base = { scenario: scenario.name, expected: expected.verdict };
+  try {
+    const env = {
+      ...process.env,
+      FERRET_MODEL_PROVIDER: options.model,
+      ...(scenario.logsDir ? { FERRET_DUCKDB_DIR: scenario.logsDir } : {}),
+      ...(scenario.stixBundle ? { FERRET_STIX_BUNDLE: scenario.stixBundle } : {}),
+    };
+    const config = loadConfig({ env });
+    const catalog = await buildToolCatalog(config, env, options.logger);
+    const runtime: Runtime = {
+      ...shared,
+      config,
+      logger: options.logger,
+      launcher: {
+        launch: async () => {
+          throw new InvalidInputError("eval drives investigations in-process; nothing is launched");
+        },
+      },
+      chat: noChat,
+      catalog: catalog.catalog,
+      tables: catalog.tables,
+      primaryModel: choosePrimaryModel(config, env, shared.offlineModel, options.logger),
+      now: () => new Date(),
+    };
+    const finding = normalizeNotification(parseNotification(scenario.notification));
+    const fresh = newInvestigation(finding, { config, now: runtime.now(), modelName: runtime.primaryModel.name });
+    await shared.store.create(fresh, [{ type: "created", message: `eval: ${scenario.name}` }]);
+    const inv = await driveInvestigation(fresh.id, appDepsFor(runtime, fresh));
+    const results = await shared.store.listStepResults(fresh.id);
+    await catalog.warehouse?.close();
+    return {
+      ...base,
+      status: inv.status,
+      score: scoreInvestigation(inv, results, expected),
+      llmCalls: inv.counters.usage.llmCalls,
+      inputTokens: inv.counters.usage.inputTokens,
+      outputTokens: inv.counters.usage.outputTokens,
+      wallMs: Date.now() - started,
+    };
+  } catch (error) {
+    return {
+      ...base,
+      status: "error",
+      score: undefined,
+      llmCalls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      wallMs: Date.now() - started,
+      error: errorMessage(error),
+    };
+  }
+}
