@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { errorMessage, FerretError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
+import { evalCommand } from "./eval.js";
 import { investigate } from "./investigate.js";
 
 const printer = { line: (text: string) => process.stdout.write(`${text}\n`) };
@@ -63,6 +64,19 @@ program
     );
     if (opts.json) printer.line(JSON.stringify(report, null, 2));
     process.exitCode = report.investigation.status === "concluded" ? 0 : 3;
+  });
+
+program
+  .command("eval")
+  .description(
+    "Run every scenario under <dir> (each with notification.json and expected.json) and score verdicts, IOC recall, evidence recall, LLM calls, tokens and wall time. Starts the emulators itself.",
+  )
+  .argument("[dir]", "a scenarios directory or one scenario", "examples/scenarios")
+  .option("--json", "print the report as JSON", false)
+  .addOption(modelOption())
+  .action(async (dir: string, opts: { json: boolean; model: "auto" | "gemini" | "offline" }) => {
+    const report = await evalCommand(dir, { json: opts.json, model: opts.model }, printer);
+    process.exitCode = report.totals.verdictsRight === report.totals.scenarios ? 0 : 4;
   });
 
 try {

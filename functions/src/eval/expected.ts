@@ -10,13 +10,16 @@ export const ExpectedSchema = z.looseObject({
   acceptableVerdicts: z.array(VerdictSchema).optional(),
   requiredIocs: z.array(z.looseObject({ type: IocTypeSchema, value: z.string().min(1) })).default([]),
   requiredEvidence: z
-    .array(z.looseObject({ id: z.string(), description: z.string(), anyOf: z.array(z.string().min(1)).min(1) }))
+    .array(
+      z.looseObject({ id: z.string(), description: z.string(), anyOf: z.array(z.string().min(1)).min(1) }),
+    )
     .default([]),
 });
 export type Expected = z.infer<typeof ExpectedSchema>;
 
 export function loadExpected(path: string): Expected {
   const parsed = ExpectedSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
-  if (!parsed.success) throw new InvalidInputError(`${path} is not a valid expected.json: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new InvalidInputError(`${path} is not a valid expected.json: ${parsed.error.message}`);
   return parsed.data;
 }

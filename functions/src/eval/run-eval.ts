@@ -49,7 +49,8 @@ export function listScenarios(dir: string): string[] {
     .map((e) => join(dir, e.name))
     .filter((d) => existsSync(join(d, "notification.json")) && existsSync(join(d, "expected.json")))
     .sort();
-  if (found.length === 0) throw new InvalidInputError(`${dir} holds no scenario (notification.json + expected.json)`);
+  if (found.length === 0)
+    throw new InvalidInputError(`${dir} holds no scenario (notification.json + expected.json)`);
   return found;
 }
 
@@ -115,7 +116,11 @@ async function runOne(
       now: () => new Date(),
     };
     const finding = normalizeNotification(parseNotification(scenario.notification));
-    const fresh = newInvestigation(finding, { config, now: runtime.now(), modelName: runtime.primaryModel.name });
+    const fresh = newInvestigation(finding, {
+      config,
+      now: runtime.now(),
+      modelName: runtime.primaryModel.name,
+    });
     await shared.store.create(fresh, [{ type: "created", message: `eval: ${scenario.name}` }]);
     const inv = await driveInvestigation(fresh.id, appDepsFor(runtime, fresh));
     const results = await shared.store.listStepResults(fresh.id);

@@ -17,11 +17,17 @@ export interface Score {
  * appears in what the investigation reported (step summaries and facts, the conclusion's
  * findings), not in raw tool output, because the point is what a reader is told.
  */
-export function scoreInvestigation(inv: Investigation, results: readonly StepResult[], expected: Expected): Score {
+export function scoreInvestigation(
+  inv: Investigation,
+  results: readonly StepResult[],
+  expected: Expected,
+): Score {
   const verdict = inv.conclusion?.verdict ?? inv.status;
   const acceptable = expected.acceptableVerdicts ?? [expected.verdict];
   const concluded = new Set((inv.conclusion?.iocs ?? []).map((i) => i.value.toLowerCase()));
-  const missingIocs = expected.requiredIocs.filter((i) => !concluded.has(i.value.toLowerCase())).map((i) => i.value);
+  const missingIocs = expected.requiredIocs
+    .filter((i) => !concluded.has(i.value.toLowerCase()))
+    .map((i) => i.value);
   const reported = [
     ...results.flatMap((r) => [r.summary, ...r.facts]),
     inv.conclusion?.summary ?? "",

@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { summarize } from "../../../functions/src/cli/eval.js";
+import { runEval } from "../../../functions/src/eval/run-eval.js";
+import { createLogger } from "../../../functions/src/platform/logger.js";
+import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+
+// The issue's bar: with the offline model, every scenario's verdict is right, reached
+// through the same tools an LLM would use (the offline model never reads expected.json).
+test("ferret eval on examples/scenarios with the offline model gets every verdict right", {
+  timeout: 300_000,
+}, async (t) => {
+  await ensureEmulators();
+  const outcomes = await runEval({
+    scenariosDir: "examples/scenarios",
+    model: "offline",
+    projectId: uniqueProjectId("eval"),
+    logger: createLogger({ minSeverity: "ERROR" }),
+  });
+  const totals = summarize(outcomes);
+  t.diagnostic(
+    `verdicts ${totals.verdictsRight}/${totals.scenarios}, IOC recall ${totals.iocRecall.toFixed(2)}, evidence recall ${totals.evidenceRecall.toFixed(2)}, ${totals.llmCalls} model calls`,
+  );
+  assert.ok(outcomes.length >= 6, "at least six scenarios");
+  for (const o of outcomes) {
+    assert.equal(o.error, undefined, `${o.scenario} errored`);
+    assert.equal(o.status, "concluded", `${o.scenario} ended ${o.status}`);
+    assert.ok(o.score?.verdictRight, `${o.scenario}: got ${o.score?.verdict}, expected ${o.expected}`);
+    assert.equal(o.score?.iocRecall, 1, `${o.scenario} missed IOCs ${o.score?.missingIocs.join(", ")}`);
+    assert.ok(o.llmCalls > 0 && o.inputTokens > 0, "usage is counted");
+  }
+  assert.ok(totals.evidenceRecall >= 0.9, `evidence recall ${totals.evidenceRecall}`);
+});

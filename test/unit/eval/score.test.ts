@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Investigation } from "../../../functions/src/domain/investigation.js";
+import type { StepResult } from "../../../functions/src/domain/results.js";
+import { ExpectedSchema } from "../../../functions/src/eval/expected.js";
+import { scoreInvestigation } from "../../../functions/src/eval/score.js";
+
+const expected = ExpectedSchema.parse({
+  verdict: "false_positive",
+  acceptableVerdicts: ["false_positive", "benign"],
+  requiredIocs: [
+    { type: "ip", value: "198.51.100.34" },
+    { type: "domain", value: "Evil.example.com" },
+  ],
+  requiredEvidence: [
+    { id: "guessing", description: "failures", anyOf: ["575 failed"] },
+    { id: "keys", description: "key logins", anyOf: ["publickey", "34.118.12.41"] },
+  ],
+});
+
+function inv(verdict: string | undefined, iocs: string[]): Investigation {
+  return {
+    status: verdict ? "concluded" : "needs_human",
+    conclusion: verdict
+      ? {
+          verdict,
+          summary: "Only PUBLICKEY logins were accepted.",
+          keyFindings: [],
+          iocs: iocs.map((value) => ({ type: "ip", value })),
+        }
+      : undefined,
+  } as unknown as Investigation;
+}
+
+const results = [{ summary: "575 FAILED password attempts", facts: [] }] as unknown as StepResult[];
+
+test("an acceptable alternative verdict is right; IOC and evidence matching ignore case", () => {
+  const score = scoreInvestigation(inv("benign", ["198.51.100.34", "evil.example.com"]), results, expected);
+  assert.deepEqual(score, {
+    verdict: "benign",
+    verdictRight: true,
+    iocRecall: 1,
+    missingIocs: [],
+    evidenceRecall: 1,
+    missingEvidence: [],
+  });
+});
+
+test("a wrong verdict, a missing IOC and missing evidence are reported", () => {
+  const score = scoreInvestigation(inv("true_positive", ["198.51.100.34"]), [], expected);
+  assert.equal(score.verdictRight, false);
+  assert.equal(score.iocRecall, 0.5);
+  assert.deepEqual(score.missingIocs, ["Evil.example.com"]);
+  assert.equal(score.evidenceRecall, 0.5);
+  assert.deepEqual(score.missingEvidence, ["guessing"]);
+});
+
+test("an investigation without a conclusion is never right", () => {
+  const score = scoreInvestigation(inv(undefined, []), results, expected);
+  assert.equal(score.verdict, "needs_human");
+  assert.equal(score.verdictRight, false);
+  assert.equal(score.iocRecall, 0);
+});
