@@ -1,9 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
+import { blocksToPlain } from "../adapters/slack/render-plain.js";
 import { normalizeNotification, parseNotification } from "../domain/finding.js";
 import { type Investigation, investigationIdFor, TERMINAL_STATUSES } from "../domain/investigation.js";
 import type { JsonObject } from "../domain/json.js";
@@ -90,7 +91,7 @@ export async function investigate(
     };
     writeFileSync(join(workDir, "investigation.json"), `${JSON.stringify(report, null, 2)}\n`);
     await waitForNotifier(store, investigation);
-    say(`\nSlack messages (rendered without a token): ${join(workDir, "slack-messages.jsonl")}`);
+    if (!options.json) printSlackThread(printer, join(workDir, "slack-messages.jsonl"));
     say(
       `Firestore documents exported to ${join(workDir, "investigation.json")}; process logs in ${stack.logDir}`,
     );
@@ -149,6 +150,22 @@ async function follow(
   throw new Error(
     `the investigation did not finish within ${options.timeoutSeconds}s; see the logs under .ferret/runs`,
   );
+}
+
+/**
+ * Shows what the notifier posted (no Slack token locally, so it wrote the exact
+ * chat.postMessage arguments to a file): the thread's size and its last message.
+ */
+function printSlackThread(printer: Printer, file: string): void {
+  if (!existsSync(file)) return;
+  const posts = readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { args: { blocks?: JsonObject[]; thread_ts?: string } });
+  const last = posts.at(-1);
+  printer.line(`\nSlack thread: ${posts.length} message(s) written to ${file}; the last one reads:`);
+  for (const line of blocksToPlain(last?.args.blocks ?? [])) printer.line(`  │ ${line}`);
 }
 
 /** The notifier runs asynchronously; wait (briefly) until it recorded the final post. */
