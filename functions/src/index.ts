@@ -3,6 +3,7 @@ import { getRuntime } from "./functions/compose.js";
 import { ingestFunction, notifierFunction } from "./functions/event-functions.js";
 import {
   advanceOperation,
+  compressorOperation,
   finishOperation,
   HTTP_SCHEMAS,
   plannerOperation,
@@ -22,5 +23,9 @@ ff.http(
 );
 ff.http("reflector", workflowHandler("reflector", HTTP_SCHEMAS.reflector, advanceOperation, getRuntime));
 ff.http("concluder", workflowHandler("concluder", HTTP_SCHEMAS.concluder, finishOperation, getRuntime));
+ff.http(
+  "compressor",
+  workflowHandler("compressor", HTTP_SCHEMAS.compressor, compressorOperation, getRuntime),
+);
 ff.cloudEvent("ingest", ingestFunction(getRuntime));
 ff.cloudEvent("notifier", notifierFunction(getRuntime));

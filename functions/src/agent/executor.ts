@@ -1,3 +1,4 @@
+import { errorMessage } from "../domain/errors.js";
 import type { Finding } from "../domain/finding.js";
 import { type Ioc, mergeIocs } from "../domain/ioc.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
@@ -11,6 +12,7 @@ import {
   type Usage,
   ZERO_USAGE,
 } from "../domain/results.js";
+import { isTokenLimitError } from "../model/errors.js";
 import type { GenerateRequest, Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import type { Logger } from "../platform/logger.js";
@@ -18,6 +20,7 @@ import { renderPrompt } from "../prompts/render.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import type { ExecutorContext } from "./contexts.js";
 import { summarizeResults } from "./result-summary.js";
+import type { ExecutorState, StepJournal } from "./step-journal.js";
 
 export interface ExecutorInput {
   investigationId: string;
@@ -31,6 +34,11 @@ export interface ExecutorInput {
   logger: Logger;
   now: () => Date;
   onToolCall?: (call: ToolCall) => void;
+  /**
+   * Durable history: the loop resumes from it, saves every tool round to it, and stops
+   * (throwing what `pressure` returns) when the context is full or nearly so.
+   */
+  journal?: StepJournal;
 }
 
 /** Tool output handed back to the model is capped; tools page their rows, this is the backstop. */
@@ -43,7 +51,8 @@ const MAX_RESULT_IOCS = 50;
  * back as a failed call, never executed.
  */
 export async function executeStep(input: ExecutorInput): Promise<StepResult> {
-  const startedAt = input.now().toISOString();
+  const resumed = await input.journal?.resume();
+  const startedAt = resumed?.startedAt ?? input.now().toISOString();
   const offered = input.toolbox.declarationsFor(input.step.tools);
   const priorResults = summarizeResults(input.plan, input.priorResults);
   const system = renderPrompt("executor.system", { maxIterations: input.maxIterations });
@@ -53,10 +62,21 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     finding: input.finding,
     priorResults,
   });
-  const messages: Message[] = [{ role: "user", text: user }];
-  const toolCalls: ToolCall[] = [];
-  const toolIocs: Ioc[] = [];
-  let usage: Usage = ZERO_USAGE;
+  const messages: Message[] = resumed ? [...resumed.messages] : [{ role: "user", text: user }];
+  const toolCalls: ToolCall[] = resumed ? [...resumed.toolCalls] : [];
+  const toolIocs: Ioc[] = resumed ? [...resumed.toolIocs] : [];
+  let usage: Usage = resumed?.usage ?? ZERO_USAGE;
+  let completed = resumed?.iterations ?? 0;
+  const state = (): ExecutorState => ({
+    messages: [...messages],
+    toolCalls: [...toolCalls],
+    toolIocs: [...toolIocs],
+    usage,
+    iterations: completed,
+    startedAt,
+  });
+  const model = input.journal ? stopOnTokenLimit(input.model, input.journal, state) : input.model;
+  input = { ...input, model };
   let modelName = input.model.name;
 
   const baseContext = (iteration: number, finalReportOnly: boolean): ExecutorContext => ({
@@ -78,7 +98,7 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     investigationId: input.investigationId,
   });
 
-  for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
+  for (let iteration = completed + 1; iteration <= input.maxIterations; iteration++) {
     const response = await input.model.generate(request(iteration));
     usage = addUsage(usage, response.usage);
     modelName = response.model;
@@ -104,18 +124,29 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
       response.toolCalls.map((call) => runToolCall(input, call, toolCalls, toolIocs)),
     );
     messages.push({ role: "tool", responses });
+    completed = iteration;
+    if (input.journal) {
+      await input.journal.save(state());
+      if (input.journal.overBudget(response.usage.inputTokens)) {
+        throw await input.journal.pressure(state(), {
+          reason: `the last request used ${response.usage.inputTokens} input tokens, past the compression threshold`,
+          inputTokens: response.usage.inputTokens,
+        });
+      }
+    }
   }
 
-  messages.push({
+  // Not pushed onto `messages`: a saved history must not end with this request.
+  const capReached: Message = {
     role: "user",
     text: `You have used all ${input.maxIterations} rounds of tool calls for this step. Do not call tools; report what you found so far as the final JSON object.`,
-  });
+  };
   const forced = await generateStructured(
     input.model,
     {
       purpose: "executor",
       system,
-      messages: [...messages],
+      messages: [...messages, capReached],
       context: baseContext(input.maxIterations + 1, true),
       investigationId: input.investigationId,
     },
@@ -132,6 +163,31 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     modelName: forced.model,
     error: `iteration cap of ${input.maxIterations} reached before the step finished`,
   });
+}
+
+/**
+ * The provider refused the request as too long: the rounds so far are saved, and the
+ * loop stops with what the journal says (compress and re-run, or give up).
+ */
+function stopOnTokenLimit(model: Model, journal: StepJournal, state: () => ExecutorState): Model {
+  return {
+    // Getters: a fallback wrapper changes its name when it switches models.
+    get name() {
+      return model.name;
+    },
+    get offline() {
+      return model.offline;
+    },
+    embed: (request) => model.embed(request),
+    async generate(request) {
+      try {
+        return await model.generate(request);
+      } catch (error) {
+        if (!isTokenLimitError(error)) throw error;
+        throw await journal.pressure(state(), { reason: errorMessage(error) });
+      }
+    },
+  };
 }
 
 async function finalReport(

@@ -3,6 +3,7 @@ import type { Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
+import type { StepHistoryStore } from "../ports/step-history-store.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
 import type { ToolBox } from "../tools/toolbox.js";
 
@@ -22,6 +23,8 @@ export interface AppDeps {
   now: () => Date;
   /** Why the configured LLM was replaced by the offline model, once it was. */
   fallbackReason?: () => string | undefined;
+  /** Durable step histories; without it a step's loop lives in memory and cannot be compressed. */
+  histories?: StepHistoryStore;
 }
 
 export interface IngestDeps {

@@ -1,7 +1,9 @@
+import { ContextPressureError } from "../agent/compression/errors.js";
 import { concludeInvestigation } from "../agent/concluder.js";
 import { executeStep } from "../agent/executor.js";
 import { planInvestigation } from "../agent/planner.js";
 import { reflectOnProgress } from "../agent/reflector.js";
+import { createStepJournal } from "../agent/step-journal.js";
 import { errorMessage, InvalidInputError, NotFoundError } from "../domain/errors.js";
 import { type Investigation, type InvestigationStatus, TERMINAL_STATUSES } from "../domain/investigation.js";
 import { decideNext, type NextAction } from "../domain/next-action.js";
@@ -10,6 +12,7 @@ import { applyPlanUpdates } from "../domain/plan-rules.js";
 import type { Reflection } from "../domain/reflection.js";
 import { addUsage, type StepResult, type Usage, ZERO_USAGE } from "../domain/results.js";
 import type { Committed } from "../ports/investigation-store.js";
+import { MAX_COMPRESSIONS_PER_STEP } from "./compression.js";
 import type { AppDeps } from "./deps.js";
 import { publishEvents } from "./publish.js";
 
@@ -113,9 +116,11 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
 
 export interface StepOutcome {
   stepId: string;
-  status: StepResult["status"];
+  /** context_pressure: no result yet; the history waits for the compressor, then a re-run. */
+  status: StepResult["status"] | "context_pressure";
   /** False when the result already existed and this call changed nothing. */
   executed: boolean;
+  reason?: string;
 }
 
 export async function runStep(id: string, stepId: string, deps: AppDeps): Promise<StepOutcome> {
@@ -145,7 +150,13 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
     }),
   );
   const prior = (await deps.store.listStepResults(id)).filter((r) => r.stepId !== stepId);
-  const result = await executeWithDeadline(deps, inv, plan, stepId, prior);
+  let result: StepResult;
+  try {
+    result = await executeWithDeadline(deps, inv, plan, stepId, prior);
+  } catch (error) {
+    if (!(error instanceof ContextPressureError)) throw error;
+    return { stepId, status: "context_pressure", executed: false, reason: error.message };
+  }
   const recorded = await deps.store.recordStepResult(id, result, (current) => {
     const failed = result.status === "failed";
     const base = withUsage(current, result.usage, deps.now());
@@ -209,12 +220,26 @@ async function executeWithDeadline(
         maxIterations: deps.config.agent.maxStepIterations,
         logger: deps.logger.child({ investigationId: inv.id, stepId }),
         now: deps.now,
+        ...(deps.histories
+          ? {
+              journal: createStepJournal({
+                store: deps.histories,
+                investigationId: inv.id,
+                stepId,
+                contextWindowTokens: deps.config.model.contextWindowTokens,
+                compressAt: deps.config.model.compressAt,
+                maxCompressions: MAX_COMPRESSIONS_PER_STEP,
+                now: deps.now,
+              }),
+            }
+          : {}),
       }),
       deadline,
     ]);
   } catch (error) {
     // Provider outages are worth a workflow retry; anything else is this step's failure.
     if (isTransient(error)) throw error;
+    if (error instanceof ContextPressureError) throw error;
     return {
       stepId,
       status: "failed",

@@ -1,5 +1,6 @@
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
+import { FirestoreStepHistoryStore } from "../adapters/firestore/step-history-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
 import { createChatSink } from "../adapters/slack/create-chat-sink.js";
 import { ExecutionsApiLauncher } from "../adapters/workflows/executions-launcher.js";
@@ -28,9 +29,8 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     project: projectId,
     minSeverity: (env.FERRET_LOG_LEVEL as Severity | undefined) ?? "INFO",
   });
-  const store = new FirestoreInvestigationStore(
-    createFirestore({ projectId, databaseId: config.firestore.databaseId }),
-  );
+  const db = createFirestore({ projectId, databaseId: config.firestore.databaseId });
+  const store = new FirestoreInvestigationStore(db);
   const bus = new PubSubEventBus(projectId);
   const offlineModel = createOfflineModel();
   const catalog = await buildToolCatalog(config, env, logger);
@@ -38,6 +38,7 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     config,
     logger,
     store,
+    histories: new FirestoreStepHistoryStore(db),
     bus,
     launcher: chooseLauncher(config, env, projectId),
     chat: createChatSink({

@@ -1,5 +1,6 @@
 import type { Request, Response } from "@google-cloud/functions-framework";
 import type { z } from "zod";
+import { compressStep } from "../app/compression.js";
 import type { AppDeps } from "../app/deps.js";
 import { advance, finish, markFailed, runStep, startPlanning } from "../app/operations.js";
 import type { JsonObject } from "../domain/json.js";
@@ -77,7 +78,18 @@ export const plannerOperation: Operation<z.infer<typeof InvestigationRefSchema>>
 
 export const stepOperation: Operation<z.infer<typeof StepRequestSchema>> = async (input, deps) => {
   const outcome = await runStep(input.investigationId, input.stepId, deps);
-  return { stepId: outcome.stepId, status: outcome.status, executed: outcome.executed };
+  return {
+    stepId: outcome.stepId,
+    status: outcome.status,
+    executed: outcome.executed,
+    ...(outcome.reason ? { reason: outcome.reason } : {}),
+  };
+};
+
+/** Called by the workflow after a step answered context_pressure, before it runs the step again. */
+export const compressorOperation: Operation<z.infer<typeof StepRequestSchema>> = async (input, deps) => {
+  const outcome = await compressStep(input.investigationId, input.stepId, deps);
+  return { ...outcome };
 };
 
 export const advanceOperation: Operation<z.infer<typeof AdvanceRequestSchema>> = async (input, deps) => ({
@@ -103,4 +115,5 @@ export const HTTP_SCHEMAS = {
   stepExecutor: StepRequestSchema,
   reflector: AdvanceRequestSchema,
   concluder: FinishRequestSchema,
+  compressor: StepRequestSchema,
 } as const;

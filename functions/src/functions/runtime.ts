@@ -7,6 +7,7 @@ import type { Logger } from "../platform/logger.js";
 import type { ChatSink } from "../ports/chat-sink.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
+import type { StepHistoryStore } from "../ports/step-history-store.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
 import { ToolBox, type ToolCatalog } from "../tools/toolbox.js";
 
@@ -18,6 +19,8 @@ export interface Runtime {
   config: Config;
   logger: Logger;
   store: InvestigationStore;
+  /** Step executors' durable message histories (resume and compression); absent in-process. */
+  histories?: StepHistoryStore;
   bus: EventBus;
   launcher: WorkflowLauncher;
   chat: ChatSink;
@@ -38,6 +41,7 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
   const base = {
     config: runtime.config,
     store: runtime.store,
+    ...(runtime.histories ? { histories: runtime.histories } : {}),
     bus: runtime.bus,
     toolbox: new ToolBox(runtime.catalog, (name) => toolAllowed(runtime.config, name)),
     tables: runtime.tables,

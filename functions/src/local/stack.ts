@@ -36,7 +36,15 @@ export interface LocalStack {
 }
 
 /** Entry points whose handlers exist in functions/src/index.ts today. */
-const SERVED = new Set(["ingest", "planner", "stepExecutor", "reflector", "concluder", "notifier"]);
+const SERVED = new Set([
+  "ingest",
+  "planner",
+  "stepExecutor",
+  "reflector",
+  "concluder",
+  "compressor",
+  "notifier",
+]);
 
 export async function startLocalStack(options: StackOptions): Promise<LocalStack> {
   const progress = options.progress ?? (() => {});
@@ -116,6 +124,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
           FERRET_STEP_EXECUTOR_URL: await route("stepExecutor"),
           FERRET_REFLECTOR_URL: await route("reflector"),
           FERRET_CONCLUDER_URL: await route("concluder"),
+          FERRET_COMPRESSOR_URL: await route("compressor"),
         },
         logDir,
         cwd: repoRoot(),
