@@ -1,14 +1,24 @@
+import type { Firestore } from "@google-cloud/firestore";
+import { BigQueryLogWarehouse } from "../adapters/bigquery/warehouse.js";
 import { openDuckDbWarehouse } from "../adapters/duckdb/warehouse.js";
+import { FirestoreFindingEmbeddings } from "../adapters/firestore/finding-embeddings.js";
+import { CombinedThreatIntel } from "../adapters/intel/combined.js";
+import { otxFromEnv } from "../adapters/otx/threat-intel.js";
 import { StixThreatIntel } from "../adapters/stix/threat-intel.js";
 import type { Config } from "../config/config.js";
-import { ConfigError } from "../domain/errors.js";
+import { ConfigError, errorMessage } from "../domain/errors.js";
+import type { Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
+import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { LogWarehouse } from "../ports/log-warehouse.js";
+import type { ThreatIntel } from "../ports/threat-intel.js";
+import { LOG_TABLES } from "../sql/log-catalog.js";
 import { loadRunbooks } from "../sql/runbooks.js";
 import { createLogQueryTool } from "../tools/log-query.js";
 import { createLogTablesTool } from "../tools/log-tables.js";
 import type { AnyTool } from "../tools/port.js";
 import { createToolRegistry } from "../tools/registry.js";
+import { createRelatedFindingsTool, type FindingEmbeddings } from "../tools/related-findings.js";
 import { createThreatIntelLookupTool } from "../tools/threat-intel-lookup.js";
 import type { ToolCatalog } from "../tools/toolbox.js";
 
@@ -18,40 +28,119 @@ export interface BuiltCatalog {
   warehouse?: LogWarehouse;
 }
 
+/** What tools that read ferret's own state need; without it, related_findings is left out. */
+export interface CatalogServices {
+  store: Pick<InvestigationStore, "findRelated">;
+  findingEmbeddings: FindingEmbeddings;
+  /** The model whose embeddings fill findingEmbeddings (never a fallback: spaces must not mix). */
+  embedder: Pick<Model, "embed">;
+}
+
+/**
+ * The name of the vector space a model's embeddings live in. Documents record it, and
+ * similarity search stays inside it, so switching the embedding model (or running the
+ * offline model) never compares vectors from different models.
+ */
+export function embeddingSpace(config: Config, model: Pick<Model, "offline">): string {
+  return model.offline ? "offline-hash-v1" : `gemini:${config.model.embeddingModel}`;
+}
+
+export function createFindingEmbeddings(
+  db: Firestore,
+  config: Config,
+  model: Pick<Model, "offline">,
+): FirestoreFindingEmbeddings {
+  return new FirestoreFindingEmbeddings(db, { space: embeddingSpace(config, model) });
+}
+
+async function openWarehouse(config: Config, env: NodeJS.ProcessEnv): Promise<LogWarehouse | undefined> {
+  const { logs } = config;
+  if (logs.warehouse === "bigquery") {
+    const dataProject = logs.bigqueryProject ?? env.GOOGLE_CLOUD_PROJECT;
+    if (!logs.bigqueryDataset || !dataProject) {
+      throw new ConfigError(
+        "FERRET_LOG_WAREHOUSE=bigquery needs FERRET_BIGQUERY_DATASET and FERRET_BIGQUERY_PROJECT (or GOOGLE_CLOUD_PROJECT)",
+      );
+    }
+    return new BigQueryLogWarehouse({
+      dataProject,
+      dataset: logs.bigqueryDataset,
+      // Jobs run and are billed where the function runs; the dataset may be elsewhere.
+      jobProject: env.GOOGLE_CLOUD_PROJECT ?? dataProject,
+      maximumBytesBilled: logs.maxBytesBilled,
+      maxRows: logs.maxRows,
+      defaultPageSize: Math.min(logs.pageSize, 100),
+      timeoutMs: logs.queryTimeoutMs,
+    });
+  }
+  if (!logs.duckdbDir) return undefined;
+  return openDuckDbWarehouse({
+    dir: logs.duckdbDir,
+    maxRows: logs.maxRows,
+    defaultPageSize: Math.min(logs.pageSize, 100),
+    timeoutMs: logs.queryTimeoutMs,
+  });
+}
+
+function threatIntel(config: Config, env: NodeJS.ProcessEnv): ThreatIntel | undefined {
+  const providers: ThreatIntel[] = [];
+  if (config.intel.stixBundle) providers.push(StixThreatIntel.fromFile(config.intel.stixBundle));
+  if (config.intel.otxEnabled) providers.push(otxFromEnv(env));
+  if (providers.length <= 1) return providers[0];
+  return new CombinedThreatIntel(providers);
+}
+
+/** Table names and descriptions for planning; the catalog's when BigQuery cannot be asked now. */
+async function tablesFor(
+  warehouse: LogWarehouse,
+  logger: Logger,
+): Promise<{ name: string; description: string }[]> {
+  try {
+    return (await warehouse.listTables()).map((t) => ({ name: t.name, description: t.description }));
+  } catch (error) {
+    if (warehouse.dialect !== "bigquery") throw error;
+    // A cold start must not fail on a passing BigQuery hiccup; queries will say if it persists.
+    logger.warn("could not list the BigQuery log tables; planning with ferret's catalog", {
+      error: errorMessage(error),
+    });
+    return LOG_TABLES.map((t) => ({ name: t.name, description: t.description }));
+  }
+}
+
 /**
  * The tool registry for this process: which tools exist depends on which data sources
  * are configured, so a plan can never name a tool whose source is missing.
  */
 export async function buildToolCatalog(
   config: Config,
-  _env: NodeJS.ProcessEnv,
+  env: NodeJS.ProcessEnv,
   logger: Logger,
+  services?: CatalogServices,
 ): Promise<BuiltCatalog> {
   const tools: AnyTool[] = [];
-  let warehouse: LogWarehouse | undefined;
-  if (config.logs.warehouse === "bigquery") {
-    throw new ConfigError(
-      "FERRET_LOG_WAREHOUSE=bigquery: the BigQuery adapter is not part of this build yet; use duckdb",
-    );
-  }
-  if (config.logs.duckdbDir) {
-    warehouse = await openDuckDbWarehouse({
-      dir: config.logs.duckdbDir,
-      maxRows: config.logs.maxRows,
-      defaultPageSize: Math.min(config.logs.pageSize, 100),
-      timeoutMs: config.logs.queryTimeoutMs,
-    });
+  const warehouse = await openWarehouse(config, env);
+  if (warehouse) {
     tools.push(createLogQueryTool({ warehouse, runbooks: loadRunbooks() }), createLogTablesTool(warehouse));
   } else {
-    logger.warn("no log warehouse configured (FERRET_DUCKDB_DIR); log tools are unavailable");
+    logger.warn(
+      "no log warehouse configured (FERRET_DUCKDB_DIR, or FERRET_LOG_WAREHOUSE=bigquery); log tools are unavailable",
+    );
   }
-  if (config.intel.stixBundle) {
-    tools.push(createThreatIntelLookupTool(StixThreatIntel.fromFile(config.intel.stixBundle)));
-  } else {
-    logger.warn("no threat intel configured (FERRET_STIX_BUNDLE); the intel tool is unavailable");
+  const intel = threatIntel(config, env);
+  if (intel) tools.push(createThreatIntelLookupTool(intel));
+  else
+    logger.warn(
+      "no threat intel configured (FERRET_STIX_BUNDLE or FERRET_OTX_ENABLED); the intel tool is unavailable",
+    );
+  if (services) {
+    tools.push(
+      createRelatedFindingsTool({
+        store: services.store,
+        embeddings: services.findingEmbeddings,
+        embedder: services.embedder,
+      }),
+    );
   }
-  const tables = warehouse
-    ? (await warehouse.listTables()).map((t) => ({ name: t.name, description: t.description }))
-    : [];
+  const tables = warehouse ? await tablesFor(warehouse, logger) : [];
   return { catalog: createToolRegistry(tools), tables, ...(warehouse ? { warehouse } : {}) };
 }

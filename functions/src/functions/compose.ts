@@ -14,7 +14,7 @@ import type { Model } from "../model/port.js";
 import { withRetry } from "../model/retry.js";
 import { createLogger, type Logger, type Severity } from "../platform/logger.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
-import { buildToolCatalog } from "./catalog.js";
+import { buildToolCatalog, createFindingEmbeddings } from "./catalog.js";
 import type { Runtime } from "./runtime.js";
 
 /**
@@ -33,7 +33,12 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const store = new FirestoreInvestigationStore(db);
   const bus = new PubSubEventBus(projectId);
   const offlineModel = createOfflineModel();
-  const catalog = await buildToolCatalog(config, env, logger);
+  const primaryModel = choosePrimaryModel(config, env, offlineModel, logger);
+  const catalog = await buildToolCatalog(config, env, logger, {
+    store,
+    findingEmbeddings: createFindingEmbeddings(db, config, primaryModel),
+    embedder: primaryModel,
+  });
   return {
     config,
     logger,
@@ -50,7 +55,7 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     }),
     catalog: catalog.catalog,
     tables: catalog.tables,
-    primaryModel: choosePrimaryModel(config, env, offlineModel, logger),
+    primaryModel,
     offlineModel,
     now: () => new Date(),
   };
