@@ -1,5 +1,5 @@
 import type { Config } from "../config/config.js";
-import type { Model } from "../model/port.js";
+import type { Model, Purpose } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
@@ -25,6 +25,11 @@ export interface AppDeps {
   fallbackReason?: () => string | undefined;
   /** Durable step histories; without it a step's loop lives in memory and cannot be compressed. */
   histories?: StepHistoryStore;
+  /**
+   * Replaces the configured LLM by the offline model for the rest of this request (true when
+   * it did). Absent when there is nothing to fall back to.
+   */
+  divertToOffline?: (error: unknown, purpose: Purpose) => boolean;
 }
 
 export interface IngestDeps {

@@ -4,13 +4,14 @@ import { executeStep } from "../agent/executor.js";
 import { planInvestigation } from "../agent/planner.js";
 import { reflectOnProgress } from "../agent/reflector.js";
 import { createStepJournal } from "../agent/step-journal.js";
-import { errorMessage, InvalidInputError, NotFoundError } from "../domain/errors.js";
+import { errorMessage, InvalidInputError, ModelOutputError, NotFoundError } from "../domain/errors.js";
 import { type Investigation, type InvestigationStatus, TERMINAL_STATUSES } from "../domain/investigation.js";
 import { decideNext, type NextAction } from "../domain/next-action.js";
 import type { Plan } from "../domain/plan.js";
 import { applyPlanUpdates } from "../domain/plan-rules.js";
 import type { Reflection } from "../domain/reflection.js";
 import { addUsage, type StepResult, type Usage, ZERO_USAGE } from "../domain/results.js";
+import type { Purpose } from "../model/port.js";
 import type { Committed } from "../ports/investigation-store.js";
 import { MAX_COMPRESSIONS_PER_STEP } from "./compression.js";
 import type { AppDeps } from "./deps.js";
@@ -35,6 +36,24 @@ function modelFields(inv: Investigation, deps: AppDeps): Pick<Investigation, "mo
   return reason
     ? { model: deps.model.name, fellBackToOffline: true }
     : { model: inv.model, fellBackToOffline: inv.fellBackToOffline };
+}
+
+/**
+ * Runs one role's model work; when the configured LLM's answer still breaks its schema after
+ * the repair call, it is treated like an LLM that is down: the offline model takes over and
+ * the work runs again, instead of the whole investigation failing on a typed output error.
+ */
+async function offlineOnBadOutput<T>(deps: AppDeps, purpose: Purpose, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ModelOutputError) || !deps.divertToOffline?.(error, purpose)) throw error;
+    deps.logger.warn("model output unusable; continuing on the offline model", {
+      purpose,
+      error: errorMessage(error),
+    });
+    return run();
+  }
 }
 
 async function commit(deps: AppDeps, committed: Committed): Promise<Investigation> {
@@ -79,22 +98,24 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
     excludeId: id,
     limit: 5,
   });
-  const { plan, usage } = await planInvestigation({
-    investigationId: id,
-    finding: existing.finding,
-    model: deps.model,
-    tools: deps.toolbox.available(),
-    tables: deps.tables,
-    maxSteps: deps.config.agent.maxSteps,
-    related: related.map((r) => ({
-      id: r.id,
-      category: r.finding.category,
-      resource: r.finding.resource.name,
-      ...(r.conclusion ? { verdict: r.conclusion.verdict } : {}),
-      createdAt: r.createdAt,
-      sharedBy: "resource",
-    })),
-  });
+  const { plan, usage } = await offlineOnBadOutput(deps, "planner", () =>
+    planInvestigation({
+      investigationId: id,
+      finding: existing.finding,
+      model: deps.model,
+      tools: deps.toolbox.available(),
+      tables: deps.tables,
+      maxSteps: deps.config.agent.maxSteps,
+      related: related.map((r) => ({
+        id: r.id,
+        category: r.finding.category,
+        resource: r.finding.resource.name,
+        ...(r.conclusion ? { verdict: r.conclusion.verdict } : {}),
+        createdAt: r.createdAt,
+        sharedBy: "resource",
+      })),
+    }),
+  );
   const now = deps.now();
   const inv = await commit(
     deps,
@@ -209,31 +230,33 @@ async function executeWithDeadline(
   });
   try {
     return await Promise.race([
-      executeStep({
-        investigationId: inv.id,
-        finding: inv.finding,
-        plan,
-        step,
-        priorResults: prior,
-        model: deps.model,
-        toolbox: deps.toolbox,
-        maxIterations: deps.config.agent.maxStepIterations,
-        logger: deps.logger.child({ investigationId: inv.id, stepId }),
-        now: deps.now,
-        ...(deps.histories
-          ? {
-              journal: createStepJournal({
-                store: deps.histories,
-                investigationId: inv.id,
-                stepId,
-                contextWindowTokens: deps.config.model.contextWindowTokens,
-                compressAt: deps.config.model.compressAt,
-                maxCompressions: MAX_COMPRESSIONS_PER_STEP,
-                now: deps.now,
-              }),
-            }
-          : {}),
-      }),
+      offlineOnBadOutput(deps, "executor", () =>
+        executeStep({
+          investigationId: inv.id,
+          finding: inv.finding,
+          plan,
+          step,
+          priorResults: prior,
+          model: deps.model,
+          toolbox: deps.toolbox,
+          maxIterations: deps.config.agent.maxStepIterations,
+          logger: deps.logger.child({ investigationId: inv.id, stepId }),
+          now: deps.now,
+          ...(deps.histories
+            ? {
+                journal: createStepJournal({
+                  store: deps.histories,
+                  investigationId: inv.id,
+                  stepId,
+                  contextWindowTokens: deps.config.model.contextWindowTokens,
+                  compressAt: deps.config.model.compressAt,
+                  maxCompressions: MAX_COMPRESSIONS_PER_STEP,
+                  now: deps.now,
+                }),
+              }
+            : {}),
+        }),
+      ),
       deadline,
     ]);
   } catch (error) {
@@ -292,17 +315,19 @@ export async function advance(
     maxSteps: deps.config.agent.maxSteps,
     maxRevisions: deps.config.agent.maxRevisions,
   };
-  const { draft, usage } = await reflectOnProgress({
-    investigationId: id,
-    finding: inv.finding,
-    plan,
-    results,
-    justFinished: stepIds,
-    model: deps.model,
-    tools: rules.allowedTools,
-    maxSteps: rules.maxSteps,
-    revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
-  });
+  const { draft, usage } = await offlineOnBadOutput(deps, "reflector", () =>
+    reflectOnProgress({
+      investigationId: id,
+      finding: inv.finding,
+      plan,
+      results,
+      justFinished: stepIds,
+      model: deps.model,
+      tools: rules.allowedTools,
+      maxSteps: rules.maxSteps,
+      revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
+    }),
+  );
   const outcome = applyPlanUpdates(plan, draft.updates, rules);
   const reflection: Reflection = {
     ...draft,
@@ -370,22 +395,27 @@ export async function finish(
     deps.store.listStepResults(id),
     deps.store.listReflections(id),
   ]);
-  const fallback = deps.fallbackReason?.();
-  const { conclusion, usage } = await concludeInvestigation({
-    investigationId: id,
-    finding: inv.finding,
-    plan,
-    results,
-    reflections,
-    model: deps.model,
-    mode,
-    reason,
-    now: deps.now(),
-    ...(fallback
-      ? {
-          fallbackNote: `The configured LLM became unavailable (${fallback}); the offline playbook model finished the investigation.`,
-        }
-      : {}),
+  const { conclusion, usage } = await offlineOnBadOutput(deps, "concluder", () => {
+    // Read after a possible switch; an earlier request's switch is only on the document.
+    const fallback =
+      deps.fallbackReason?.() ??
+      (inv.fellBackToOffline ? "in an earlier call of this investigation" : undefined);
+    return concludeInvestigation({
+      investigationId: id,
+      finding: inv.finding,
+      plan,
+      results,
+      reflections,
+      model: deps.model,
+      mode,
+      reason,
+      now: deps.now(),
+      ...(fallback
+        ? {
+            fallbackNote: `The configured LLM became unavailable (${fallback}); the offline playbook model finished the investigation.`,
+          }
+        : {}),
+    });
   });
   const status: InvestigationStatus = mode === "conclude" ? "concluded" : "needs_human";
   return commit(

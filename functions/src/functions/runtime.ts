@@ -53,7 +53,12 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
   }
   if (!runtime.config.model.fallbackToOffline) return { ...base, model: runtime.primaryModel };
   const model = withFallback(runtime.primaryModel, runtime.offlineModel);
-  return { ...base, model, fallbackReason: () => model.reason?.message };
+  return {
+    ...base,
+    model,
+    fallbackReason: () => model.reason?.message,
+    divertToOffline: (error, purpose) => model.divert(error, purpose),
+  };
 }
 
 export function ingestDepsFor(runtime: Runtime): IngestDeps {

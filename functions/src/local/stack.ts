@@ -32,6 +32,12 @@ export interface LocalStack {
   functionUrls: Record<string, string>;
   executionsUrl: string;
   logDir: string;
+  /**
+   * Kills one function server with `signal` (SIGKILL: no chance to finish the request it
+   * serves, as when an instance is lost) and starts it again on the same port, so callers
+   * holding its URL reach the new process. For fault-injection tests.
+   */
+  restartFunction(name: string, signal?: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -88,8 +94,8 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       return options.routeForWorkflow ? options.routeForWorkflow(name, url) : url;
     };
     progress(`starting ${entries.length} function servers under functions-framework`);
-    entries.forEach((entry, i) => {
-      const proc = startProcess(
+    const launch = (entry: (typeof entries)[number], i: number): ManagedProcess =>
+      startProcess(
         entry.name,
         process.execPath,
         [
@@ -103,8 +109,24 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
         ],
         { env: functionEnv, logDir, cwd: repoRoot() },
       );
-      started.push(proc);
+    entries.forEach((entry, i) => {
+      started.push(launch(entry, i));
     });
+    const restartFunction = async (name: string, signal: NodeJS.Signals = "SIGKILL") => {
+      const i = entries.findIndex((e) => e.name === name);
+      const slot = started.findIndex((p) => p.name === name);
+      const old = started[slot];
+      const entry = entries[i];
+      if (!old || !entry) throw new Error(`no function server named ${name}`);
+      if (old.child.exitCode === null && old.child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => old.child.once("exit", () => resolve()));
+        old.child.kill(signal);
+        await exited;
+      }
+      const fresh = launch(entry, i);
+      started[slot] = fresh;
+      await waitForHttp(functionUrls[name] as string, fresh);
+    };
     const executions = startProcess(
       "workflow-executions",
       process.execPath,
@@ -144,7 +166,15 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       },
       maxDeliveryAttempts: 5,
     });
-    return { projectId: options.projectId, env: clientEnv, functionUrls, executionsUrl, logDir, stop };
+    return {
+      projectId: options.projectId,
+      env: clientEnv,
+      functionUrls,
+      executionsUrl,
+      logDir,
+      restartFunction,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

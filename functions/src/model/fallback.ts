@@ -23,6 +23,12 @@ export interface FallbackOptions {
 export interface FallbackModel extends Model {
   readonly fellBack: boolean;
   readonly reason: FallbackReason | undefined;
+  /**
+   * Switches to the fallback now, for failures the wrapper cannot see: an LLM whose output
+   * still breaks its schema after the repair call is as unusable as one that is down.
+   * Returns false when it had already switched.
+   */
+  divert(error: unknown, purpose: Purpose | "embed"): boolean;
 }
 
 /**
@@ -34,10 +40,11 @@ export interface FallbackModel extends Model {
 export function withFallback(primary: Model, fallback: Model, options: FallbackOptions = {}): FallbackModel {
   let reason: FallbackReason | undefined;
 
-  const divert = (error: unknown, purpose: Purpose | "embed") => {
-    if (reason) return;
+  const divert = (error: unknown, purpose: Purpose | "embed"): boolean => {
+    if (reason) return false;
     reason = { from: primary.name, to: fallback.name, purpose, message: errorMessage(error), error };
     options.onFallback?.(reason);
+    return true;
   };
 
   return {
@@ -53,6 +60,7 @@ export function withFallback(primary: Model, fallback: Model, options: FallbackO
     get reason() {
       return reason;
     },
+    divert,
     async generate(request: GenerateRequest): Promise<GenerateResponse> {
       if (reason) return fallback.generate(request);
       try {
