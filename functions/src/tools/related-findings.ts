@@ -198,7 +198,7 @@ export function createRelatedFindingsTool(options: RelatedFindingsToolOptions): 
   return defineTool({
     name: "related_findings",
     description:
-      "Find earlier investigations related to this finding: same resource, same acting principal, a shared IOC, or a similar finding " +
+      "Find other investigations (earlier or running) related to this finding: same resource, same acting principal, a shared IOC, or a similar finding " +
       `(embedding cosine similarity ≥ ${minSimilarity}). Returns each with its category, resource, verdict (when concluded), date and why it is related. ` +
       "Use it to spot repeat activity, campaigns across resources, or how similar findings were judged before.",
     input: InputSchema,
@@ -330,13 +330,13 @@ function summarize(
 ) {
   const tail = warnings.length > 0 ? ` (${warnings.join("; ")})` : "";
   if (ranked.length === 0)
-    return `No earlier investigation is related by ${by.join(", ")}${by.includes("similar") ? ` (similarity ≥ ${minSimilarity})` : ""}.${tail}`;
+    return `No other investigation is related by ${by.join(", ")}${by.includes("similar") ? ` (similarity ≥ ${minSimilarity})` : ""}.${tail}`;
   const verdicts = new Map<string, number>();
   for (const m of ranked)
     verdicts.set(m.verdict ?? "not concluded", (verdicts.get(m.verdict ?? "not concluded") ?? 0) + 1);
   const linked = ranked.filter((m) => m.links > 0).length;
   return (
-    `${ranked.length} earlier investigation(s) related (${linked} by resource, principal or IOC; ${ranked.length - linked} only similar). ` +
+    `${ranked.length} other investigation(s) related (${linked} by resource, principal or IOC; ${ranked.length - linked} only similar). ` +
     `Verdicts: ${[...verdicts].map(([v, n]) => `${n} ${v}`).join(", ")}.${tail}`
   );
 }

@@ -220,7 +220,7 @@ describe("related_findings on the emulator", () => {
     assert.equal(ids.length, 5);
     assert.match(
       output.summary,
-      /5 earlier investigation\(s\) related \(4 by resource, principal or IOC; 1 only similar\)/,
+      /5 other investigation\(s\) related \(4 by resource, principal or IOC; 1 only similar\)/,
     );
 
     const limited = await run({ limit: 2 });
