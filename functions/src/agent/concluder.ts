@@ -7,6 +7,7 @@ import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { renderPrompt } from "../prompts/render.js";
 import type { ConcluderContext } from "./contexts.js";
+import { resultsForPrompt } from "./result-summary.js";
 
 export interface ConcluderInput {
   investigationId: string;
@@ -38,15 +39,7 @@ export async function concludeInvestigation(
   const user = renderPrompt("concluder.user", {
     objective: input.plan.objective,
     finding: input.finding,
-    results: input.results.map((r) => ({
-      stepId: r.stepId,
-      status: r.status,
-      outcome: r.outcome,
-      summary: r.summary,
-      facts: r.facts,
-      iocs: r.iocs,
-      error: r.error ?? null,
-    })),
+    results: resultsForPrompt(input.results),
     insights: input.reflections.flatMap((r) => r.insights),
     skipped: input.plan.steps
       .filter((s) => s.status === "cancelled" || s.status === "pending")

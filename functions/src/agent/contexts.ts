@@ -63,7 +63,34 @@ export interface ConcluderContext {
   reason: string;
 }
 
-export type AgentContext = PlannerContext | ExecutorContext | ReflectorContext | ConcluderContext;
+/** The log-analysis sub-agent's facts: the main agent's question and the session it runs in. */
+export interface LogAnalystContext {
+  purpose: "log_analyst";
+  finding: Finding;
+  /** The main agent's natural-language question, and its optional focus hint. */
+  request: string;
+  focus?: string;
+  /** The window queries default to: the one given with the request, else one around eventTime. */
+  window: { start: string; end: string };
+  windowSource: "request" | "default";
+  /** Log tables and runbook names the session's tools can read. */
+  tables: string[];
+  runbooks: string[];
+  /** Memories put into the prompt, with the ids the introspector scores. */
+  memories: { id: string; claim: string }[];
+  /** 1-based round of the session's tool loop. */
+  iteration: number;
+  maxIterations: number;
+  /** Set when only the final answer is wanted (cap reached, or a format repair). */
+  finalAnswerOnly: boolean;
+}
+
+export type AgentContext =
+  | PlannerContext
+  | ExecutorContext
+  | ReflectorContext
+  | ConcluderContext
+  | LogAnalystContext;
 
 export function isContext<P extends AgentContext["purpose"]>(
   value: unknown,

@@ -6,6 +6,7 @@ import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { renderPrompt } from "../prompts/render.js";
 import type { ReflectorContext } from "./contexts.js";
+import { resultsForPrompt } from "./result-summary.js";
 
 export interface ReflectorInput {
   investigationId: string;
@@ -48,15 +49,7 @@ export async function reflectOnProgress(
       dependsOn: s.dependsOn,
     })),
     justFinished: input.justFinished,
-    results: input.results.map((r) => ({
-      stepId: r.stepId,
-      status: r.status,
-      outcome: r.outcome,
-      summary: r.summary,
-      facts: r.facts,
-      iocs: r.iocs,
-      error: r.error ?? null,
-    })),
+    results: resultsForPrompt(input.results),
     finding: input.finding,
   });
   const answer = await generateStructured(

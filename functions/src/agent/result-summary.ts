@@ -33,3 +33,16 @@ export function summarizeResults(plan: Plan, results: readonly StepResult[]): Re
     ...(r.error ? { error: r.error } : {}),
   }));
 }
+
+/** What the reflector and concluder read of each result: the reported findings, not tool traffic. */
+export function resultsForPrompt(results: readonly StepResult[]) {
+  return results.map((r) => ({
+    stepId: r.stepId,
+    status: r.status,
+    outcome: r.outcome,
+    summary: r.summary,
+    facts: r.facts,
+    iocs: r.iocs,
+    error: r.error ?? null,
+  }));
+}
