@@ -157,9 +157,12 @@ locals {
 
   function_env_groups = {
     ingest             = ["common", "workflow"]
-    planner            = ["common", "model"]
+    # The planner and reflector see the same tool registry as the step executor (it is
+    # built from these settings), so plans can name the log and intel tools. They never
+    # query: table descriptions fall back to ferret's built-in catalog without BigQuery access.
+    planner            = ["common", "model", "log_warehouse", "intel"]
     stepExecutor       = ["common", "model", "log_warehouse", "intel"]
-    reflector          = ["common", "model"]
+    reflector          = ["common", "model", "log_warehouse", "intel"]
     concluder          = ["common", "model"]
     compressor         = ["common", "model"]
     memoryIntrospector = ["common", "model"]

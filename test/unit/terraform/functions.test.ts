@@ -182,9 +182,9 @@ const LOG_ENV = [
 ];
 const EXPECTED_ENV: Record<string, readonly string[]> = {
   ingest: [...COMMON_ENV, "FERRET_WORKFLOW_NAME", "FERRET_WORKFLOW_LOCATION"],
-  planner: [...COMMON_ENV, ...MODEL_ENV],
+  planner: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED"],
   stepExecutor: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED"],
-  reflector: [...COMMON_ENV, ...MODEL_ENV],
+  reflector: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED"],
   concluder: [...COMMON_ENV, ...MODEL_ENV],
   compressor: [...COMMON_ENV, ...MODEL_ENV],
   memoryIntrospector: [...COMMON_ENV, ...MODEL_ENV],
