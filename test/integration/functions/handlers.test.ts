@@ -73,7 +73,7 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
       investigation: await import("../../../functions/src/domain/investigation.js"),
     };
     await import("../../../functions/src/index.js");
-    for (const name of ["planner", "stepExecutor", "reflector", "concluder", "ingest", "notifier"]) {
+    for (const name of ["planner", "stepExecutor", "reflector", "concluder", "compressor", "ingest", "notifier"]) {
       const server = m.testing.getTestServer(name);
       servers.push(server);
       urls[name] = await listen(server);
@@ -85,6 +85,7 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
         FERRET_STEP_EXECUTOR_URL: urls.stepExecutor as string,
         FERRET_REFLECTOR_URL: urls.reflector as string,
         FERRET_CONCLUDER_URL: urls.concluder as string,
+        FERRET_COMPRESSOR_URL: urls.compressor as string,
       },
     });
     const executionsServer = await executions.listen(0);
