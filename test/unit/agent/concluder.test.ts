@@ -112,11 +112,13 @@ describe("concludeInvestigation", () => {
     assert.ok(user && user.role === "user");
     assert.deepEqual(
       splitFences(user.text).fences.map((f) => f.kind),
-      ["scc_finding", "step_results"],
+      ["objective", "scc_finding", "step_results", "skipped_steps"],
     );
-    assert.ok(
-      user.text.includes("Steps that did not run: `dns` (cancelled: pool IP settles it), `owner` (pending)"),
-    );
+    const skipped = splitFences(user.text).fences.find((f) => f.kind === "skipped_steps");
+    assert.deepEqual(JSON.parse(skipped?.body ?? "[]"), [
+      { id: "dns", status: "cancelled", cancelReason: "pool IP settles it" },
+      { id: "owner", status: "pending", cancelReason: "" },
+    ]);
     const context = sent.context as ConcluderContext;
     assert.deepEqual(
       [context.mode, context.reason],

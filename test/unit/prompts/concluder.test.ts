@@ -72,7 +72,8 @@ describe("prompts/concluder.user.liquid", () => {
   it("fences the finding, the results and the insights, each once", () => {
     const v = vars();
     const text = renderPrompt("concluder.user", v);
-    assert.ok(text.startsWith("Objective: Did web-1 reach an external mining pool?"));
+    assert.ok(text.startsWith("Objective (written by the planner"));
+    assertFencedOnce(text, "objective", v.objective, []);
     assertFencedOnce(text, "scc_finding", v.finding, findingSecrets(v.finding));
     assertFencedOnce(text, "step_results", results, ["412 flows"]);
     assertFencedOnce(text, "reflection_insights", insights, ["pool connection is confirmed"]);
@@ -80,11 +81,9 @@ describe("prompts/concluder.user.liquid", () => {
 
   it("lists the steps that did not run, with the cancel reason", () => {
     const text = renderPrompt("concluder.user", vars());
-    assert.ok(
-      text.includes(
-        "Steps that did not run: `dns` (cancelled: the pool IP already settles it), `owner` (pending)",
-      ),
-    );
+    assert.ok(text.includes("Steps that did not run"));
+    // The cancel reasons are the reflector's words: fenced as data with the ids and statuses.
+    assertFencedOnce(text, "skipped_steps", skipped, ["the pool IP already settles it"]);
   });
 
   it("leaves out insights and skipped steps when there are none", () => {
@@ -93,7 +92,7 @@ describe("prompts/concluder.user.liquid", () => {
     assert.ok(!text.includes("Steps that did not run"));
     assert.deepEqual(
       splitFences(text).fences.map((f) => f.kind),
-      ["scc_finding", "step_results"],
+      ["objective", "scc_finding", "step_results"],
     );
   });
 

@@ -49,7 +49,9 @@ describe("prompts/executor.user.liquid", () => {
 
   it("names the objective, the step, its expected result and its tools", () => {
     const text = renderPrompt("executor.user", vars());
-    assert.ok(text.startsWith(`Investigation objective: ${objective}`));
+    // The objective is the planner's text, which may quote the finding: fenced like the step.
+    assert.ok(text.startsWith("Investigation objective (written by the planner"));
+    assertFencedOnce(text, "objective", objective, []);
     // The step text quotes finding values, so it is fenced as data like the finding itself.
     assert.ok(text.includes("Your step `pool-flows`"));
     assertFencedOnce(text, "plan_step", theStep, [theStep.description, theStep.expected]);
@@ -69,7 +71,7 @@ describe("prompts/executor.user.liquid", () => {
     assert.ok(!text.includes("What earlier steps established"));
     assert.deepEqual(
       splitFences(text).fences.map((f) => f.kind),
-      ["plan_step", "scc_finding"],
+      ["objective", "plan_step", "scc_finding"],
     );
   });
 

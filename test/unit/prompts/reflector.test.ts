@@ -74,8 +74,9 @@ describe("prompts/reflector.user.liquid", () => {
 
   it("shows the objective, criteria, every step with its status and the steps that just finished", () => {
     const text = renderPrompt("reflector.user", vars());
-    assert.ok(text.startsWith("Objective: Did web-1 reach an external mining pool?"));
-    assert.ok(text.includes("- pool connection confirmed or ruled out\n- start time known"));
+    assert.ok(text.startsWith("Objective and success criteria (written by the planner"));
+    assertFencedOnce(text, "objective", "Did web-1 reach an external mining pool?", []);
+    assertFencedOnce(text, "success_criteria", vars().successCriteria, []);
     assert.ok(text.includes(JSON.stringify(steps, null, 2)), "the plan as JSON, cancelled steps included");
     assert.ok(text.includes("(`pool-flows`, `intel-pool-ip`)"));
   });
@@ -86,7 +87,7 @@ describe("prompts/reflector.user.liquid", () => {
     assertFencedOnce(text, "step_results", results, ["the flow table was empty"]);
     assertFencedOnce(text, "scc_finding", v.finding, findingSecrets(v.finding));
     assertFencedOnce(text, "plan_steps", v.steps, []);
-    assert.equal(count(text, "<<<END_UNTRUSTED_DATA>>>"), 3);
+    assert.equal(count(text, "<<<END_UNTRUSTED_DATA>>>"), 5);
   });
 
   for (const missing of [

@@ -94,7 +94,7 @@ describe("compressHistory", () => {
     assert.equal(model.requests.length, 0);
     assert.equal(outcome.summarizedBy, "rules");
     assert.match(text(outcome.messages[0]), /called log_query/);
-    assert.match(text(outcome.messages[0]), /Task:\nInvestigation objective:/);
+    assert.match(text(outcome.messages[0]), /Task:\nInvestigation objective/);
     assertRetained(messages, outcome.messages);
   });
 
