@@ -1,6 +1,6 @@
 import * as ff from "@google-cloud/functions-framework";
 import { getRuntime } from "./functions/compose.js";
-import { ingestFunction, notifierFunction } from "./functions/event-functions.js";
+import { ingestFunction, memoryIntrospectorFunction, notifierFunction } from "./functions/event-functions.js";
 import {
   advanceOperation,
   compressorOperation,
@@ -28,4 +28,5 @@ ff.http(
   workflowHandler("compressor", HTTP_SCHEMAS.compressor, compressorOperation, getRuntime),
 );
 ff.cloudEvent("ingest", ingestFunction(getRuntime));
+ff.cloudEvent("memoryIntrospector", memoryIntrospectorFunction(getRuntime));
 ff.cloudEvent("notifier", notifierFunction(getRuntime));

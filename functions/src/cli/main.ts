@@ -3,6 +3,7 @@ import { errorMessage, FerretError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
 import { evalCommand } from "./eval.js";
 import { investigate } from "./investigate.js";
+import { memoriesCommand } from "./memories.js";
 
 const printer = { line: (text: string) => process.stdout.write(`${text}\n`) };
 
@@ -78,6 +79,8 @@ program
     const report = await evalCommand(dir, { json: opts.json, model: opts.model }, printer);
     process.exitCode = report.totals.verdictsRight === report.totals.scenarios ? 0 : 4;
   });
+
+program.addCommand(memoriesCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -1,5 +1,6 @@
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
+import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
 import { FirestoreStepHistoryStore } from "../adapters/firestore/step-history-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
 import { createChatSink } from "../adapters/slack/create-chat-sink.js";
@@ -44,6 +45,7 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     logger,
     store,
     histories: new FirestoreStepHistoryStore(db),
+    memories: new FirestoreMemoryStore(db),
     bus,
     launcher: chooseLauncher(config, env, projectId),
     chat: createChatSink({

@@ -1,9 +1,12 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
 import { ingestNotification } from "../app/ingest.js";
-import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
+import { AgentSessionSchema } from "../domain/agent-session.js";
+import { ConfigError, errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import { InvestigationEventSchema } from "../domain/investigation.js";
+import { introspectSession } from "../memory/introspect.js";
 import { handleInvestigationEvent } from "../notify/notifier.js";
 import { deadLetterTopic, TOPICS, type TopicName } from "../platform/topics.js";
+import { embeddingSpace } from "./catalog.js";
 import { decodePubSubJson, PubSubEventDataSchema } from "./pubsub-message.js";
 import { ingestDepsFor, type Runtime } from "./runtime.js";
 
@@ -74,6 +77,38 @@ export function notifierFunction(runtime: () => Promise<Runtime>) {
       const parsed = InvestigationEventSchema.safeParse(json);
       if (!parsed.success) throw new InvalidInputError("not an investigation event");
       await handleInvestigationEvent(parsed.data, { store: rt.store, sink: rt.chat, logger: rt.logger });
+    });
+  };
+}
+
+/**
+ * Learns from one finished sub-agent session. Exactly-once per sessionId is the store's
+ * (one transaction claims the session and applies every change), so a redelivery is safe.
+ * The model is the primary one without offline fallback: rule-made judgements should not
+ * quietly replace an LLM's in the memory, and nothing waits on this, so a Gemini outage is
+ * a retry (redelivery), not a fallback.
+ */
+export function memoryIntrospectorFunction(runtime: () => Promise<Runtime>) {
+  return async (event: CloudEvent<unknown>): Promise<void> => {
+    const rt = await runtime();
+    await settle(rt, TOPICS.agentSessions, event, async () => {
+      const { json, messageId } = decodePubSubJson(event.data);
+      const parsed = AgentSessionSchema.safeParse(json);
+      if (!parsed.success) {
+        const first = parsed.error.issues[0];
+        throw new InvalidInputError(
+          `not an agent session: ${first ? `${first.path.join(".") || "(root)"}: ${first.message}` : "invalid"}`,
+        );
+      }
+      if (!rt.memories) throw new ConfigError("this runtime has no memory store");
+      const report = await introspectSession(parsed.data, {
+        model: rt.primaryModel,
+        store: rt.memories,
+        embeddingSpace: embeddingSpace(rt.config, rt.primaryModel),
+        logger: rt.logger,
+        now: rt.now,
+      });
+      rt.logger.info("agent session introspected", { messageId, ...report });
     });
   };
 }

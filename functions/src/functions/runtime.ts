@@ -1,6 +1,7 @@
 import type { AppDeps, IngestDeps } from "../app/deps.js";
 import { type Config, toolAllowed } from "../config/config.js";
 import type { Investigation } from "../domain/investigation.js";
+import type { MemoryStore } from "../memory/store.js";
 import { withFallback } from "../model/fallback.js";
 import type { Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
@@ -21,6 +22,8 @@ export interface Runtime {
   store: InvestigationStore;
   /** Step executors' durable message histories (resume and compression); absent in-process. */
   histories?: StepHistoryStore;
+  /** Sub-agent memories (recall, introspection); absent where nothing uses them (eval). */
+  memories?: MemoryStore;
   bus: EventBus;
   launcher: WorkflowLauncher;
   chat: ChatSink;

@@ -49,6 +49,7 @@ const SERVED = new Set([
   "reflector",
   "concluder",
   "compressor",
+  "memoryIntrospector",
   "notifier",
 ]);
 
@@ -163,6 +164,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       pushEndpoints: {
         [TOPICS.findings]: `${functionUrls.ingest}${pushPath(TOPICS.findings)}`,
         [TOPICS.investigationEvents]: `${functionUrls.notifier}${pushPath(TOPICS.investigationEvents)}`,
+        [TOPICS.agentSessions]: `${functionUrls.memoryIntrospector}${pushPath(TOPICS.agentSessions)}`,
       },
       maxDeliveryAttempts: 5,
     });

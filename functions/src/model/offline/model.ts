@@ -1,11 +1,13 @@
 import { isContext } from "../../agent/contexts.js";
 import { ModelOutputError } from "../../domain/errors.js";
+import { isIntrospectorContext } from "../../memory/introspection.js";
 import { hashEmbedding } from "../hash-embedding.js";
 import type { EmbedRequest, GenerateRequest, GenerateResponse, Model, ToolCallRequest } from "../port.js";
 import { isRepairRequest } from "../structured.js";
 import { estimateInputTokens, estimateOutputTokens } from "../tokens.js";
 import { conclusionFor } from "./concluder/index.js";
 import { executorAnswer } from "./executor/index.js";
+import { introspectionFor } from "./introspector.js";
 import { planFor } from "./planner.js";
 import { OFFLINE_MODEL_NAME } from "./provenance.js";
 import { reflectionFor } from "./reflector.js";
@@ -57,6 +59,7 @@ export class OfflinePlaybookModel implements Model {
     if (isContext(context, "planner")) return json(planFor(context));
     if (isContext(context, "reflector")) return json(reflectionFor(context));
     if (isContext(context, "concluder")) return json(conclusionFor(context));
+    if (isIntrospectorContext(context)) return json(introspectionFor(context));
     if (isContext(context, "executor")) {
       const reportOnly =
         isRepairRequest(request) || request.responseSchema !== undefined || !request.tools?.length;

@@ -1,0 +1,144 @@
+import type { AgentSession } from "../domain/agent-session.js";
+import type { Usage } from "../domain/results.js";
+import { ZERO_USAGE } from "../domain/results.js";
+import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
+import { generateStructured } from "../model/structured.js";
+import type { Logger } from "../platform/logger.js";
+import { renderPrompt } from "../prompts/render.js";
+import { IntrospectionSchema, type IntrospectorContext, MAX_NEW_CLAIMS } from "./introspection.js";
+import { judge } from "./judgement.js";
+import { memoryIdFor, type RecalledMemory } from "./memory.js";
+import type { IntrospectionOutcome, MemoryStore } from "./store.js";
+
+export interface IntrospectDeps {
+  /** Judges the session (generate) and embeds its request for new memories (embed). */
+  model: Model;
+  store: MemoryStore;
+  /** The vector space model.embed produces, recorded on every new memory. */
+  embeddingSpace: string;
+  logger: Logger;
+  now: () => Date;
+}
+
+export interface IntrospectionReport extends IntrospectionOutcome {
+  sessionId: string;
+  /** Ids the model named that the session was not given; ignored. */
+  ignored: string[];
+  /** Named helpful and harmful at once; ignored. */
+  conflicting: string[];
+  usage: Usage;
+}
+
+/**
+ * After a sub-agent session: ask the model what reusable knowledge it produced and which
+ * of the memories it was given helped or misled it, then apply that once.
+ *
+ * Exactly once per session: everything this changes is written by one transaction that
+ * also claims the session id (MemoryStore.applyIntrospection). A crash before it commits
+ * leaves nothing behind and the redelivery starts over; a crash after it commits (before
+ * Pub/Sub got the ack) makes the redelivery find the claim and change nothing. The check
+ * up front only saves the model call on a redelivery; it decides nothing.
+ */
+export async function introspectSession(
+  session: AgentSession,
+  deps: IntrospectDeps,
+): Promise<IntrospectionReport> {
+  const log = deps.logger.child({ sessionId: session.sessionId, investigationId: session.investigationId });
+  const skipped = (): IntrospectionReport => ({
+    sessionId: session.sessionId,
+    applied: false,
+    created: [],
+    raised: [],
+    lowered: [],
+    deleted: [],
+    missing: [],
+    ignored: [],
+    conflicting: [],
+    usage: ZERO_USAGE,
+  });
+  if (await deps.store.wasIntrospected(session.sessionId)) {
+    log.info("session already introspected; nothing to do");
+    return skipped();
+  }
+  // Memories deleted since the session ran are not shown; naming them later is harmless.
+  const recalled: RecalledMemory[] = (await deps.store.getMany(session.recalledMemoryIds)).map((m) => ({
+    id: m.id,
+    claim: m.claim,
+  }));
+  const context: IntrospectorContext = {
+    purpose: "introspector",
+    session,
+    recalled,
+    maxClaims: MAX_NEW_CLAIMS,
+  };
+  const answer = await generateStructured(
+    deps.model,
+    {
+      purpose: "introspector",
+      system: renderPrompt("introspector.system", { maxClaims: MAX_NEW_CLAIMS, agent: session.agent }),
+      messages: [
+        {
+          role: "user",
+          text: renderPrompt("introspector.user", {
+            request: session.request,
+            memories: recalled,
+            transcript: session.transcript,
+            answer: session.answer,
+          }),
+        },
+      ],
+      context,
+      investigationId: session.investigationId,
+    },
+    IntrospectionSchema,
+  );
+  const judged = judge(
+    answer.value,
+    session.recalledMemoryIds,
+    recalled.map((m) => m.claim),
+  );
+  if (judged.ignored.length > 0) {
+    log.warn("the introspector judged memories this session was not given; ignored", {
+      ignored: judged.ignored.slice(0, 20),
+      recalled: session.recalledMemoryIds,
+    });
+  }
+  if (judged.conflicting.length > 0) {
+    log.warn("memories judged both helpful and harmful; neither applied", {
+      conflicting: judged.conflicting,
+    });
+  }
+  // A memory is found through its request's embedding; without a request it could never be.
+  const claims = session.request.trim() === "" ? [] : judged.claims;
+  const embedding =
+    claims.length > 0
+      ? (
+          await deps.model.embed({
+            texts: [session.request],
+            task: "RETRIEVAL_DOCUMENT",
+            dimensions: EMBEDDING_DIMENSIONS,
+          })
+        )[0]
+      : undefined;
+  const outcome = await deps.store.applyIntrospection({
+    sessionId: session.sessionId,
+    investigationId: session.investigationId,
+    scope: session.agent,
+    request: session.request,
+    created: claims.map((claim) => ({ id: memoryIdFor(session.agent, session.sessionId, claim), claim })),
+    ...(embedding ? { embedding } : {}),
+    embeddingSpace: deps.embeddingSpace,
+    helpful: judged.helpful,
+    harmful: judged.harmful,
+    model: answer.model,
+    at: deps.now(),
+  });
+  if (!outcome.applied) log.info("session was introspected concurrently; this result was discarded");
+  return {
+    ...outcome,
+    sessionId: session.sessionId,
+    ignored: judged.ignored,
+    conflicting: judged.conflicting,
+    usage: answer.usage,
+  };
+}

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import type { AgentSession } from "../domain/agent-session.js";
+import { MAX_CLAIM_CHARS, type RecalledMemory } from "./memory.js";
+
+/** New claims kept per session; a session that "learned" more is summarizing, not learning. */
+export const MAX_NEW_CLAIMS = 8;
+
+/** What the introspector model must answer. Ids are checked against the session afterwards. */
+export const IntrospectionSchema = z.object({
+  claims: z
+    .array(z.string().min(1).max(MAX_CLAIM_CHARS))
+    .max(MAX_NEW_CLAIMS)
+    .describe("New reusable facts about the log tables and their data, one self-contained sentence each."),
+  helpfulMemoryIds: z
+    .array(z.string())
+    .max(100)
+    .describe("Ids of provided memories that were used and helped reach a correct result."),
+  harmfulMemoryIds: z
+    .array(z.string())
+    .max(100)
+    .describe("Ids of provided memories that were wrong and caused an error or wasted work."),
+});
+export type Introspection = z.infer<typeof IntrospectionSchema>;
+
+/**
+ * The facts the introspector prompt is rendered from, sent as GenerateRequest.context so
+ * the offline model judges the same session an LLM reads.
+ */
+export interface IntrospectorContext {
+  purpose: "introspector";
+  session: AgentSession;
+  /** The recalled memories that still exist, with their claims. */
+  recalled: RecalledMemory[];
+  maxClaims: number;
+}
+
+export function isIntrospectorContext(value: unknown): value is IntrospectorContext {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { purpose?: unknown }).purpose === "introspector" &&
+    typeof (value as { session?: unknown }).session === "object" &&
+    Array.isArray((value as { recalled?: unknown }).recalled)
+  );
+}
