@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { ConfigError } from "../domain/errors.js";
-import { extractIocs, type Ioc } from "../domain/ioc.js";
-import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
-import type { LogWarehouse, QueryRequest, QueryResult, SqlParam } from "../ports/log-warehouse.js";
+import type { LogWarehouse } from "../ports/log-warehouse.js";
 import { MAX_SQL_CHARS } from "../sql/guard.js";
-import { type RunbookLibrary, renderRunbook } from "../sql/runbooks.js";
+import type { RunbookLibrary } from "../sql/runbooks.js";
+import { LOG_QUERY_LIMITS, presentParams, readLogPage, runbookParamShape } from "./log-pages.js";
 import { type AnyTool, defineTool } from "./port.js";
 
 export interface LogQueryToolOptions {
@@ -16,48 +15,16 @@ export interface LogQueryToolOptions {
   maxCellChars?: number;
 }
 
-export const LOG_QUERY_LIMITS = {
-  defaultPageSize: 25,
-  maxPageSize: 100,
-  maxPageBytes: 24_000,
-  maxCellChars: 600,
-  maxIocs: 50,
-};
-
-function capCell(value: JsonValue, maxChars: number): JsonValue {
-  if (typeof value === "string")
-    return value.length <= maxChars
-      ? value
-      : `${value.slice(0, maxChars)}…[${value.length - maxChars} more chars]`;
-  if (Array.isArray(value)) return value.map((v) => capCell(v, maxChars));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capCell(v, maxChars)]));
-  }
-  return value;
-}
+export { LOG_QUERY_LIMITS };
 
 function firstSentence(text: string): string {
   const end = text.indexOf(". ");
   return end === -1 ? text : text.slice(0, end + 1);
 }
 
-/** Drops the parameters the caller left out, so only given values reach the query. */
-function presentParams(params: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
-}
-
 function buildInput(runbooks: RunbookLibrary) {
   const names = runbooks.names();
-  const paramShape: Record<string, z.ZodOptional<z.ZodString>> = {};
-  for (const runbook of runbooks.list()) {
-    for (const param of runbook.params) {
-      paramShape[param.name] ??= z
-        .string()
-        .max(512)
-        .optional()
-        .describe(`${param.type}: ${param.description}`);
-    }
-  }
+  const paramShape = runbookParamShape(runbooks);
   const [first, ...rest] = names;
   if (first === undefined) throw new ConfigError("log_query needs at least one runbook");
   return z
@@ -115,21 +82,6 @@ function describeTool(runbooks: RunbookLibrary, dialect: LogWarehouse["dialect"]
   ].join("\n");
 }
 
-/** The rows of the page, cells capped, re-read with fewer rows until the page fits its byte budget. */
-async function boundedPage(
-  warehouse: LogWarehouse,
-  request: QueryRequest,
-  limits: { maxPageBytes: number; maxCellChars: number },
-): Promise<{ result: QueryResult; rows: JsonObject[] }> {
-  let pageSize = request.pageSize ?? LOG_QUERY_LIMITS.defaultPageSize;
-  for (;;) {
-    const result = await warehouse.query({ ...request, pageSize });
-    const rows = result.rows.map((row) => capCell(row, limits.maxCellChars) as JsonObject);
-    if (rows.length <= 1 || jsonBytes(rows) <= limits.maxPageBytes) return { result, rows };
-    pageSize = Math.max(1, Math.floor(rows.length / 2));
-  }
-}
-
 export function createLogQueryTool(options: LogQueryToolOptions): AnyTool {
   const { warehouse, runbooks } = options;
   const limits = {
@@ -140,40 +92,16 @@ export function createLogQueryTool(options: LogQueryToolOptions): AnyTool {
     name: "log_query",
     description: describeTool(runbooks, warehouse.dialect),
     input: buildInput(runbooks),
-    async run(input) {
-      const paging = {
-        pageSize: input.pageSize ?? LOG_QUERY_LIMITS.defaultPageSize,
-        ...(input.pageToken ? { pageToken: input.pageToken } : {}),
-      };
-      const params: Record<string, SqlParam> = input.params ?? {};
-      const request: QueryRequest = input.runbook
-        ? renderRunbook(runbooks.get(input.runbook), params, paging)
-        : { sql: input.sql ?? "", params, ...paging };
-      const { result, rows } = await boundedPage(warehouse, request, limits);
-      const label = input.runbook ? `runbook ${input.runbook}` : "query";
-      const iocs: Ioc[] = extractIocs(JSON.stringify(rows))
-        .slice(0, LOG_QUERY_LIMITS.maxIocs)
-        .map((ioc) => ({ ...ioc, context: `seen in ${label} results` }));
-      const summary =
-        result.totalRows === 0
-          ? `${label}: no rows matched (check the window and filters; an empty table and a quiet host look the same).`
-          : `${label}: ${result.totalRows} row(s)${result.truncated ? " (cut at the row cap: narrow the query)" : ""}; ` +
-            `this page has ${rows.length}${result.nextPageToken ? "; more with pageToken" : ""}. Columns: ${result.columns.join(", ")}.`;
-      return {
-        ok: true,
-        summary,
-        data: {
+    run: (input) =>
+      readLogPage(
+        { warehouse, runbooks, limits },
+        {
           ...(input.runbook ? { runbook: input.runbook } : {}),
-          params: request.params ?? {},
-          columns: result.columns,
-          rows,
-          totalRows: result.totalRows,
-          truncated: result.truncated,
-          ...(result.nextPageToken ? { nextPageToken: result.nextPageToken } : {}),
-          executedSql: result.executedSql,
+          ...(input.sql ? { sql: input.sql } : {}),
+          params: input.params ?? {},
+          ...(input.pageSize !== undefined ? { pageSize: input.pageSize } : {}),
+          ...(input.pageToken ? { pageToken: input.pageToken } : {}),
         },
-        iocs,
-      };
-    },
+      ),
   });
 }

@@ -10,6 +10,12 @@ export interface ToolContext {
   finding: Finding;
   logger: Logger;
   signal?: AbortSignal;
+  /**
+   * The plan step and the model's tool-call id this call answers, when an executor runs it.
+   * A sub-agent derives its deterministic session id from them.
+   */
+  stepId?: string;
+  toolCallId?: string;
 }
 
 export interface ToolOutput {

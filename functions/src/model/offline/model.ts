@@ -8,6 +8,7 @@ import { estimateInputTokens, estimateOutputTokens } from "../tokens.js";
 import { conclusionFor } from "./concluder/index.js";
 import { executorAnswer } from "./executor/index.js";
 import { introspectionFor } from "./introspector.js";
+import { logAnalystAnswer } from "./log-analyst/index.js";
 import { planFor } from "./planner.js";
 import { OFFLINE_MODEL_NAME } from "./provenance.js";
 import { reflectionFor } from "./reflector.js";
@@ -60,6 +61,17 @@ export class OfflinePlaybookModel implements Model {
     if (isContext(context, "reflector")) return json(reflectionFor(context));
     if (isContext(context, "concluder")) return json(conclusionFor(context));
     if (isIntrospectorContext(context)) return json(introspectionFor(context));
+    if (isContext(context, "log_analyst")) {
+      const reportOnly =
+        isRepairRequest(request) || request.responseSchema !== undefined || !request.tools?.length;
+      const result = logAnalystAnswer({
+        context,
+        messages: request.messages,
+        tools: request.tools,
+        reportOnly,
+      });
+      return result.kind === "calls" ? { toolCalls: result.calls } : json(result.answer);
+    }
     if (isContext(context, "executor")) {
       const reportOnly =
         isRepairRequest(request) || request.responseSchema !== undefined || !request.tools?.length;

@@ -333,34 +333,46 @@ export function sqlFor(intent: Intent): SqlQuery[] {
 }
 
 /** The field whose distinct values tell whether an empty result was a wrong value rather than absence. */
-export function distinctProbe(intent: Intent): SqlQuery | undefined {
-  const window = timeFilter(intent);
-  const probe = (label: string, table: string, column: string): SqlQuery => ({
-    label,
-    sql: `SELECT ${column} AS value, COUNT(*) AS n, MIN(timestamp) AS first_seen, MAX(timestamp) AS last_seen FROM ${table} WHERE ${window} GROUP BY 1 ORDER BY n DESC LIMIT 20`,
-  });
-  switch (intent.kind) {
+export interface ProbeField {
+  label: string;
+  table: string;
+  column: string;
+}
+
+export function probeFieldFor(kind: Intent["kind"]): ProbeField | undefined {
+  const field = (label: string, table: string, column: string): ProbeField => ({ label, table, column });
+  switch (kind) {
     case "flows":
     case "egress":
-      return probe("VM names present in flow logs", FLOWS, "jsonPayload.src_instance.vm_name");
+      return field("VM names present in flow logs", FLOWS, "jsonPayload.src_instance.vm_name");
     case "dns":
-      return probe("DNS clients present", DNS, "jsonPayload.vmInstanceName");
+      return field("DNS clients present", DNS, "jsonPayload.vmInstanceName");
     case "ssh_auth":
     case "host_logs":
-      return probe("hosts present in syslog", SYSLOG, HOST);
+      return field("hosts present in syslog", SYSLOG, HOST);
     case "principal_activity":
     case "caller_activity":
     case "resource_activity":
     case "iam_changes":
     case "bucket_policy":
-      return probe(
+      return field(
         "principals present in admin activity",
         ACTIVITY,
         `${P}.authenticationInfo.principalEmail`,
       );
     case "bucket_access":
-      return probe("buckets present in data access", DATA_ACCESS, "resource.labels.bucket_name");
+      return field("buckets present in data access", DATA_ACCESS, "resource.labels.bucket_name");
     case "intel":
       return undefined;
   }
+}
+
+/** The distinct-values probe of an intent's key field, as SQL over the intent's window. */
+export function distinctProbe(intent: Intent): SqlQuery | undefined {
+  const field = probeFieldFor(intent.kind);
+  if (!field) return undefined;
+  return {
+    label: field.label,
+    sql: `SELECT ${field.column} AS value, COUNT(*) AS n, MIN(timestamp) AS first_seen, MAX(timestamp) AS last_seen FROM ${field.table} WHERE ${timeFilter(intent)} GROUP BY 1 ORDER BY n DESC LIMIT 20`,
+  };
 }

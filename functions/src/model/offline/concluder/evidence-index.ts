@@ -1,6 +1,7 @@
 import type { StepResult } from "../../../domain/results.js";
 import { mergeAcrossCalls, mergeEvidence } from "../evidence/merge.js";
 import { isRowQuery, readCall } from "../evidence/read-call.js";
+import { subAgentQueries } from "../evidence/sub-agent.js";
 import type { Evidence } from "../evidence/types.js";
 import { sourceOf } from "../executor/sources.js";
 
@@ -39,13 +40,17 @@ export class EvidenceIndex {
           summary: call.summary,
           data: call.data ?? null,
         };
-        const read = readCall(record);
-        const source = sourceOf(record);
-        if (isRowQuery(record))
-          this.queries.push({ stepId: result.stepId, source, ok: call.ok, rows: read.rows ?? 0 });
-        const merged = mergeEvidence(read.evidence);
-        for (const e of merged) sources.set(e, source);
-        perCall.push(merged);
+        // A log-analysis answer counts as the queries the sub-agent ran.
+        const records = subAgentQueries(record)?.map((q) => q.record) ?? [record];
+        for (const one of records) {
+          const read = readCall(one);
+          const source = sourceOf(one);
+          if (isRowQuery(one))
+            this.queries.push({ stepId: result.stepId, source, ok: one.ok, rows: read.rows ?? 0 });
+          const merged = mergeEvidence(read.evidence);
+          for (const e of merged) sources.set(e, source);
+          perCall.push(merged);
+        }
       }
       // Within a step, two queries that see the same activity count it once.
       for (const e of mergeAcrossCalls(perCall))

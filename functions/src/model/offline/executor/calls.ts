@@ -1,10 +1,12 @@
 import type { JsonObject } from "../../../domain/json.js";
 import type { ToolCallRequest, ToolDeclaration } from "../../port.js";
+import { describeIntent } from "../describe.js";
 import type { Intent } from "../intents.js";
 import { isIpv4 } from "../net.js";
 import { type SqlQuery, sqlFor } from "../sql.js";
+import { encodeIntent } from "../step-text.js";
 import { toolForIntent } from "../tool-choice.js";
-import { logToolShape, propertiesOf, requiredOf } from "./declarations.js";
+import { isSubAgentTool, logToolShape, propertiesOf, requiredOf } from "./declarations.js";
 import { runbookCalls } from "./runbooks.js";
 
 const MAX_INDICATORS = 20;
@@ -85,6 +87,35 @@ export function withPageSize(declaration: ToolDeclaration | undefined, args: Jso
   return { ...args, pageSize: Math.min(max, 100) };
 }
 
+const MAX_REQUEST_CHARS = 2_000;
+const MAX_WINDOW_MS = 31 * 86_400_000;
+
+/**
+ * The question for a log-analysis sub-agent: the step's own sentence with the runbook it
+ * intends and the plan tail, so the offline analyst decodes exactly this intent and an LLM
+ * analyst reads a plain question with exact values. The window travels separately (clamped
+ * to the longest one the tool takes, keeping its end).
+ */
+function subAgentCall(declaration: ToolDeclaration, intent: Intent): PlannedCall {
+  const full = describeIntent(intent);
+  const request =
+    full.length <= MAX_REQUEST_CHARS
+      ? full
+      : encodeIntent({
+          kind: intent.kind,
+          params: Object.fromEntries(Object.entries(intent.params).map(([k, v]) => [k, v.slice(0, 5)])),
+        }).slice(0, MAX_REQUEST_CHARS);
+  const args: JsonObject = { request };
+  const start = intent.params.start?.[0];
+  const end = intent.params.end?.[0];
+  if (propertiesOf(declaration.parameters).has("timeWindow") && start && end) {
+    const from = Math.max(Date.parse(start), Date.parse(end) - MAX_WINDOW_MS);
+    if (Number.isFinite(from) && from <= Date.parse(end))
+      args.timeWindow = { start: new Date(from).toISOString().replace(/\.\d{3}Z$/, "Z"), end };
+  }
+  return { name: declaration.name, args, tag: "main" };
+}
+
 /**
  * The first round of calls for an intent, with the tools this step may use. Runbooks are
  * preferred when the log tool advertises one that fits; otherwise the intent's own SQL.
@@ -100,6 +131,7 @@ export function callsForIntent(
   const declaration = declarations.find((d) => d.name === tool);
   if (intent.kind === "intel") return intelCalls(tool, declaration, intent);
   if (!declaration) return tool === "log_query" ? sqlCalls(tool, sqlFor(intent), "main") : [];
+  if (isSubAgentTool(declaration)) return [subAgentCall(declaration, intent)];
   const shape = logToolShape(declaration);
   const viaRunbook = runbookCalls(shape, intent);
   const paged = (calls: PlannedCall[]) =>

@@ -75,3 +75,17 @@ export function logToolShape(declaration: ToolDeclaration): LogToolShape {
     ...(paramsKey ? { runbookParamsKey: paramsKey } : {}),
   };
 }
+
+/**
+ * A log-analysis sub-agent takes a natural-language `request` instead of SQL or a runbook
+ * (functions/src/tools/log-analysis.ts); the executor asks it a question.
+ */
+export function isSubAgentTool(declaration: ToolDeclaration): boolean {
+  const props = propertiesOf(declaration.parameters);
+  return (
+    props.get("request")?.type === "string" &&
+    !props.has("sql") &&
+    !props.has("query") &&
+    !props.has("runbook")
+  );
+}

@@ -1,4 +1,5 @@
 import type { Message, ToolCallRequest } from "../../port.js";
+import { subAgentQueries } from "../evidence/sub-agent.js";
 import type { CallRecord } from "../evidence/types.js";
 
 /** One tool call of this step's loop and what came back, in the order they happened. */
@@ -44,6 +45,27 @@ export function readExchanges(messages: readonly Message[]): Exchange[] {
     }
   }
   return out;
+}
+
+/**
+ * A sub-agent's answer stands for the queries it ran: each becomes an exchange of its own
+ * (probes tagged as such), so reports count rows and sources per query. An answer that ran
+ * no query stays as it is.
+ */
+export function expandSubAgents(exchanges: readonly Exchange[]): Exchange[] {
+  return exchanges.flatMap((e) => {
+    const queries = subAgentQueries(e.record);
+    if (!queries || queries.length === 0) return [e];
+    return queries.map((q, k) => ({
+      round: e.round,
+      id: `${e.id}-q${k}-${q.probe ? "probe" : "main"}`,
+      record: q.record,
+    }));
+  });
+}
+
+export function isSubAgentAnswer(exchange: Exchange): boolean {
+  return subAgentQueries(exchange.record) !== undefined;
 }
 
 export function roundsDone(exchanges: readonly Exchange[]): number {

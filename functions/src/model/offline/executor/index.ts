@@ -3,7 +3,7 @@ import type { StepReport } from "../../../domain/results.js";
 import type { Message, ToolCallRequest, ToolDeclaration } from "../../port.js";
 import { toolForIntent } from "../tool-choice.js";
 import { callsForIntent, toRequests } from "./calls.js";
-import { readExchanges, roundsDone } from "./exchanges.js";
+import { expandSubAgents, isSubAgentAnswer, readExchanges, roundsDone } from "./exchanges.js";
 import { recoveryCalls } from "./recovery.js";
 import { buildReport } from "./report.js";
 import { intentForStep } from "./step-intent.js";
@@ -51,7 +51,9 @@ export function executorAnswer(input: ExecutorInput): ExecutorAnswer {
       : undefined;
     return { kind: "report", report: buildReport([], intent, note) };
   }
-  if (canCall && rounds === 1 && context.iteration < context.maxIterations) {
+  // A log-analysis sub-agent already ran its own recovery round; asking it again would repeat it.
+  const delegated = exchanges.some(isSubAgentAnswer);
+  if (canCall && rounds === 1 && context.iteration < context.maxIterations && !delegated) {
     const planned = recoveryCalls(exchanges, intent, stepTools, offered, finding.eventTime);
     if (planned.length > 0) return { kind: "calls", calls: toRequests(step.id, 2, planned) };
   }
@@ -60,5 +62,5 @@ export function executorAnswer(input: ExecutorInput): ExecutorAnswer {
       "The earlier tool answers of this step were compressed out of the conversation; the step's recorded tool calls hold the evidence.";
     return { kind: "report", report: buildReport([], intent, note) };
   }
-  return { kind: "report", report: buildReport(exchanges, intent) };
+  return { kind: "report", report: buildReport(expandSubAgents(exchanges), intent) };
 }

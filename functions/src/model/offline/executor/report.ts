@@ -130,7 +130,13 @@ const RANK: Record<Evidence["kind"], number> = {
  * The step's final answer, built only from what the tools returned: counts, bytes, ports,
  * times and principals quoted from the rows, IOCs with the context they were seen in.
  */
-export function buildReport(exchanges: readonly Exchange[], intent: Intent, note?: string): StepReport {
+export function buildReport(
+  exchanges: readonly Exchange[],
+  intent: Intent,
+  note?: string,
+  /** How the summary names who answered: a plan step, or the log analyst. */
+  who = "Step",
+): StepReport {
   if (exchanges.length === 0) {
     return {
       outcome: note ? "no_data" : "failed",
@@ -188,10 +194,10 @@ export function buildReport(exchanges: readonly Exchange[], intent: Intent, note
   const what = headlines(evidence).join("; ");
   const summary =
     outcome === "answered"
-      ? `Step ${intent.kind.replace(/_/g, " ")}: ${what}.`
+      ? `${who} ${intent.kind.replace(/_/g, " ")}: ${what}.`
       : outcome === "no_data"
-        ? `Step ${intent.kind.replace(/_/g, " ")}: ${emptyQueries} quer(ies) returned no rows, including the recovery attempt; absence in this source is not proof of innocence.`
-        : `Step ${intent.kind.replace(/_/g, " ")}: every tool call failed (${errors.slice(0, 2).join(" | ")}).`;
+        ? `${who} ${intent.kind.replace(/_/g, " ")}: ${emptyQueries} quer(ies) returned no rows, including the recovery attempt; absence in this source is not proof of innocence.`
+        : `${who} ${intent.kind.replace(/_/g, " ")}: every tool call failed (${errors.slice(0, 2).join(" | ")}).`;
   return { outcome, summary: clip(marked(summary), 2_000), facts: all.slice(0, MAX_FACTS), iocs };
 }
 

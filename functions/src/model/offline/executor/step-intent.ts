@@ -26,8 +26,13 @@ const KEYWORDS: readonly [RegExp, IntentKind][] = [
 function kindFromText(step: Step): IntentKind {
   const onlyIntel = step.tools.every((t) => /intel|reputation/i.test(t));
   if (onlyIntel) return "intel";
-  const text = `${step.description} ${step.expected}`;
-  const hit = KEYWORDS.find(([re]) => re.test(text))?.[1] ?? "resource_activity";
+  return kindFromWords(`${step.description} ${step.expected}`);
+}
+
+/** The intent kind a question's words name; `skip` leaves out kinds the asker cannot serve. */
+export function kindFromWords(text: string, skip: readonly IntentKind[] = []): IntentKind {
+  const hit =
+    KEYWORDS.find(([re, kind]) => !skip.includes(kind) && re.test(text))?.[1] ?? "resource_activity";
   if (
     hit === "bucket_access" &&
     /polic|iam|acl|public|allusers/i.test(text) &&
@@ -37,7 +42,7 @@ function kindFromText(step: Step): IntentKind {
   return hit;
 }
 
-function paramsFromText(text: string): IntentParams {
+export function paramsFromText(text: string): IntentParams {
   const iocs = extractIocs(text, { includePrivateIps: true });
   const of = (type: string) => safeValues(iocs.filter((i) => i.type === type).map((i) => i.value));
   const times = (
@@ -83,7 +88,7 @@ function fill(
  * the planner deliberately left out stays out: only parameters the query cannot run without
  * are filled (flows always get their remote IPs, the point of a flow check).
  */
-function enrich(intent: Intent, subject: Subject, prior: readonly ResultSummary[]): Intent {
+export function enrichIntent(intent: Intent, subject: Subject, prior: readonly ResultSummary[]): Intent {
   const p: IntentParams = { ...intent.params };
   const none = (...keys: (keyof IntentParams)[]) => keys.every((k) => !p[k]?.length);
   switch (intent.kind) {
@@ -161,12 +166,12 @@ export function intentForStep(
   const intent = decoded ?? { kind: kindFromText(step), params: paramsFromText(step.description) };
   if (!toolForIntent(intent.kind, stepTools)) {
     if (toolForIntent("intel", stepTools))
-      return enrich({ kind: "intel", params: intent.params }, subject, prior);
+      return enrichIntent({ kind: "intel", params: intent.params }, subject, prior);
     if (intent.kind === "intel" && toolForIntent("resource_activity", stepTools)) {
-      return enrich({ kind: "caller_activity", params: intent.params }, subject, prior);
+      return enrichIntent({ kind: "caller_activity", params: intent.params }, subject, prior);
     }
   }
-  return nearPrior(enrich(intent, subject, prior), step, prior);
+  return nearPrior(enrichIntent(intent, subject, prior), step, prior);
 }
 
 const NEAR_MINUTES = 5;

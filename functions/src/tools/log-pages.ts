@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { extractIocs, type Ioc } from "../domain/ioc.js";
+import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
+import type { LogWarehouse, QueryRequest, QueryResult, SqlParam } from "../ports/log-warehouse.js";
+import { type RunbookLibrary, renderRunbook } from "../sql/runbooks.js";
+import type { ToolOutput } from "./port.js";
+
+/**
+ * Reading one bounded page of the log warehouse for an agent: shared by `log_query` (the
+ * main agent's direct tool) and the log-analysis sub-agent's internal tools, so both hand
+ * back the same shape, the same caps and the same IOC extraction.
+ */
+export const LOG_QUERY_LIMITS = {
+  defaultPageSize: 25,
+  maxPageSize: 100,
+  maxPageBytes: 24_000,
+  maxCellChars: 600,
+  maxIocs: 50,
+};
+
+export interface PageLimits {
+  /** Serialized size of one page handed back; a larger page is re-read with fewer rows. */
+  maxPageBytes: number;
+  /** Longest string kept in a cell; longer ones are cut and marked. */
+  maxCellChars: number;
+}
+
+export interface LogPageDeps {
+  warehouse: LogWarehouse;
+  runbooks: RunbookLibrary;
+  limits: PageLimits;
+}
+
+/** One read: a named runbook with its parameters, or one read-only SELECT with @name values. */
+export interface LogPageRequest {
+  runbook?: string;
+  sql?: string;
+  params: Record<string, SqlParam>;
+  pageSize?: number;
+  pageToken?: string;
+}
+
+export function capCell(value: JsonValue, maxChars: number): JsonValue {
+  if (typeof value === "string")
+    return value.length <= maxChars
+      ? value
+      : `${value.slice(0, maxChars)}…[${value.length - maxChars} more chars]`;
+  if (Array.isArray(value)) return value.map((v) => capCell(v, maxChars));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capCell(v, maxChars)]));
+  }
+  return value;
+}
+
+/** Drops the parameters the caller left out, so only given values reach the query. */
+export function presentParams(params: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/**
+ * One optional string per parameter name any runbook declares. Tool arguments must be a
+ * plain object schema (Gemini takes no additionalProperties), so the names are listed.
+ */
+export function runbookParamShape(runbooks: RunbookLibrary): Record<string, z.ZodOptional<z.ZodString>> {
+  const shape: Record<string, z.ZodOptional<z.ZodString>> = {};
+  for (const runbook of runbooks.list()) {
+    for (const param of runbook.params) {
+      shape[param.name] ??= z.string().max(512).optional().describe(`${param.type}: ${param.description}`);
+    }
+  }
+  return shape;
+}
+
+/** The rows of the page, cells capped, re-read with fewer rows until the page fits its byte budget. */
+async function boundedPage(
+  warehouse: LogWarehouse,
+  request: QueryRequest,
+  limits: PageLimits,
+): Promise<{ result: QueryResult; rows: JsonObject[] }> {
+  let pageSize = request.pageSize ?? LOG_QUERY_LIMITS.defaultPageSize;
+  for (;;) {
+    const result = await warehouse.query({ ...request, pageSize });
+    const rows = result.rows.map((row) => capCell(row, limits.maxCellChars) as JsonObject);
+    if (rows.length <= 1 || jsonBytes(rows) <= limits.maxPageBytes) return { result, rows };
+    pageSize = Math.max(1, Math.floor(rows.length / 2));
+  }
+}
+
+/**
+ * Runs the runbook or statement (the warehouse applies the SQL guard) and returns one
+ * bounded page: rows, total, next-page token, the executed SQL and the IOCs seen in the rows.
+ * Errors (refused SQL, bad parameters, engine failures) are thrown for the registry to contain.
+ */
+export async function readLogPage(deps: LogPageDeps, input: LogPageRequest): Promise<ToolOutput> {
+  const paging = {
+    pageSize: input.pageSize ?? LOG_QUERY_LIMITS.defaultPageSize,
+    ...(input.pageToken ? { pageToken: input.pageToken } : {}),
+  };
+  const request: QueryRequest = input.runbook
+    ? renderRunbook(deps.runbooks.get(input.runbook), input.params, paging)
+    : { sql: input.sql ?? "", params: input.params, ...paging };
+  const { result, rows } = await boundedPage(deps.warehouse, request, deps.limits);
+  const label = input.runbook ? `runbook ${input.runbook}` : "query";
+  const iocs: Ioc[] = extractIocs(JSON.stringify(rows))
+    .slice(0, LOG_QUERY_LIMITS.maxIocs)
+    .map((ioc) => ({ ...ioc, context: `seen in ${label} results` }));
+  const summary =
+    result.totalRows === 0
+      ? `${label}: no rows matched (check the window and filters; an empty table and a quiet host look the same).`
+      : `${label}: ${result.totalRows} row(s)${result.truncated ? " (cut at the row cap: narrow the query)" : ""}; ` +
+        `this page has ${rows.length}${result.nextPageToken ? "; more with pageToken" : ""}. Columns: ${result.columns.join(", ")}.`;
+  return {
+    ok: true,
+    summary,
+    data: {
+      ...(input.runbook ? { runbook: input.runbook } : {}),
+      params: request.params ?? {},
+      columns: result.columns,
+      rows,
+      totalRows: result.totalRows,
+      truncated: result.truncated,
+      ...(result.nextPageToken ? { nextPageToken: result.nextPageToken } : {}),
+      executedSql: result.executedSql,
+    },
+    iocs,
+  };
+}
