@@ -5,6 +5,7 @@ import { ConfigError, errorMessage, FerretError, InvalidInputError } from "../do
 import { InvestigationEventSchema } from "../domain/investigation.js";
 import { introspectSession } from "../memory/introspect.js";
 import { handleInvestigationEvent } from "../notify/notifier.js";
+import { redactError } from "../platform/logger.js";
 import { deadLetterTopic, TOPICS, type TopicName } from "../platform/topics.js";
 import { embeddingSpace } from "./catalog.js";
 import { decodePubSubJson, PubSubEventDataSchema } from "./pubsub-message.js";
@@ -48,13 +49,13 @@ async function settle(
   } catch (error) {
     if (error instanceof FerretError && error.retryable) {
       rt.logger.warn("retryable failure; Pub/Sub will redeliver", { topic, error: errorMessage(error) });
-      throw error;
+      throw redactError(error);
     }
     if (error instanceof FerretError) return deadLetter(rt, topic, event, `${error.code}: ${error.message}`);
     // Unexpected errors are retried: they may be transient, and Pub/Sub's own
     // max-delivery dead-lettering bounds the attempts.
     rt.logger.error("unexpected failure", { topic, error: errorMessage(error) });
-    throw error;
+    throw redactError(error);
   }
 }
 

@@ -1,4 +1,5 @@
 import { errorMessage, FerretError } from "../domain/errors.js";
+import { maskSecrets } from "../platform/logger.js";
 
 export interface HttpFailure {
   status: number;
@@ -23,11 +24,16 @@ export function toHttpFailure(error: unknown): HttpFailure {
             : 422;
     return {
       status,
-      body: { error: { code: error.code, message: error.message, retryable: error.retryable } },
+      body: { error: { code: error.code, message: masked(error.message), retryable: error.retryable } },
     };
   }
   return {
     status: 500,
-    body: { error: { code: "internal", message: errorMessage(error), retryable: false } },
+    body: { error: { code: "internal", message: masked(errorMessage(error)), retryable: false } },
   };
+}
+
+/** The caller (a workflow execution, its logs and its error state) is no place for a secret either. */
+function masked(message: string): string {
+  return maskSecrets(message) as string;
 }

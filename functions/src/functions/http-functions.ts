@@ -4,6 +4,7 @@ import { compressStep } from "../app/compression.js";
 import type { AppDeps } from "../app/deps.js";
 import { advance, finish, markFailed, runStep, startPlanning } from "../app/operations.js";
 import type { JsonObject } from "../domain/json.js";
+import { createLogger } from "../platform/logger.js";
 import { toHttpFailure } from "./http-errors.js";
 import {
   AdvanceRequestSchema,
@@ -12,6 +13,9 @@ import {
   StepRequestSchema,
 } from "./http-requests.js";
 import { appDepsFor, type Runtime } from "./runtime.js";
+
+/** For failures before the runtime (and its logger) exists: masked like every other log line. */
+const startupLogger = createLogger();
 
 type Operation<I> = (input: I, deps: AppDeps) => Promise<JsonObject>;
 
@@ -56,7 +60,7 @@ export function workflowHandler<I extends { investigationId: string }>(
       res.status(200).json(body);
     } catch (error) {
       const failure = toHttpFailure(error);
-      (rt?.logger ?? console).error(`${name} failed`, {
+      (rt?.logger ?? startupLogger).error(`${name} failed`, {
         function: name,
         investigationId: parsed.data.investigationId,
         status: failure.status,

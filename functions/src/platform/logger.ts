@@ -19,9 +19,11 @@ export interface LogSink {
 
 const SECRET_KEY = /(token|secret|password|api[_-]?key|authorization|private[_-]?key|credential)/i;
 const SECRET_VALUE = [
-  /xox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack tokens
+  /\bx(?:ox[a-z]|app)-[A-Za-z0-9-]{10,}/g, // Slack bot, user, refresh and app-level tokens
+  /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g, // Slack webhooks
   /AIza[0-9A-Za-z_-]{35}/g, // Google API keys
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  // To the END line, or to the end of the text when a length cap cut the key short.
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /\bBearer\s+[A-Za-z0-9._~+/=-]{16,}/g,
 ];
 
@@ -37,6 +39,18 @@ export function maskSecrets(value: unknown, depth = 0): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * The same error with secrets masked in its message and stack, for errors that leave our
+ * logger's reach: functions-framework prints what a function throws (err.stack) itself.
+ */
+export function redactError(error: unknown): Error {
+  const original = error instanceof Error ? error : new Error(String(error));
+  const redacted = new Error(maskSecrets(original.message) as string);
+  redacted.name = original.name;
+  redacted.stack = maskSecrets(original.stack ?? "") as string;
+  return redacted;
 }
 
 export interface LoggerOptions {
