@@ -39,16 +39,19 @@ function strings(value: unknown, path: string, out: Array<{ where: string; text:
   }
 }
 
-/** Every injected control sequence in the posts' text, blocks and attachments. */
-export function injectedSyntax(posts: readonly RecordedRequest[]): InjectedSyntax[] {
+/** What Slack renders from a message: its text, blocks and attachments. */
+export interface SlackPayload {
+  text?: unknown;
+  blocks?: unknown;
+  attachments?: unknown;
+}
+
+/** Every injected control sequence in the messages' text, blocks and attachments. */
+export function injectedSyntaxIn(messages: readonly SlackPayload[]): InjectedSyntax[] {
   const found: InjectedSyntax[] = [];
-  for (const post of posts) {
+  for (const message of messages) {
     const fields: Array<{ where: string; text: string }> = [];
-    strings(
-      { text: post.args.text, blocks: post.args.blocks, attachments: post.args.attachments },
-      "",
-      fields,
-    );
+    strings({ text: message.text, blocks: message.blocks, attachments: message.attachments }, "", fields);
     for (const { where, text } of fields) {
       const cleaned = text.replace(OUR_CONSOLE_LINK, "");
       for (const { kind, re } of RULES) {
@@ -57,4 +60,9 @@ export function injectedSyntax(posts: readonly RecordedRequest[]): InjectedSynta
     }
   }
   return found;
+}
+
+/** The same scan over what the local Slack Web API recorded. */
+export function injectedSyntax(posts: readonly RecordedRequest[]): InjectedSyntax[] {
+  return injectedSyntaxIn(posts.map((p) => p.args));
 }
