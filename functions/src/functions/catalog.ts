@@ -7,13 +7,19 @@ import { otxFromEnv } from "../adapters/otx/threat-intel.js";
 import { StixThreatIntel } from "../adapters/stix/threat-intel.js";
 import type { Config } from "../config/config.js";
 import { ConfigError, errorMessage } from "../domain/errors.js";
+import { isGeminiConfigured } from "../model/gemini-options.js";
+import { createOfflineModel } from "../model/offline/index.js";
 import type { Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
+import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { LogWarehouse } from "../ports/log-warehouse.js";
 import type { ThreatIntel } from "../ports/threat-intel.js";
 import { LOG_TABLES } from "../sql/log-catalog.js";
 import { loadRunbooks } from "../sql/runbooks.js";
+import type { RecallMemories } from "../subagent/contract.js";
+import { publishSessionsTo } from "../subagent/publish.js";
+import { createLogAnalysisTool, type LogAnalysisToolOptions } from "../tools/log-analysis.js";
 import { createLogQueryTool } from "../tools/log-query.js";
 import { createLogTablesTool } from "../tools/log-tables.js";
 import type { AnyTool } from "../tools/port.js";
@@ -34,6 +40,42 @@ export interface CatalogServices {
   findingEmbeddings: FindingEmbeddings;
   /** The model whose embeddings fill findingEmbeddings (never a fallback: spaces must not mix). */
   embedder: Pick<Model, "embed">;
+}
+
+/**
+ * What the log-analysis sub-agent thinks with and reports to, from the composition root:
+ * the primary model (the offline model as its fallback), the process's bus for
+ * `agent-sessions` and the memory store's recall. Without them it thinks offline, recalls
+ * nothing and keeps its sessions to itself. The bus is not built here: the process that
+ * owns a Pub/Sub client also closes it.
+ */
+export interface AnalystServices {
+  model: Model;
+  fallbackModel?: Model;
+  bus?: EventBus;
+  recall?: RecallMemories;
+}
+
+function analystOptions(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  data: Pick<LogAnalysisToolOptions, "warehouse" | "runbooks" | "tables">,
+  analyst: AnalystServices | undefined,
+): LogAnalysisToolOptions {
+  if (!analyst && (config.model.provider === "gemini" || isGeminiConfigured(env)))
+    logger.warn("log_analysis runs on the offline model: no model was passed to buildToolCatalog");
+  const bus = analyst?.bus;
+  if (!bus) logger.info("log_analysis sessions are not published: no bus was passed to buildToolCatalog");
+  return {
+    ...data,
+    model: analyst?.model ?? createOfflineModel(),
+    ...(analyst?.fallbackModel && config.model.fallbackToOffline
+      ? { fallbackModel: analyst.fallbackModel }
+      : {}),
+    ...(analyst?.recall ? { recall: analyst.recall } : {}),
+    ...(bus ? { publishSession: publishSessionsTo(bus, logger) } : {}),
+  };
 }
 
 /**
@@ -116,11 +158,22 @@ export async function buildToolCatalog(
   env: NodeJS.ProcessEnv,
   logger: Logger,
   services?: CatalogServices,
+  analyst?: AnalystServices,
 ): Promise<BuiltCatalog> {
   const tools: AnyTool[] = [];
   const warehouse = await openWarehouse(config, env);
+  const tables = warehouse ? await tablesFor(warehouse, logger) : [];
   if (warehouse) {
-    tools.push(createLogQueryTool({ warehouse, runbooks: loadRunbooks() }), createLogTablesTool(warehouse));
+    const runbooks = loadRunbooks();
+    // log_query/log_tables stay for the offline playbooks and cheap one-runbook lookups;
+    // FERRET_TOOLS_DENY=log_query,log_tables leaves the main agent only the sub-agent.
+    tools.push(
+      createLogQueryTool({ warehouse, runbooks }),
+      createLogTablesTool(warehouse),
+      await createLogAnalysisTool(
+        analystOptions(config, env, logger, { warehouse, runbooks, tables }, analyst),
+      ),
+    );
   } else {
     logger.warn(
       "no log warehouse configured (FERRET_DUCKDB_DIR, or FERRET_LOG_WAREHOUSE=bigquery); log tools are unavailable",
@@ -141,6 +194,5 @@ export async function buildToolCatalog(
       }),
     );
   }
-  const tables = warehouse ? await tablesFor(warehouse, logger) : [];
   return { catalog: createToolRegistry(tools), tables, ...(warehouse ? { warehouse } : {}) };
 }

@@ -6,6 +6,7 @@ import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
 import { withFallback } from "../model/fallback.js";
 import type { GenerateRequest, Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
+import type { TableInfo } from "../ports/log-warehouse.js";
 import type { ToolContext } from "../tools/port.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { type AnswerEnvelope, fallbackAnswer, parseAnswer } from "./answer.js";
@@ -33,6 +34,8 @@ export const MAX_RECALLED = 32;
 const MAX_TOOL_RESPONSE_BYTES = 24_000;
 
 export interface AnalystSettings extends AnalystToolDeps {
+  /** The tables the prompt describes; listed once when the tool is built, not per session. */
+  tables: readonly Pick<TableInfo, "name" | "description">[];
   model: Model;
   fallbackModel?: Model;
   recall: RecallMemories;
@@ -115,7 +118,7 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
   const state = new SessionState(window);
   const tools = createAnalystTools(settings, state);
   const declarations = tools.declarations();
-  const tables = await settings.warehouse.listTables();
+  const { tables } = settings;
   const system = analystSystemPrompt({
     dialect: settings.warehouse.dialect,
     tables,

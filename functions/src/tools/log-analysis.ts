@@ -34,6 +34,8 @@ export interface LogAnalysisToolOptions {
   maxPageBytes?: number;
   maxCellChars?: number;
   maxTranscriptBytes?: number;
+  /** The tables to describe (default: asked of the warehouse once, when the tool is built). */
+  tables?: readonly Pick<TableInfo, "name" | "description">[];
   now?: () => Date;
 }
 
@@ -43,7 +45,7 @@ function firstClause(text: string): string {
   return clause.length <= 140 ? clause : `${clause.slice(0, 139)}…`;
 }
 
-function describeTool(tables: readonly TableInfo[]): string {
+function describeTool(tables: readonly Pick<TableInfo, "name" | "description">[]): string {
   return [
     "Ask the log analyst, a sub-agent, one question in plain language about the exported Cloud Logging tables.",
     "It chooses runbooks, checks schemas and the values fields really hold, runs read-only BigQuery SQL and pages results, then answers with findings:",
@@ -59,9 +61,10 @@ function describeTool(tables: readonly TableInfo[]): string {
  * the main agent gets a bounded answer.
  */
 export async function createLogAnalysisTool(options: LogAnalysisToolOptions): Promise<AnyTool> {
-  const tables = await options.warehouse.listTables();
+  const tables = options.tables ?? (await options.warehouse.listTables());
   const settings = {
     warehouse: options.warehouse,
+    tables,
     runbooks: options.runbooks,
     limits: {
       maxPageBytes: options.maxPageBytes ?? LOG_QUERY_LIMITS.maxPageBytes,

@@ -54,7 +54,7 @@ describe("buildToolCatalog wiring", () => {
 
   it("still serves the DuckDB warehouse by default", async () => {
     const built = await build({ FERRET_DUCKDB_DIR: `${SCENARIO}/logs` });
-    assert.deepEqual(built.catalog.names(), ["log_query", "log_tables", "related_findings"]);
+    assert.deepEqual(built.catalog.names(), ["log_query", "log_tables", "log_analysis", "related_findings"]);
     assert.equal(built.warehouse?.dialect, "duckdb");
     await built.warehouse?.close();
   });
