@@ -121,7 +121,11 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
       toolCalls: response.toolCalls,
     });
     const responses = await Promise.all(
-      response.toolCalls.map((call) => runToolCall(input, call, toolCalls, toolIocs)),
+      response.toolCalls.map((call) =>
+        runToolCall(input, call, toolCalls, toolIocs, (spent) => {
+          usage = addUsage(usage, spent);
+        }),
+      ),
     );
     messages.push({ role: "tool", responses });
     completed = iteration;
@@ -241,12 +245,15 @@ async function runToolCall(
   call: ToolCallRequest,
   calls: ToolCall[],
   iocs: Ioc[],
+  spend: (usage: Usage) => void,
 ): Promise<ToolResponse> {
   const started = Date.now();
   const outcome = await input.toolbox.run(call.name, call.args, input.step.tools, {
     investigationId: input.investigationId,
     finding: input.finding,
     logger: input.logger.child({ stepId: input.step.id, tool: call.name }),
+    stepId: input.step.id,
+    toolCallId: call.id,
   });
   const data = boundData(outcome.data);
   const record: ToolCall = {
@@ -261,6 +268,8 @@ async function runToolCall(
   };
   calls.push(record);
   iocs.push(...(outcome.iocs ?? []));
+  // A sub-agent's model calls count against this step, and so against the investigation's budget.
+  if (outcome.usage) spend(outcome.usage);
   input.onToolCall?.(record);
   const response: JsonObject = { ok: outcome.ok, summary: outcome.summary, untrusted_data: data };
   return { id: call.id, name: call.name, response };

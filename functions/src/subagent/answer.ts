@@ -159,5 +159,6 @@ export function toolOutputOf(envelope: AnswerEnvelope): ToolOutput {
     summary: `log analysis (${answer.outcome}, ${state.queries.length} quer(ies)): ${answer.summary.slice(0, 600)}${cap}${stopped}`,
     data,
     iocs,
+    usage: { ...envelope.usage },
   };
 }

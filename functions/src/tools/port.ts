@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Finding } from "../domain/finding.js";
 import type { Ioc } from "../domain/ioc.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { Usage } from "../domain/results.js";
 import type { Logger } from "../platform/logger.js";
 
 /** What every tool gets besides its arguments. */
@@ -26,6 +27,8 @@ export interface ToolOutput {
   data: JsonValue;
   /** IOCs the tool observed in its results. */
   iocs?: Ioc[];
+  /** Model usage spent inside the tool (a sub-agent), charged to the calling step's budget. */
+  usage?: Usage;
 }
 
 export interface Tool<I extends JsonObject = JsonObject> {
