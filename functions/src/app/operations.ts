@@ -5,7 +5,12 @@ import { planInvestigation } from "../agent/planner.js";
 import { reflectOnProgress } from "../agent/reflector.js";
 import { createStepJournal } from "../agent/step-journal.js";
 import { errorMessage, InvalidInputError, ModelOutputError, NotFoundError } from "../domain/errors.js";
-import { type Investigation, type InvestigationStatus, TERMINAL_STATUSES } from "../domain/investigation.js";
+import {
+  type Investigation,
+  type InvestigationEvent,
+  type InvestigationStatus,
+  TERMINAL_STATUSES,
+} from "../domain/investigation.js";
 import { decideNext, type NextAction } from "../domain/next-action.js";
 import type { Plan } from "../domain/plan.js";
 import { applyPlanUpdates } from "../domain/plan-rules.js";
@@ -56,6 +61,19 @@ async function offlineOnBadOutput<T>(deps: AppDeps, purpose: Purpose, run: () =>
   }
 }
 
+/**
+ * Events are published after their commit, so a publish that fails leaves a committed event
+ * unsent, and the caller's retry finds the work already done. A replay therefore sends the
+ * events that work produced again; consumers deduplicate by (investigationId, seq).
+ */
+async function republish(
+  deps: AppDeps,
+  id: string,
+  which: (e: InvestigationEvent) => boolean,
+): Promise<void> {
+  await publishEvents(deps.bus, (await deps.store.listEvents(id)).filter(which));
+}
+
 async function commit(deps: AppDeps, committed: Committed): Promise<Investigation> {
   await publishEvents(deps.bus, committed.events);
   return committed.investigation;
@@ -92,7 +110,10 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
   const existing = await deps.store.require(id);
   const done = terminalAction(existing);
   if (done) return done;
-  if (existing.plan) return decide(existing, deps);
+  if (existing.plan) {
+    await republish(deps, id, (e) => e.type === "planned");
+    return decide(existing, deps);
+  }
   const related = await deps.store.findRelated({
     resourceName: existing.finding.resource.name,
     excludeId: id,
@@ -146,7 +167,10 @@ export interface StepOutcome {
 
 export async function runStep(id: string, stepId: string, deps: AppDeps): Promise<StepOutcome> {
   const existing = await deps.store.getStepResult(id, stepId);
-  if (existing) return { stepId, status: existing.status, executed: false };
+  if (existing) {
+    await republish(deps, id, (e) => e.stepId === stepId);
+    return { stepId, status: existing.status, executed: false };
+  }
   const inv = await deps.store.require(id);
   const plan = requirePlan(inv);
   const step = plan.steps.find((s) => s.id === stepId);
@@ -301,7 +325,10 @@ export async function advance(
   const done = terminalAction(inv);
   if (done) return done;
   const stored = await deps.store.getReflection(id, wave);
-  if (stored) return decide(inv, deps, { lastReflection: reflectionSignal(stored) });
+  if (stored) {
+    await republish(deps, id, (e) => e.type === "reflected");
+    return decide(inv, deps, { lastReflection: reflectionSignal(stored) });
+  }
   const results = await deps.store.listStepResults(id);
   const waveResults = results.filter((r) => stepIds.includes(r.stepId));
   const first = decide(inv, deps, {
@@ -383,7 +410,14 @@ export async function finish(
   deps: AppDeps,
 ): Promise<Investigation> {
   const inv = await deps.store.require(id);
-  if (TERMINAL_STATUSES.includes(inv.status)) return inv;
+  if (TERMINAL_STATUSES.includes(inv.status)) {
+    await republish(
+      deps,
+      id,
+      (e) => e.type === "concluded" || e.type === "needs_human" || e.type === "failed",
+    );
+    return inv;
+  }
   const plan: Plan = inv.plan ?? {
     objective: `Triage ${inv.finding.category}`,
     successCriteria: [],
