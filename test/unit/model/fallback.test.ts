@@ -89,6 +89,21 @@ describe("withFallback", () => {
     }
   });
 
+  it("divert() switches at once for failures the wrapper cannot see, and only the first time", async () => {
+    const fallback = offline(["from offline"]);
+    const seen: FallbackReason[] = [];
+    const model = withFallback(new ScriptedModel([], { name: "gemini-2.5-flash" }), fallback, {
+      onFallback: (r) => seen.push(r),
+    });
+    const bad = new ModelOutputError("gemini-2.5-flash did not produce valid planner output after 2 call(s)");
+    assert.equal(model.divert(bad, "planner"), true);
+    assert.equal(model.divert(new ModelOutputError("again"), "executor"), false, "already diverted");
+    assert.equal((await model.generate(ask("planner"))).text, "from offline");
+    assert.equal(model.reason?.message, bad.message);
+    assert.equal(model.reason?.purpose, "planner");
+    assert.equal(seen.length, 1);
+  });
+
   it("keeps embeddings on the primary unless told otherwise", async () => {
     const down = () => {
       throw new ModelUnavailableError("embed down");
