@@ -1,0 +1,88 @@
+import { isContext } from "../../functions/src/agent/contexts.js";
+import type {
+  EmbedRequest,
+  GenerateRequest,
+  GenerateResponse,
+  Model,
+  Purpose,
+} from "../../functions/src/model/port.js";
+
+/** One generate call as the benchmark saw it: when, for whom, and what it cost. */
+export interface ModelCall {
+  /** The role that asked, read from the structured context (a repair call counts for its role). */
+  role: Purpose;
+  /** Set for executor calls: the plan step the call belongs to. */
+  stepId?: string;
+  startMs: number;
+  endMs: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface LatencyOptions {
+  /** Simulated provider latency per generate call. */
+  generateMs: number;
+  /** Simulated latency per embed call; defaults to 0. */
+  embedMs?: number;
+  /** Monotonic clock in ms; defaults to performance.now. */
+  clock?: () => number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Wraps a model (here: the offline playbook model) so every call takes a fixed simulated
+ * time, as a hosted LLM would, and records a timeline of calls. Decisions and token
+ * estimates stay the inner model's, so two orchestrations compared with it differ only in
+ * how they sequence the same brain.
+ */
+export class LatencyModel implements Model {
+  readonly calls: ModelCall[] = [];
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly inner: Model,
+    private readonly options: LatencyOptions,
+  ) {
+    this.clock = options.clock ?? (() => performance.now());
+  }
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  get offline(): boolean {
+    return this.inner.offline;
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResponse> {
+    const startMs = this.clock();
+    if (this.options.generateMs > 0) await sleep(this.options.generateMs);
+    const response = await this.inner.generate(request);
+    const stepId = isContext(request.context, "executor") ? request.context.step.id : undefined;
+    this.calls.push({
+      role: roleOf(request),
+      ...(stepId ? { stepId } : {}),
+      startMs,
+      endMs: this.clock(),
+      inputTokens: response.usage.inputTokens,
+      outputTokens: response.usage.outputTokens,
+    });
+    return response;
+  }
+
+  async embed(request: EmbedRequest): Promise<number[][]> {
+    const ms = this.options.embedMs ?? 0;
+    if (ms > 0) await sleep(ms);
+    return this.inner.embed(request);
+  }
+}
+
+function roleOf(request: GenerateRequest): Purpose {
+  const context = request.context;
+  if (typeof context === "object" && context !== null) {
+    const purpose = (context as { purpose?: unknown }).purpose;
+    if (typeof purpose === "string") return purpose as Purpose;
+  }
+  return request.purpose;
+}

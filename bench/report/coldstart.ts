@@ -1,0 +1,40 @@
+import type { ColdStartSection } from "../coldstart/section.js";
+import { kib, ms, table } from "../lib/table.js";
+
+export function printColdStart(c: ColdStartSection): string {
+  const imports = table(
+    ["module graph of functions/src/index.ts", "import med", "p95", "process start → imported"],
+    c.imports.map((i) =>
+      i.error
+        ? [i.variant, "failed", "", i.error.slice(0, 60)]
+        : [i.variant, ms(i.importMs?.median), ms(i.importMs?.p95), ms(i.processToReadyMs?.median)],
+    ),
+  );
+  const packages = table(
+    ["direct dependency imported alone", "import"],
+    c.packages.map((p) => [p.name, p.error ? `failed: ${p.error.slice(0, 50)}` : ms(p.importMs)]),
+  );
+  const servers = table(
+    ["entry point", "variant", "listening", "1st request", "status", "2nd request"],
+    c.servers.map((s) => [
+      s.entryPoint,
+      s.variant,
+      s.error ? "failed" : ms(s.listeningMs),
+      ms(s.firstRequestMs),
+      s.firstStatus ?? "",
+      ms(s.secondRequestMs),
+    ]),
+  );
+  const b = c.bundle;
+  const bundle = b.error
+    ? `   bundle: ${b.error}`
+    : [
+        `   bundle (esbuild, node22, esm): full ${kib(b.full?.bytes)} (${kib(b.full?.minifiedBytes)} minified; external ${b.full?.external.join(", ")}),`,
+        `   runnable ${kib(b.runnable?.bytes)} (external ${b.runnable?.external.join(", ")})`,
+        `   largest inputs: ${(b.largestInputs ?? []).map((i) => `${i.path} ${kib(i.bytes)}`).join(", ")}`,
+      ].join("\n");
+  const build = c.build.built
+    ? `   tsc build of the deploy tree: ${ms(c.build.buildMs)}${c.build.error ? ` (${c.build.error.slice(0, 120)})` : ""}`
+    : `   dist not measured: ${c.build.error ?? "build failed"}`;
+  return ["3. COLD START", build, bundle, "", imports, "", packages, "", servers].join("\n");
+}
