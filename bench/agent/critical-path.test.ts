@@ -10,7 +10,15 @@ import { criticalPath, waveDepth } from "./critical-path.js";
 const AT = "2026-01-01T00:00:00.000Z";
 
 function step(id: string, dependsOn: string[] = [], addedInRevision = 0): Step {
-  return { id, description: id, tools: ["log_query"], expected: "x", dependsOn, status: "done", addedInRevision };
+  return {
+    id,
+    description: id,
+    tools: ["log_query"],
+    expected: "x",
+    dependsOn,
+    status: "done",
+    addedInRevision,
+  };
 }
 
 function result(stepId: string, llmCalls: number, startedAt = AT): StepResult {
@@ -55,11 +63,23 @@ const plan: Plan = {
   successCriteria: ["c"],
   constraints: [],
   revision: 1,
-  steps: [step("intel", []), step("dns", []), step("flows", ["dns"]), step("host", ["dns"]), step("intel-2", [], 1)],
+  steps: [
+    step("intel", []),
+    step("dns", []),
+    step("flows", ["dns"]),
+    step("host", ["dns"]),
+    step("intel-2", [], 1),
+  ],
 };
 const trace = {
   plan,
-  results: [result("intel", 2), result("dns", 2), result("flows", 3), result("host", 2), result("intel-2", 2)],
+  results: [
+    result("intel", 2),
+    result("dns", 2),
+    result("flows", 3),
+    result("host", 2),
+    result("intel-2", 2),
+  ],
   reflections: [reflection(1, ["intel", "dns"], ["intel-2"]), reflection(2, ["flows", "host", "intel-2"])],
   plannerCalls: 1,
   concluderCalls: 1,
