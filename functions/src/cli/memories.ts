@@ -46,6 +46,8 @@ export function backendFromEnv(env: NodeJS.ProcessEnv = process.env): MemoriesBa
   if (!projectId) {
     throw new ConfigError("set GOOGLE_CLOUD_PROJECT (or FIRESTORE_EMULATOR_HOST for a local emulator)");
   }
+  // Against an emulator there is no metadata server; without this, google-auth probes for one and warns.
+  if (env.FIRESTORE_EMULATOR_HOST) process.env.METADATA_SERVER_DETECTION ??= "none";
   const store = new FirestoreMemoryStore(
     createFirestore({ projectId, databaseId: config.firestore.databaseId }),
   );

@@ -8,6 +8,7 @@ import { ExecutionsApiLauncher } from "../adapters/workflows/executions-launcher
 import { LocalWorkflowLauncher } from "../adapters/workflows/local-launcher.js";
 import { type Config, loadConfig } from "../config/config.js";
 import { ConfigError, errorMessage } from "../domain/errors.js";
+import { createRecall } from "../memory/recall.js";
 import { GeminiModel } from "../model/gemini.js";
 import { geminiOptionsFromEnv, isGeminiConfigured } from "../model/gemini-options.js";
 import { createOfflineModel } from "../model/offline/index.js";
@@ -15,7 +16,7 @@ import type { Model } from "../model/port.js";
 import { withRetry } from "../model/retry.js";
 import { createLogger, type Logger, type Severity } from "../platform/logger.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
-import { buildToolCatalog, createFindingEmbeddings } from "./catalog.js";
+import { buildToolCatalog, createFindingEmbeddings, embeddingSpace } from "./catalog.js";
 import type { Runtime } from "./runtime.js";
 
 /**
@@ -35,17 +36,36 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const bus = new PubSubEventBus(projectId);
   const offlineModel = createOfflineModel();
   const primaryModel = choosePrimaryModel(config, env, offlineModel, logger);
-  const catalog = await buildToolCatalog(config, env, logger, {
-    store,
-    findingEmbeddings: createFindingEmbeddings(db, config, primaryModel),
-    embedder: primaryModel,
-  });
+  const memories = new FirestoreMemoryStore(db);
+  const catalog = await buildToolCatalog(
+    config,
+    env,
+    logger,
+    {
+      store,
+      findingEmbeddings: createFindingEmbeddings(db, config, primaryModel),
+      embedder: primaryModel,
+    },
+    {
+      model: primaryModel,
+      fallbackModel: offlineModel,
+      bus,
+      // Embeds with the primary model itself: a fallback's vectors would live in another space.
+      recall: createRecall({
+        model: primaryModel,
+        store: memories,
+        settings: config.memory,
+        embeddingSpace: embeddingSpace(config, primaryModel),
+        logger,
+      }),
+    },
+  );
   return {
     config,
     logger,
     store,
     histories: new FirestoreStepHistoryStore(db),
-    memories: new FirestoreMemoryStore(db),
+    memories,
     bus,
     launcher: chooseLauncher(config, env, projectId),
     chat: createChatSink({
