@@ -69,7 +69,8 @@ export function criticalPath(input: TraceInput): PathReport {
       preds: [...new Set(preds)],
     });
   }
-  const allSteps = [...executed.keys()].filter((id) => nodes.has(stepKey(id))).map(stepKey);
+  // In plan order, so that among equally long chains the reported one does not depend on listing order.
+  const allSteps = input.plan.steps.filter((s) => executed.has(s.id)).map((s) => stepKey(s.id));
   const last = byWave.at(-1);
   let beforeConclusion = allSteps.length > 0 ? allSteps : ["plan"];
   if (last) {
