@@ -83,7 +83,12 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   };
 }
 
-export function choosePrimaryModel(config: Config, env: NodeJS.ProcessEnv, offline: Model, logger: Logger): Model {
+export function choosePrimaryModel(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  offline: Model,
+  logger: Logger,
+): Model {
   const wantGemini =
     config.model.provider === "gemini" || (config.model.provider === "auto" && isGeminiConfigured(env));
   if (!wantGemini) return offline;
