@@ -1,4 +1,5 @@
 import type { Config } from "../config/config.js";
+import type { Investigation } from "../domain/investigation.js";
 import type { Model, Purpose } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
@@ -25,6 +26,8 @@ export interface AppDeps {
   fallbackReason?: () => string | undefined;
   /** Durable step histories; without it a step's loop lives in memory and cannot be compressed. */
   histories?: StepHistoryStore;
+  /** Indexes a finished investigation for similar-finding search; best effort. */
+  indexFinding?: (investigation: Investigation) => Promise<void>;
   /**
    * Replaces the configured LLM by the offline model for the rest of this request (true when
    * it did). Absent when there is nothing to fall back to.

@@ -68,7 +68,11 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
     deps.logger.info("finding skipped by ingest policy", { findingName: finding.name, reason: skip });
     return { outcome: "skipped", reason: skip, findingName: finding.name };
   }
-  const investigation = newInvestigation(finding, { config: deps.config, now: deps.now(), modelName: deps.modelName });
+  const investigation = newInvestigation(finding, {
+    config: deps.config,
+    now: deps.now(),
+    modelName: deps.modelName,
+  });
   const id = investigation.id;
   const now = deps.now();
   const created = await deps.store.create(investigation, [

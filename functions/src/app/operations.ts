@@ -452,7 +452,7 @@ export async function finish(
     });
   });
   const status: InvestigationStatus = mode === "conclude" ? "concluded" : "needs_human";
-  return commit(
+  const finished = await commit(
     deps,
     await deps.store.update(id, (current) => {
       if (TERMINAL_STATUSES.includes(current.status)) return undefined;
@@ -476,6 +476,18 @@ export async function finish(
       };
     }),
   );
+  await indexForSimilarity(deps, finished);
+  return finished;
+}
+
+/** A later investigation's related_findings can only find this one once it is indexed. */
+async function indexForSimilarity(deps: AppDeps, inv: Investigation): Promise<void> {
+  if (!deps.indexFinding) return;
+  try {
+    await deps.indexFinding(inv);
+  } catch (error) {
+    deps.logger.warn("could not index the finding for similarity search", { error: errorMessage(error) });
+  }
 }
 
 export async function markFailed(id: string, reason: string, deps: AppDeps): Promise<Investigation> {

@@ -16,6 +16,7 @@ import type { Model } from "../model/port.js";
 import { withRetry } from "../model/retry.js";
 import { createLogger, type Logger, type Severity } from "../platform/logger.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
+import { indexFindingEmbedding } from "../tools/related-findings.js";
 import { buildToolCatalog, createFindingEmbeddings, embeddingSpace } from "./catalog.js";
 import type { Runtime } from "./runtime.js";
 
@@ -37,13 +38,14 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const offlineModel = createOfflineModel();
   const primaryModel = choosePrimaryModel(config, env, offlineModel, logger);
   const memories = new FirestoreMemoryStore(db);
+  const findingEmbeddings = createFindingEmbeddings(db, config, primaryModel);
   const catalog = await buildToolCatalog(
     config,
     env,
     logger,
     {
       store,
-      findingEmbeddings: createFindingEmbeddings(db, config, primaryModel),
+      findingEmbeddings,
       embedder: primaryModel,
     },
     {
@@ -66,6 +68,9 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     store,
     histories: new FirestoreStepHistoryStore(db),
     memories,
+    // Embedded with the primary model even after a fallback, so all vectors share one space.
+    indexFinding: (inv) =>
+      indexFindingEmbedding({ embeddings: findingEmbeddings, embedder: primaryModel }, inv),
     bus,
     launcher: chooseLauncher(config, env, projectId),
     chat: createChatSink({

@@ -24,6 +24,8 @@ export interface Runtime {
   histories?: StepHistoryStore;
   /** Sub-agent memories (recall, introspection); absent where nothing uses them (eval). */
   memories?: MemoryStore;
+  /** Makes a concluded investigation findable as a similar finding later. */
+  indexFinding?: (investigation: Investigation) => Promise<void>;
   bus: EventBus;
   launcher: WorkflowLauncher;
   chat: ChatSink;
@@ -45,6 +47,7 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
     config: runtime.config,
     store: runtime.store,
     ...(runtime.histories ? { histories: runtime.histories } : {}),
+    ...(runtime.indexFinding ? { indexFinding: runtime.indexFinding } : {}),
     bus: runtime.bus,
     toolbox: new ToolBox(runtime.catalog, (name) => toolAllowed(runtime.config, name)),
     tables: runtime.tables,

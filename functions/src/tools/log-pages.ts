@@ -38,6 +38,8 @@ export interface LogPageRequest {
   params: Record<string, SqlParam>;
   pageSize?: number;
   pageToken?: string;
+  /** Provider job labels (BigQuery), e.g. the investigation the query serves. */
+  labels?: Record<string, string>;
 }
 
 export function capCell(value: JsonValue, maxChars: number): JsonValue {
@@ -96,9 +98,12 @@ export async function readLogPage(deps: LogPageDeps, input: LogPageRequest): Pro
     pageSize: input.pageSize ?? LOG_QUERY_LIMITS.defaultPageSize,
     ...(input.pageToken ? { pageToken: input.pageToken } : {}),
   };
-  const request: QueryRequest = input.runbook
+  const base: QueryRequest = input.runbook
     ? renderRunbook(deps.runbooks.get(input.runbook), input.params, paging)
     : { sql: input.sql ?? "", params: input.params, ...paging };
+  const request: QueryRequest = input.labels
+    ? { ...base, labels: { ...base.labels, ...input.labels } }
+    : base;
   const { result, rows } = await boundedPage(deps.warehouse, request, deps.limits);
   const label = input.runbook ? `runbook ${input.runbook}` : "query";
   const iocs: Ioc[] = extractIocs(JSON.stringify(rows))

@@ -92,7 +92,7 @@ export function createLogQueryTool(options: LogQueryToolOptions): AnyTool {
     name: "log_query",
     description: describeTool(runbooks, warehouse.dialect),
     input: buildInput(runbooks),
-    run: (input) =>
+    run: (input, ctx) =>
       readLogPage(
         { warehouse, runbooks, limits },
         {
@@ -101,6 +101,7 @@ export function createLogQueryTool(options: LogQueryToolOptions): AnyTool {
           params: input.params ?? {},
           ...(input.pageSize !== undefined ? { pageSize: input.pageSize } : {}),
           ...(input.pageToken ? { pageToken: input.pageToken } : {}),
+          labels: { investigation: ctx.investigationId },
         },
       ),
   });

@@ -73,7 +73,15 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
       investigation: await import("../../../functions/src/domain/investigation.js"),
     };
     await import("../../../functions/src/index.js");
-    for (const name of ["planner", "stepExecutor", "reflector", "concluder", "compressor", "ingest", "notifier"]) {
+    for (const name of [
+      "planner",
+      "stepExecutor",
+      "reflector",
+      "concluder",
+      "compressor",
+      "ingest",
+      "notifier",
+    ]) {
       const server = m.testing.getTestServer(name);
       servers.push(server);
       urls[name] = await listen(server);
@@ -137,6 +145,12 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
     assert.equal(inv.conclusion?.verdict, "true_positive");
     assert.equal(executions.list().length, 1);
     assert.equal(executions.list()[0]?.state, "SUCCEEDED");
+    const indexed = await m.client
+      .createFirestore({ projectId })
+      .collection("findingEmbeddings")
+      .doc(id)
+      .get();
+    assert.ok(indexed.exists, "the concluded finding is indexed for similar-finding search");
   });
 
   test("repeated step and reflector calls return the first outcome and change nothing", async () => {
