@@ -224,3 +224,17 @@ export function catalogTable(
 ): LogTableDef | undefined {
   return catalog.find((t) => t.name === name);
 }
+
+/** Column descriptions by dotted path, for describeTable in every warehouse adapter. */
+export function catalogDescriptions(
+  fields: readonly FieldDef[],
+  prefix = "",
+  out = new Map<string, string>(),
+): Map<string, string> {
+  for (const f of fields) {
+    const path = prefix ? `${prefix}.${f.name}` : f.name;
+    if (f.description) out.set(path, f.description);
+    if (typeof f.type !== "string") catalogDescriptions(f.type, path, out);
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 import type { ColumnInfo } from "../../ports/log-warehouse.js";
-import type { FieldDef, LogTableDef } from "../../sql/log-catalog.js";
+import { catalogDescriptions, type LogTableDef } from "../../sql/log-catalog.js";
 import type { TableField } from "./rest.js";
 
 /** The REST API still speaks legacy type names; the agent writes GoogleSQL. */
@@ -14,19 +14,6 @@ function typeName(field: TableField): string {
   const base = field.type.toUpperCase();
   const name = GOOGLE_SQL_NAMES[base] ?? base;
   return field.mode === "REPEATED" ? `ARRAY<${name}>` : name;
-}
-
-function catalogDescriptions(
-  fields: readonly FieldDef[],
-  prefix = "",
-  out = new Map<string, string>(),
-): Map<string, string> {
-  for (const f of fields) {
-    const path = prefix ? `${prefix}.${f.name}` : f.name;
-    if (f.description) out.set(path, f.description);
-    if (typeof f.type !== "string") catalogDescriptions(f.type, path, out);
-  }
-  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type DuckDBType, DuckDBTypeId } from "@duckdb/node-api";
 import type { ColumnInfo } from "../../ports/log-warehouse.js";
-import type { FieldDef, LogTableDef } from "../../sql/log-catalog.js";
+import { catalogDescriptions, type LogTableDef } from "../../sql/log-catalog.js";
 
 /** DuckDB types named the way the agent writes SQL: BigQuery's names. */
 function bigQueryTypeName(type: DuckDBType): string {
@@ -34,19 +34,6 @@ function bigQueryTypeName(type: DuckDBType): string {
     default:
       return type.toString();
   }
-}
-
-function catalogDescriptions(
-  fields: readonly FieldDef[],
-  prefix = "",
-  out = new Map<string, string>(),
-): Map<string, string> {
-  for (const f of fields) {
-    const path = prefix ? `${prefix}.${f.name}` : f.name;
-    if (f.description) out.set(path, f.description);
-    if (typeof f.type !== "string") catalogDescriptions(f.type, path, out);
-  }
-  return out;
 }
 
 /**
