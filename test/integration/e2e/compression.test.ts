@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { FirestoreStepHistoryStore } from "../../../functions/src/adapters/firestore/step-history-store.js";
@@ -20,6 +19,7 @@ import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
 import type { StepHistory } from "../../../functions/src/ports/step-history-store.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { waitFor } from "../../helpers/wait-for.js";
 import { type InspectingProxy, startInspectingProxy } from "./support/inspecting-proxy.js";
 import {
   candidate,
@@ -150,20 +150,6 @@ function geminiFor(state: { refused: boolean }) {
   };
 }
 
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 180_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await sleep(300);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 interface HistoryView {
   compressions: number;
   pending: boolean;
@@ -233,10 +219,14 @@ describe("context compression on the local stack", { timeout: 600_000 }, () => {
     const bus = new PubSubEventBus(projectId);
     await bus.publish(TOPICS.findings, notification);
     await bus.close();
-    const inv = await waitFor(`investigation ${id} to finish`, async () => {
-      const current = await store.get(id);
-      return current && TERMINAL_STATUSES.includes(current.status) ? current : undefined;
-    });
+    const inv = await waitFor(
+      `investigation ${id} to finish`,
+      async () => {
+        const current = await store.get(id);
+        return current && TERMINAL_STATUSES.includes(current.status) ? current : undefined;
+      },
+      180_000,
+    );
     assert.equal(inv.status, "concluded", inv.reason);
     assert.equal(inv.conclusion?.verdict, "true_positive");
     assert.equal(inv.fellBackToOffline, false, "Gemini (the stand-in) served the whole investigation");

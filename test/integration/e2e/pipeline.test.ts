@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { createPubSub } from "../../../functions/src/adapters/pubsub/client.js";
@@ -24,6 +23,7 @@ import { TOPICS } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { type FaultProxy, startFaultProxy } from "../../helpers/fault-proxy.js";
 import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-receiver.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 /**
  * The whole pipeline on the local stack, nothing in-process: Pub/Sub emulator push →
@@ -43,20 +43,6 @@ function variant(suffix: string): { notification: JsonObject; id: string; name: 
   notification.finding.name = `${notification.finding.name}${suffix}`;
   const finding = normalizeNotification(parseNotification(notification));
   return { notification, id: investigationIdFor(finding.name, finding.eventTime), name: finding.name };
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await sleep(300);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("the pipeline on the emulators", { timeout: 600_000 }, () => {

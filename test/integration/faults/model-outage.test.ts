@@ -14,6 +14,7 @@ import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-receiver.js";
+import { waitFor } from "../../helpers/wait-for.js";
 import {
   apiError,
   type FakeGemini,
@@ -23,7 +24,6 @@ import {
 } from "./support/fake-gemini.js";
 import { figure } from "./support/figures.js";
 import { type Variant, variantOf } from "./support/findings.js";
-import { waitFor } from "./support/wait.js";
 
 /**
  * Gemini configured, Gemini broken. The function servers run with FERRET_MODEL_PROVIDER=gemini
