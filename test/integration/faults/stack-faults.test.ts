@@ -20,13 +20,13 @@ import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-receiver.js";
+import { startTcpProxy, type TcpProxy } from "../../helpers/tcp-proxy.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import { figure } from "./support/figures.js";
 import { type Variant, variantOf } from "./support/findings.js";
 import { type HttpFaultProxy, type ProxyAction, startHttpFaultProxy } from "./support/http-fault-proxy.js";
 import { ledgerOf } from "./support/integrity.js";
 import { repliesOwed, threadOf } from "./support/slack-thread.js";
-import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
 
 /**
  * Faults on the whole local stack (emulators, one functions-framework process per entry

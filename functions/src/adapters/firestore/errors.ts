@@ -9,6 +9,7 @@ const RETRYABLE_CODES = new Set([
   14, // UNAVAILABLE
   409, // ABORTED as an HTTP status when the client runs over REST
 ]);
+export const INVALID_ARGUMENT = 3;
 export const ALREADY_EXISTS = 6;
 export const NOT_FOUND = 5;
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type {
   DocumentReference,
   DocumentSnapshot,
@@ -31,7 +32,7 @@ import {
   encodeReflection,
   encodeStepResult,
 } from "./codec.js";
-import { ALREADY_EXISTS, grpcCode, toStorageError } from "./errors.js";
+import { ALREADY_EXISTS, grpcCode, INVALID_ARGUMENT, toStorageError } from "./errors.js";
 import { KeyedMutex } from "./keyed-mutex.js";
 import { COLLECTIONS, claimDocId, eventDocId, reflectionDocId, SUBCOLLECTIONS } from "./paths.js";
 
@@ -43,6 +44,31 @@ export interface FirestoreInvestigationStoreOptions {
    * client's own default is 5, with its exponential backoff between attempts.
    */
   maxTransactionAttempts?: number;
+  /** Makes the token that marks a write as this call's own; injectable so tests can replay one. */
+  newWriteToken?: () => string;
+}
+
+/**
+ * Field holding the token of the call that last wrote a document. The client retries a
+ * commit whose answer was lost, and that retry fails (ALREADY_EXISTS for a create, "invalid
+ * or closed" for a transaction) although the first commit landed. The token is how a call
+ * tells its own landed write from someone else's. Not part of any domain schema, so
+ * decoding drops it.
+ */
+const WRITE_TOKEN = "writeToken";
+/** On an investigation: the events its last write appended, so a caller can recover them. */
+const WRITTEN_SEQS = "writtenSeqs";
+
+/** Thrown inside a transaction that finds its own earlier attempt already committed. */
+class OwnWriteLanded extends Error {
+  constructor(readonly snapshot: DocumentSnapshot) {
+    super("this call's earlier attempt already committed");
+  }
+}
+
+/** Per call: the token its writes carry. */
+interface WriteMark {
+  token: string;
 }
 
 const InvestigationIdSchema = InvestigationSchema.shape.id;
@@ -54,6 +80,7 @@ const InvestigationIdSchema = InvestigationSchema.shape.id;
 export class FirestoreInvestigationStore implements InvestigationStore {
   private readonly now: () => Date;
   private readonly maxAttempts: number;
+  private readonly newWriteToken: () => string;
   private readonly perInvestigation = new KeyedMutex();
 
   constructor(
@@ -62,6 +89,7 @@ export class FirestoreInvestigationStore implements InvestigationStore {
   ) {
     this.now = options.now ?? (() => new Date());
     this.maxAttempts = options.maxTransactionAttempts ?? 5;
+    this.newWriteToken = options.newWriteToken ?? randomUUID;
   }
 
   /**
@@ -76,8 +104,14 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     const valid = checked(InvestigationSchema, investigation, "investigation");
     const numbered = this.number(valid.id, 0, events);
     const stored: Investigation = { ...valid, eventSeq: numbered.length };
+    const token = this.newWriteToken();
+    const ref = this.investigationRef(valid.id);
     const batch = this.db.batch();
-    batch.create(this.investigationRef(valid.id), encodeInvestigation(stored));
+    batch.create(ref, {
+      ...encodeInvestigation(stored),
+      [WRITE_TOKEN]: token,
+      [WRITTEN_SEQS]: numbered.map((e) => e.seq),
+    });
     for (const event of numbered) batch.create(this.eventRef(valid.id, event.seq), encodeEvent(event));
     try {
       await batch.commit();
@@ -85,7 +119,12 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     } catch (error) {
       if (grpcCode(error) !== ALREADY_EXISTS) throw toStorageError(error, `create ${valid.id}`);
     }
-    const existing = await this.get(valid.id);
+    const snapshot = await this.call(`get ${valid.id}`, () => ref.get());
+    const existing = snapshot.exists ? decodeInvestigation(snapshot.data(), ref.path) : undefined;
+    // Our own commit landed and only its answer was lost: this call did create it.
+    if (existing && snapshot.get(WRITE_TOKEN) === token) {
+      return { investigation: existing, events: numbered, created: true };
+    }
     if (!existing) {
       throw new StorageError(
         `investigation ${valid.id} is absent but its events exist; refusing to overwrite them`,
@@ -108,11 +147,18 @@ export class FirestoreInvestigationStore implements InvestigationStore {
   }
 
   async update(id: string, change: (current: Investigation) => Transition | undefined): Promise<Committed> {
-    return this.transact(id, `update ${id}`, async (tx) => {
-      const current = await this.readInvestigation(tx, id);
-      const transition = change(current);
-      return transition ? this.apply(tx, current, transition) : { investigation: current, events: [] };
-    });
+    return this.transact(
+      id,
+      `update ${id}`,
+      async (tx, mark) => {
+        const current = await this.readInvestigation(tx, id, mark);
+        const transition = change(current);
+        return transition
+          ? this.apply(tx, mark, current, transition)
+          : { investigation: current, events: [] };
+      },
+      (landed) => landed,
+    );
   }
 
   async recordStepResult(
@@ -122,20 +168,25 @@ export class FirestoreInvestigationStore implements InvestigationStore {
   ): Promise<Committed & { created: boolean; result: StepResult }> {
     const valid = checked(StepResultSchema, result, "step result");
     const resultRef = this.investigationRef(id).collection(SUBCOLLECTIONS.results).doc(valid.stepId);
-    return this.transact(id, `record step result ${id}/${valid.stepId}`, async (tx) => {
-      const [current, existing] = await this.readWith(tx, id, resultRef);
-      if (existing.exists) {
-        return {
-          investigation: current,
-          events: [],
-          created: false,
-          result: decodeStepResult(existing.data(), resultRef.path),
-        };
-      }
-      const committed = this.apply(tx, current, change(current));
-      tx.create(resultRef, encodeStepResult(valid));
-      return { ...committed, created: true, result: valid };
-    });
+    return this.transact(
+      id,
+      `record step result ${id}/${valid.stepId}`,
+      async (tx, mark) => {
+        const [current, existing] = await this.readWith(tx, id, resultRef, mark);
+        if (existing.exists) {
+          return {
+            investigation: current,
+            events: [],
+            created: false,
+            result: decodeStepResult(existing.data(), resultRef.path),
+          };
+        }
+        const committed = this.apply(tx, mark, current, change(current));
+        tx.create(resultRef, encodeStepResult(valid));
+        return { ...committed, created: true, result: valid };
+      },
+      (landed) => ({ ...landed, created: true, result: valid }),
+    );
   }
 
   async getStepResult(id: string, stepId: string): Promise<StepResult | undefined> {
@@ -164,20 +215,25 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     const ref = this.investigationRef(id)
       .collection(SUBCOLLECTIONS.reflections)
       .doc(reflectionDocId(valid.wave));
-    return this.transact(id, `record reflection ${id}/wave ${valid.wave}`, async (tx) => {
-      const [current, existing] = await this.readWith(tx, id, ref);
-      if (existing.exists) {
-        return {
-          investigation: current,
-          events: [],
-          created: false,
-          reflection: decodeReflection(existing.data(), ref.path),
-        };
-      }
-      const committed = this.apply(tx, current, change(current));
-      tx.create(ref, encodeReflection(valid));
-      return { ...committed, created: true, reflection: valid };
-    });
+    return this.transact(
+      id,
+      `record reflection ${id}/wave ${valid.wave}`,
+      async (tx, mark) => {
+        const [current, existing] = await this.readWith(tx, id, ref, mark);
+        if (existing.exists) {
+          return {
+            investigation: current,
+            events: [],
+            created: false,
+            reflection: decodeReflection(existing.data(), ref.path),
+          };
+        }
+        const committed = this.apply(tx, mark, current, change(current));
+        tx.create(ref, encodeReflection(valid));
+        return { ...committed, created: true, reflection: valid };
+      },
+      (landed) => ({ ...landed, created: true, reflection: valid }),
+    );
   }
 
   async getReflection(id: string, wave: number): Promise<Reflection | undefined> {
@@ -199,13 +255,23 @@ export class FirestoreInvestigationStore implements InvestigationStore {
 
   async claimOnce(scope: string, key: string, value?: Record<string, string>): Promise<boolean> {
     const ref = this.db.collection(COLLECTIONS.claims).doc(claimDocId(scope, key));
+    const token = this.newWriteToken();
     try {
-      await ref.create({ scope, key, value: value ?? {}, claimedAt: this.now().toISOString() });
+      await ref.create({
+        scope,
+        key,
+        value: value ?? {},
+        claimedAt: this.now().toISOString(),
+        [WRITE_TOKEN]: token,
+      });
       return true;
     } catch (error) {
-      if (grpcCode(error) === ALREADY_EXISTS) return false;
-      throw toStorageError(error, `claim ${scope}/${key}`);
+      if (grpcCode(error) !== ALREADY_EXISTS) throw toStorageError(error, `claim ${scope}/${key}`);
     }
+    // Without this check a claim whose commit was retried would be lost by everyone: the
+    // write exists, yet the caller that made it would think another one holds it.
+    const snapshot = await this.call(`read claim ${scope}/${key}`, () => ref.get());
+    return snapshot.get(WRITE_TOKEN) === token;
   }
 
   async readClaim(scope: string, key: string): Promise<Record<string, string> | undefined> {
@@ -256,9 +322,9 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     return this.investigationRef(id).collection(SUBCOLLECTIONS.events).doc(eventDocId(seq));
   }
 
-  private async readInvestigation(tx: Transaction, id: string): Promise<Investigation> {
+  private async readInvestigation(tx: Transaction, id: string, mark: WriteMark): Promise<Investigation> {
     const ref = this.investigationRef(id);
-    return this.decodeExisting(id, await tx.get(ref));
+    return this.decodeExisting(id, await tx.get(ref), mark);
   }
 
   /** The investigation and one of its child documents, read in one round trip. */
@@ -266,30 +332,49 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     tx: Transaction,
     id: string,
     child: DocumentReference,
+    mark: WriteMark,
   ): Promise<[Investigation, DocumentSnapshot]> {
     const [investigation, other] = await tx.getAll(this.investigationRef(id), child);
     if (!investigation || !other)
       throw new StorageError(`Firestore returned fewer documents than asked for`, true);
-    return [this.decodeExisting(id, investigation), other];
+    return [this.decodeExisting(id, investigation, mark), other];
   }
 
-  private decodeExisting(id: string, snapshot: DocumentSnapshot): Investigation {
+  /** A transaction retried after its commit landed reads its own write: stop, do not redo it. */
+  private decodeExisting(id: string, snapshot: DocumentSnapshot, mark?: WriteMark): Investigation {
     if (!snapshot.exists) throw new NotFoundError(`investigation ${id} not found`);
+    if (mark && snapshot.get(WRITE_TOKEN) === mark.token) throw new OwnWriteLanded(snapshot);
     return decodeInvestigation(snapshot.data(), snapshot.ref.path);
+  }
+
+  /** What a landed write committed: the investigation as written and the events it appended. */
+  private async landedWrite(snapshot: DocumentSnapshot): Promise<Committed> {
+    const investigation = decodeInvestigation(snapshot.data(), snapshot.ref.path);
+    const seqs: unknown = snapshot.get(WRITTEN_SEQS);
+    const refs = Array.isArray(seqs)
+      ? seqs.filter((n): n is number => typeof n === "number").map((n) => this.eventRef(investigation.id, n))
+      : [];
+    const docs = refs.length > 0 ? await this.call("read written events", () => this.db.getAll(...refs)) : [];
+    const events = docs.filter((d) => d.exists).map((d) => decodeEvent(d.data(), d.ref.path));
+    return { investigation, events };
   }
 
   /**
    * Writes a transition inside the caller's transaction. The store owns eventSeq: whatever
    * the change function put there is replaced by the last sequence number it appends.
    */
-  private apply(tx: Transaction, current: Investigation, transition: Transition): Committed {
+  private apply(tx: Transaction, mark: WriteMark, current: Investigation, transition: Transition): Committed {
     const next = checked(InvestigationSchema, transition.investigation, "investigation");
     if (next.id !== current.id) {
       throw new StorageError(`a change to ${current.id} returned investigation ${next.id}`, false);
     }
     const events = this.number(current.id, current.eventSeq, transition.events ?? []);
     const investigation: Investigation = { ...next, eventSeq: current.eventSeq + events.length };
-    tx.set(this.investigationRef(current.id), encodeInvestigation(investigation));
+    tx.set(this.investigationRef(current.id), {
+      ...encodeInvestigation(investigation),
+      [WRITE_TOKEN]: mark.token,
+      [WRITTEN_SEQS]: events.map((e) => e.seq),
+    });
     for (const event of events) tx.create(this.eventRef(current.id, event.seq), encodeEvent(event));
     return { investigation, events };
   }
@@ -306,10 +391,34 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     }));
   }
 
-  private transact<T>(id: string, what: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.perInvestigation.run(id, () =>
-      this.call(what, () => this.db.runTransaction(work, { maxAttempts: this.maxAttempts })),
-    );
+  /**
+   * Runs `work` in a transaction. When the commit's answer is lost, the client's retry of it
+   * fails although it landed, or the runner reruns `work`, which then reads its own write;
+   * either way `recover` builds the caller's answer from what landed, so the caller is not
+   * told "failed" (or "someone else did it") about its own write.
+   */
+  private transact<T>(
+    id: string,
+    what: string,
+    work: (tx: Transaction, mark: WriteMark) => Promise<T>,
+    recover: (landed: Committed) => T,
+  ): Promise<T> {
+    const mark: WriteMark = { token: this.newWriteToken() };
+    return this.perInvestigation.run(id, async () => {
+      let failure: unknown;
+      try {
+        return await this.db.runTransaction((tx) => work(tx, mark), { maxAttempts: this.maxAttempts });
+      } catch (error) {
+        if (error instanceof OwnWriteLanded) return recover(await this.landedWrite(error.snapshot));
+        failure = error;
+      }
+      const ref = this.investigationRef(id);
+      const after = await this.call(`check ${what}`, () => ref.get()).catch(() => undefined);
+      if (after?.exists && after.get(WRITE_TOKEN) === mark.token) {
+        return recover(await this.landedWrite(after));
+      }
+      throw ambiguousCommit(failure) ?? toStorageError(failure, what);
+    });
   }
 
   private async list<T>(query: Query, decode: (data: unknown, path: string) => T): Promise<T[]> {
@@ -324,4 +433,16 @@ export class FirestoreInvestigationStore implements InvestigationStore {
       throw toStorageError(error, what);
     }
   }
+}
+
+/**
+ * A transaction whose commit was retried after its first attempt landed unseen, or never
+ * landed: the outcome is unknown, so retrying the whole (idempotent) operation is right.
+ */
+function ambiguousCommit(error: unknown): StorageError | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (grpcCode(error) !== INVALID_ARGUMENT || !/transaction (is )?(invalid|closed|expired)/i.test(message)) {
+    return undefined;
+  }
+  return new StorageError(`Firestore transaction outcome unknown: ${message}`, true, error);
 }

@@ -1,11 +1,16 @@
 import type { AddressInfo } from "node:net";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { Transform } from "node:stream";
 
 /**
  * A TCP proxy in front of an emulator (Firestore's gRPC port), for outages: `cut()` resets
  * every open connection and refuses new ones until `restore()`. The clients behind it see
  * exactly what an unreachable backend looks like (UNAVAILABLE), while the data behind it
  * survives, which restarting the in-memory emulator would not allow.
+ *
+ * `muteReplies()` keeps forwarding requests but drops every answer: a write then lands in
+ * the emulator while its caller never hears so, which is what a connection lost between
+ * commit and reply looks like.
  */
 export interface TcpProxy {
   /** host:port to give clients instead of the upstream's. */
@@ -14,7 +19,9 @@ export interface TcpProxy {
   /** Connections refused or reset while down. */
   readonly refused: number;
   cut(): void;
+  /** Ends muting too. */
   restore(): void;
+  muteReplies(): void;
   close(): Promise<void>;
 }
 
@@ -22,6 +29,7 @@ export async function startTcpProxy(upstream: string): Promise<TcpProxy> {
   const [upHost, upPort] = upstream.split(":");
   const open = new Set<Socket>();
   let down = false;
+  let muted = false;
   let refused = 0;
   const server: Server = createServer((client) => {
     if (down) {
@@ -42,8 +50,13 @@ export async function startTcpProxy(upstream: string): Promise<TcpProxy> {
     backend.on("error", drop);
     client.on("close", drop);
     backend.on("close", drop);
+    const replies = new Transform({
+      transform(chunk, _encoding, done) {
+        done(null, muted ? undefined : chunk);
+      },
+    });
     client.pipe(backend);
-    backend.pipe(client);
+    backend.pipe(replies).pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -65,6 +78,10 @@ export async function startTcpProxy(upstream: string): Promise<TcpProxy> {
     },
     restore() {
       down = false;
+      muted = false;
+    },
+    muteReplies() {
+      muted = true;
     },
     close: () =>
       new Promise((resolve) => {
