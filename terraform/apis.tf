@@ -2,22 +2,22 @@
 # enabled to manage the rest (docs/deploy.md, step 2).
 locals {
   apis = [
-    "aiplatform.googleapis.com",          # Gemini and embeddings on Vertex AI
-    "artifactregistry.googleapis.com",    # function images (gcf-artifacts)
-    "bigquery.googleapis.com",            # log analysis
-    "cloudbuild.googleapis.com",          # function builds
-    "cloudfunctions.googleapis.com",      # Cloud Functions gen2
+    "aiplatform.googleapis.com",       # Gemini and embeddings on Vertex AI
+    "artifactregistry.googleapis.com", # function images (gcf-artifacts)
+    "bigquery.googleapis.com",         # log analysis
+    "cloudbuild.googleapis.com",       # function builds
+    "cloudfunctions.googleapis.com",   # Cloud Functions gen2
     "cloudresourcemanager.googleapis.com",
-    "firestore.googleapis.com",           # investigations, memories
+    "firestore.googleapis.com", # investigations, memories
     "iam.googleapis.com",
-    "iamcredentials.googleapis.com",      # OIDC tokens for push and workflow calls
+    "iamcredentials.googleapis.com", # OIDC tokens for push and workflow calls
     "logging.googleapis.com",
     "pubsub.googleapis.com",
-    "run.googleapis.com",                 # gen2 functions run on Cloud Run
+    "run.googleapis.com", # gen2 functions run on Cloud Run
     "secretmanager.googleapis.com",
-    "securitycenter.googleapis.com",      # SCC notification config (this project is the quota project)
-    "storage.googleapis.com",             # source archive bucket
-    "workflowexecutions.googleapis.com",  # ingest starts executions
+    "securitycenter.googleapis.com",     # SCC notification config (this project is the quota project)
+    "storage.googleapis.com",            # source archive bucket
+    "workflowexecutions.googleapis.com", # ingest starts executions
     "workflows.googleapis.com",
   ]
 }

@@ -146,6 +146,8 @@ locals {
     }
     slack = {
       FERRET_SLACK_CHANNEL = var.slack_channel_id
+      # A claimed Slack post older than the notifier's timeout was killed with its process.
+      FERRET_SLACK_CLAIM_STALE_SECONDS = tostring(var.functions.notifier.timeout_seconds + 60)
     }
     workflow = {
       # A literal, not google_workflows_workflow.investigate.name: the workflow depends on the
@@ -156,7 +158,7 @@ locals {
   }
 
   function_env_groups = {
-    ingest             = ["common", "workflow"]
+    ingest = ["common", "workflow"]
     # The planner and reflector see the same tool registry as the step executor (it is
     # built from these settings), so plans can name the log and intel tools. They never
     # query: table descriptions fall back to ferret's built-in catalog without BigQuery access.

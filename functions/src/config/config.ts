@@ -65,7 +65,16 @@ export const ConfigSchema = z.strictObject({
       otxEnabled: z.boolean().default(false),
     })
     .prefault({}),
-  slack: z.strictObject({ channel: z.string().optional() }).prefault({}),
+  slack: z
+    .strictObject({
+      channel: z.string().optional(),
+      /**
+       * A Slack post claimed this long ago and never finished is presumed dead and retried.
+       * Must exceed the notifier's function timeout (Terraform sets timeout + 60 s).
+       */
+      claimStaleSeconds: z.number().int().min(30).max(3_600).default(120),
+    })
+    .prefault({}),
   firestore: z.strictObject({ databaseId: z.string().default("(default)") }).prefault({}),
   memory: z
     .strictObject({
@@ -111,6 +120,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_STIX_BUNDLE: { path: "intel.stixBundle", type: "string" },
   FERRET_OTX_ENABLED: { path: "intel.otxEnabled", type: "boolean" },
   FERRET_SLACK_CHANNEL: { path: "slack.channel", type: "string" },
+  FERRET_SLACK_CLAIM_STALE_SECONDS: { path: "slack.claimStaleSeconds", type: "number" },
   FERRET_FIRESTORE_DATABASE: { path: "firestore.databaseId", type: "string" },
   FERRET_MEMORY_MIN_SIMILARITY: { path: "memory.minSimilarity", type: "number" },
   FERRET_MEMORY_MAX_RECALLED: { path: "memory.maxRecalled", type: "number" },

@@ -77,7 +77,12 @@ export function notifierFunction(runtime: () => Promise<Runtime>) {
       const { json } = decodePubSubJson(event.data);
       const parsed = InvestigationEventSchema.safeParse(json);
       if (!parsed.success) throw new InvalidInputError("not an investigation event");
-      await handleInvestigationEvent(parsed.data, { store: rt.store, sink: rt.chat, logger: rt.logger });
+      await handleInvestigationEvent(parsed.data, {
+        store: rt.store,
+        sink: rt.chat,
+        logger: rt.logger,
+        policy: { staleAfterMs: rt.config.slack.claimStaleSeconds * 1_000 },
+      });
     });
   };
 }

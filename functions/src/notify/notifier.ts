@@ -18,6 +18,8 @@ export interface NotifierDeps {
   logger: Logger;
   now?: () => Date;
   policy?: Partial<PostOncePolicy>;
+  /** How a delivery waits for a post in flight elsewhere; tests drive it with their clock. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface NotifyOutcome {
@@ -37,7 +39,7 @@ export function eventKey(event: Pick<InvestigationEvent, "investigationId" | "se
 /**
  * One Slack thread per investigation; each event posted at most once however often Pub/Sub
  * delivers it. Retryable errors (rate limits, Slack 5xx, a root still being posted by another
- * delivery) are thrown so Pub/Sub redelivers; the claims make the redelivery a no-op for
+ * delivery after a short in-process wait) are thrown so Pub/Sub redelivers; the claims make the redelivery a no-op for
  * whatever already went out.
  */
 export async function handleInvestigationEvent(
@@ -59,6 +61,7 @@ export async function handleInvestigationEvent(
     }),
     now: deps.now ?? (() => new Date()),
     policy: { ...DEFAULT_POST_ONCE_POLICY, ...deps.policy },
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
   };
 
   const root = await ensureRoot(investigation, deps.sink, claims);

@@ -11,26 +11,45 @@ import type { InvestigationStore } from "../ports/investigation-store.js";
  *   3. record the ts (claimOnce on `<scope>-posted`); the first record wins.
  *
  * A post that throws marks its attempt failed (`<scope>-failed`) and rethrows, so the next
- * delivery may start attempt N+1 at once. A pending attempt nobody finished (the process
- * died) is taken over once older than `staleAfterMs`; until then deliveries get a retryable
- * ConflictError and Pub/Sub brings them back later. Claims are never released or rewritten:
+ * delivery may start attempt N+1 at once. A delivery that finds an attempt pending waits a
+ * little for it in-process; a pending attempt nobody finished (the process died) is taken
+ * over once older than `staleAfterMs`; until then deliveries get a retryable ConflictError
+ * and Pub/Sub brings them back later. Claims are never released or rewritten:
  * every step is a write-once document, which is all the store promises.
  */
 
 export interface PostOncePolicy {
-  /** Older pending attempts are presumed dead. Must exceed the sink's worst-case post time. */
+  /**
+   * Older pending attempts are presumed dead. Must exceed the notifier's function timeout
+   * (a holder older than that was killed) and so the sink's worst-case post time.
+   */
   staleAfterMs: number;
   /** Attempts per key before giving up with a non-retryable error. */
   maxAttempts: number;
+  /**
+   * How long a delivery waits in-process for an attempt in flight elsewhere to finish before
+   * handing the wait to Pub/Sub. The holder usually finishes within seconds; each redelivery
+   * spent waiting counts against the subscription's max delivery attempts.
+   */
+  holderWaitMs: number;
+  /** How often the waiting delivery looks again. */
+  holderPollMs: number;
 }
 
-export const DEFAULT_POST_ONCE_POLICY: PostOncePolicy = { staleAfterMs: 5 * 60_000, maxAttempts: 6 };
+export const DEFAULT_POST_ONCE_POLICY: PostOncePolicy = {
+  staleAfterMs: 2 * 60_000,
+  maxAttempts: 6,
+  holderWaitMs: 15_000,
+  holderPollMs: 500,
+};
 
 export interface PostOnceDeps {
   store: Pick<InvestigationStore, "claimOnce" | "readClaim">;
   logger: Logger;
   now: () => Date;
   policy: PostOncePolicy;
+  /** Waits between looks at an attempt in flight; injectable so tests can drive the clock. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface PostOnceRequest {
@@ -54,7 +73,6 @@ const RECORD_TRIES = 3;
 export async function postOnce(request: PostOnceRequest, deps: PostOnceDeps): Promise<PostOnceResult> {
   const { scope, key } = request;
   const postedScope = `${scope}-posted`;
-  const failedScope = `${scope}-failed`;
   const log = deps.logger.child({ claimScope: scope, claimKey: key });
 
   const done = await deps.store.readClaim(postedScope, key);
@@ -66,25 +84,48 @@ export async function postOnce(request: PostOnceRequest, deps: PostOnceDeps): Pr
     if (await deps.store.claimOnce(scope, akey, { state: "pending", attempt: String(attempt), claimedAt })) {
       return runAttempt(request, akey, attempt, deps, log);
     }
-    const finished = await deps.store.readClaim(postedScope, key);
-    if (finished?.ts) return { status: "already_posted", ts: finished.ts, record: finished };
-    if (await deps.store.readClaim(failedScope, akey)) continue;
-    const holder = await deps.store.readClaim(scope, akey);
-    const age = deps.now().getTime() - Date.parse(holder?.claimedAt ?? "");
-    if (Number.isNaN(age) || age >= deps.policy.staleAfterMs) {
+    const seen = await awaitHolder(request, akey, deps);
+    if (seen.kind === "posted") return { status: "already_posted", ts: seen.ts, record: seen.record };
+    if (seen.kind === "failed") continue;
+    if (seen.kind === "stale") {
       log.warn("taking over a stale post attempt; if it did post, Slack will show the message twice", {
         attempt,
-        claimedAt: holder?.claimedAt,
+        claimedAt: seen.claimedAt,
       });
       continue;
     }
-    throw new ConflictError(
-      `${scope} ${key}: attempt ${attempt} is in flight since ${holder?.claimedAt ?? "?"}`,
-    );
+    throw new ConflictError(`${scope} ${key}: attempt ${attempt} is in flight since ${seen.claimedAt}`);
   }
   throw new ChatError(`${scope} ${key}: gave up after ${deps.policy.maxAttempts} attempts`, false, {
     details: { scope, key },
   });
+}
+
+type HolderState =
+  | { kind: "posted"; ts: string; record: Record<string, string> }
+  | { kind: "failed" }
+  | { kind: "stale"; claimedAt: string }
+  | { kind: "in_flight"; claimedAt: string };
+
+/**
+ * Someone else holds attempt `akey`: watch it for up to `holderWaitMs` (never past the point
+ * it goes stale) until it is posted, marked failed or stale.
+ */
+async function awaitHolder(request: PostOnceRequest, akey: string, deps: PostOnceDeps): Promise<HolderState> {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const waitUntil = deps.now().getTime() + deps.policy.holderWaitMs;
+  for (;;) {
+    const posted = await deps.store.readClaim(`${request.scope}-posted`, request.key);
+    if (posted?.ts) return { kind: "posted", ts: posted.ts, record: posted };
+    if (await deps.store.readClaim(`${request.scope}-failed`, akey)) return { kind: "failed" };
+    const holder = await deps.store.readClaim(request.scope, akey);
+    const claimedAt = holder?.claimedAt ?? "?";
+    const age = deps.now().getTime() - Date.parse(claimedAt);
+    if (Number.isNaN(age) || age >= deps.policy.staleAfterMs) return { kind: "stale", claimedAt };
+    const now = deps.now().getTime();
+    if (now >= waitUntil) return { kind: "in_flight", claimedAt };
+    await sleep(Math.min(deps.policy.holderPollMs, waitUntil - now));
+  }
 }
 
 async function runAttempt(

@@ -15,6 +15,7 @@ describe("handleInvestigationEvent (claim protocol, in-memory claims)", () => {
   let clock: Date;
   let deps: NotifierDeps;
   let seq: number;
+  let naps: number[];
 
   const ev = (
     type: InvestigationEvent["type"],
@@ -29,7 +30,14 @@ describe("handleInvestigationEvent (claim protocol, in-memory claims)", () => {
     store = new MemoryClaimStore();
     sink = new RecordingSink();
     clock = new Date("2024-05-01T10:05:00Z");
-    deps = { store, sink, logger: silentLogger, now: () => clock };
+    naps = [];
+    // Waiting for a post in flight advances the test's clock and lets the holder run.
+    const sleep = async (ms: number) => {
+      naps.push(ms);
+      clock = new Date(clock.getTime() + ms);
+      await new Promise((r) => setImmediate(r));
+    };
+    deps = { store, sink, logger: silentLogger, now: () => clock, sleep };
     seq = 0;
     put(fx.investigation());
     store.results.set(ID, [fx.stepResult()]);
@@ -104,15 +112,35 @@ describe("handleInvestigationEvent (claim protocol, in-memory claims)", () => {
     });
   });
 
-  it("makes a racing delivery wait (retryable ConflictError) while the root is being posted", async () => {
+  it("a racing delivery waits in-process for the root being posted, then threads under it", async () => {
     const release = sink.hold();
     const first = handleInvestigationEvent(ev("created"), deps);
     await new Promise((r) => setImmediate(r));
+    const second = handleInvestigationEvent(ev("step_finished", { stepId: "audit-grant" }), deps);
+    // Let the second delivery find the root's attempt pending and look again a few times.
+    while (naps.length < 3) await new Promise((r) => setImmediate(r));
+    assert.equal(sink.posted.length, 0);
+    release();
+    const [root, reply] = await Promise.all([first, second]);
+    assert.equal(root.root, "posted");
+    assert.deepEqual([reply.root, reply.reply], ["existing", "posted"]);
+    assert.equal(sink.posted.length, 2);
+    assert.equal(sink.posted[1]?.threadTs, sink.posted[0]?.ts);
+    assert.ok(naps.every((ms) => ms <= 500));
+  });
+
+  it("hands the wait to Pub/Sub (retryable ConflictError) when the root is still in flight after holderWaitMs", async () => {
+    const release = sink.hold();
+    const first = handleInvestigationEvent(ev("created"), deps);
+    await new Promise((r) => setImmediate(r));
+    const startedAt = clock.getTime();
     const second = await handleInvestigationEvent(ev("step_finished", { stepId: "audit-grant" }), deps).catch(
       (e: unknown) => e,
     );
     assert.ok(second instanceof ConflictError);
     assert.equal(second.retryable, true);
+    // It waited the default 15 s of (test) time, no more.
+    assert.equal(clock.getTime() - startedAt, 15_000);
     release();
     await first;
     // Pub/Sub redelivers the second event: it now threads under the root.
@@ -162,7 +190,8 @@ describe("handleInvestigationEvent (claim protocol, in-memory claims)", () => {
     assert.ok(early instanceof ConflictError, "the attempt may still be in flight");
     assert.equal(sink.posted.length, 1);
 
-    clock = new Date(clock.getTime() + 5 * 60_000);
+    // The wait above ran the clock 15 s on; the attempt goes stale 2 min after its claim.
+    clock = new Date(Date.parse("2024-05-01T10:05:00Z") + 2 * 60_000);
     const late = await handleInvestigationEvent(created, deps);
     assert.equal(late.root, "posted");
     // At-least-once: the root was posted twice, and every later reply uses the new record.

@@ -188,7 +188,7 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
   concluder: [...COMMON_ENV, ...MODEL_ENV],
   compressor: [...COMMON_ENV, ...MODEL_ENV],
   memoryIntrospector: [...COMMON_ENV, ...MODEL_ENV],
-  notifier: [...COMMON_ENV, "FERRET_SLACK_CHANNEL"],
+  notifier: [...COMMON_ENV, "FERRET_SLACK_CHANNEL", "FERRET_SLACK_CLAIM_STALE_SECONDS"],
 };
 const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
   stepExecutor: { OTX_API_KEY: "otx-api-key" },
