@@ -15,14 +15,21 @@ export function eventMessage(event: InvestigationEvent): JsonObject {
 }
 
 /**
- * Publishes committed events. Failures propagate (retryable) so the caller's retry
- * re-publishes; consumers deduplicate by (investigationId, seq).
+ * Publishes committed events, keyed by investigation so a subscription with ordering
+ * delivers one investigation's events in sequence. They go out together (the client keeps
+ * the order of one key); failures propagate (retryable) so the caller's retry re-publishes,
+ * and consumers deduplicate by (investigationId, seq).
  */
 export async function publishEvents(bus: EventBus, events: readonly InvestigationEvent[]): Promise<void> {
-  for (const event of events) {
-    await bus.publish(TOPICS.investigationEvents, eventMessage(event), {
-      investigationId: event.investigationId,
-      type: event.type,
-    });
-  }
+  const sent = events.map((event) =>
+    bus.publish(
+      TOPICS.investigationEvents,
+      eventMessage(event),
+      { investigationId: event.investigationId, type: event.type },
+      { orderingKey: event.investigationId },
+    ),
+  );
+  const outcomes = await Promise.allSettled(sent);
+  const failed = outcomes.find((o) => o.status === "rejected");
+  if (failed) throw failed.reason;
 }

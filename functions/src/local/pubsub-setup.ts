@@ -73,6 +73,8 @@ export async function ensureTopology(projectId: string, options: TopologyOptions
         await ensureSubscription(client, t, pushSubscriptionName(t), {
           pushConfig: { pushEndpoint: endpoint },
           ackDeadlineSeconds: options.ackDeadlineSeconds ?? 60,
+          // Not ordered, unlike Terraform's notifier subscription (ORDERED_TOPICS): the
+          // emulator never dead-letters on an ordered subscription, it just stops delivering.
           deadLetterPolicy: {
             deadLetterTopic: `projects/${projectId}/topics/${deadLetterTopic(t)}`,
             maxDeliveryAttempts,

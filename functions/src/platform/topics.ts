@@ -14,6 +14,13 @@ export const TOPICS = {
 export type TopicKey = keyof typeof TOPICS;
 export type TopicName = (typeof TOPICS)[TopicKey];
 
+/**
+ * Topics whose subscription delivers messages of one ordering key in order (Terraform's
+ * `ordered`, the local stack's `enableMessageOrdering`): investigation events, keyed by
+ * investigation, so a Slack thread reads in the order things happened.
+ */
+export const ORDERED_TOPICS: ReadonlySet<TopicName> = new Set<TopicName>([TOPICS.investigationEvents]);
+
 /** Each push subscription dead-letters into `<topic>-dead-letter`. */
 export function deadLetterTopic(topic: TopicName): string {
   return `${topic}-dead-letter`;

@@ -6,6 +6,9 @@ import { z } from "zod";
 import { createPubSub } from "../../../functions/src/adapters/pubsub/client.js";
 import { PublishError } from "../../../functions/src/adapters/pubsub/errors.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
+import { pullMessages } from "../../../functions/src/adapters/pubsub/pull.js";
+import { publishEvents } from "../../../functions/src/app/publish.js";
+import type { InvestigationEvent } from "../../../functions/src/domain/investigation.js";
 import { ensureTopology, pushSubscriptionName } from "../../../functions/src/local/pubsub-setup.js";
 import { TOPICS, type TopicName } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
@@ -86,6 +89,56 @@ test("publishes without attributes, and in parallel through one cached topic han
     .map((d) => PushBodySchema.parse(d.body));
   assert.deepEqual(new Set(deliveries.map((d) => d.message.messageId)), new Set(ids));
   for (const d of deliveries) assert.equal(Object.keys(d.message.attributes ?? {}).length, 0);
+});
+
+test("events are keyed by investigation and keep their order on an ordered subscription", async () => {
+  // Its own project and an ordered subscription, as Terraform makes the notifier's; the local
+  // stack's is unordered because the emulator does not dead-letter on ordered ones.
+  const orderedProject = uniqueProjectId("ordered");
+  const orderedClient = createPubSub({ projectId: orderedProject });
+  const orderedBus = new PubSubEventBus(orderedClient);
+  try {
+    await orderedClient.createTopic(TOPICS.investigationEvents);
+    await orderedClient
+      .topic(TOPICS.investigationEvents)
+      .createSubscription("ordered-probe", { enableMessageOrdering: true });
+    const ids = ["inv-00000000000000000000000a", "inv-00000000000000000000000b"];
+    const events: InvestigationEvent[] = [];
+    for (let seq = 1; seq <= 8; seq += 1) {
+      for (const investigationId of ids) {
+        events.push({
+          investigationId,
+          seq,
+          type: "step_finished",
+          at: new Date().toISOString(),
+          message: `#${seq}`,
+        });
+      }
+    }
+    // All sent at once: the order must come from the client keeping each key's order.
+    await publishEvents(orderedBus, events);
+    const pulled = await pullMessages(orderedClient, "ordered-probe", {
+      maxMessages: events.length,
+      timeoutMs: 15_000,
+    });
+    assert.equal(pulled.length, events.length);
+    for (const investigationId of ids) {
+      const mine = pulled.filter((m) => m.attributes.investigationId === investigationId);
+      assert.deepEqual(
+        mine.map((m) => m.orderingKey),
+        mine.map(() => investigationId),
+        "keyed by investigation",
+      );
+      assert.deepEqual(
+        mine.map((m) => (JSON.parse(m.data) as InvestigationEvent).seq),
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        `${investigationId}: received in publish order`,
+      );
+    }
+  } finally {
+    await orderedBus.close();
+    await orderedClient.close();
+  }
 });
 
 test("publishing to a topic that does not exist is a non-retryable PublishError", async () => {

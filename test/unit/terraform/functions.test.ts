@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
+import { ORDERED_TOPICS } from "../../../functions/src/platform/topics.js";
 import {
   arr,
   block,
@@ -58,6 +59,11 @@ test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that
     const row = obj(table[ep.name], `local.functions.${ep.name}`);
     assert.equal(row.trigger, ep.trigger, `${ep.name}: trigger`);
     assert.equal(row.topic, ep.trigger === "pubsub" ? ep.topic : null, `${ep.name}: topic`);
+    assert.equal(
+      row.ordered,
+      ep.trigger === "pubsub" && ORDERED_TOPICS.has(ep.topic),
+      `${ep.name}: ordered, as the code's ORDERED_TOPICS (the local stack) has it`,
+    );
   }
 });
 

@@ -1,7 +1,7 @@
 import type { PubSub, Topic } from "@google-cloud/pubsub";
 import type { JsonObject } from "../../domain/json.js";
 import type { TopicName } from "../../platform/topics.js";
-import type { EventBus } from "../../ports/event-bus.js";
+import type { EventBus, PublishOptions } from "../../ports/event-bus.js";
 import { createPubSub } from "./client.js";
 import { toPublishError } from "./errors.js";
 
@@ -24,13 +24,24 @@ export class PubSubEventBus implements EventBus {
         : projectIdOrClient;
   }
 
-  async publish(topic: TopicName, data: JsonObject, attributes?: Record<string, string>): Promise<string> {
+  async publish(
+    topic: TopicName,
+    data: JsonObject,
+    attributes?: Record<string, string>,
+    options: PublishOptions = {},
+  ): Promise<string> {
+    const handle = this.topic(topic);
+    const { orderingKey } = options;
     try {
-      return await this.topic(topic).publishMessage({
+      return await handle.publishMessage({
         data: Buffer.from(JSON.stringify(data), "utf8"),
         ...(attributes && Object.keys(attributes).length > 0 ? { attributes } : {}),
+        ...(orderingKey ? { orderingKey } : {}),
       });
     } catch (error) {
+      // After a failure the client refuses every later message with that key until told to
+      // resume; the caller's retry republishes, so resuming at once loses no order it needs.
+      if (orderingKey) handle.resumePublishing(orderingKey);
       throw toPublishError(error, topic);
     }
   }
@@ -45,7 +56,7 @@ export class PubSubEventBus implements EventBus {
   private topic(name: TopicName): Topic {
     let handle = this.topics.get(name);
     if (!handle) {
-      handle = this.client.topic(name);
+      handle = this.client.topic(name, { messageOrdering: true });
       this.topics.set(name, handle);
     }
     return handle;

@@ -8,6 +8,8 @@ export interface PulledMessage {
   /** Set by Pub/Sub when the subscription has a dead-letter policy. */
   deliveryAttempt: number | undefined;
   publishTime: string;
+  /** The key the publisher ordered it by, if any. */
+  orderingKey?: string;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function pullMessages(
           attributes: { ...message.attributes },
           deliveryAttempt: message.deliveryAttempt || undefined,
           publishTime: message.publishTime.toISOString(),
+          ...(message.orderingKey ? { orderingKey: message.orderingKey } : {}),
         });
         if (received.length >= options.maxMessages) {
           clearTimeout(timer);
