@@ -265,6 +265,7 @@ async function runToolCall(
     data,
     ...(outcome.ok ? {} : { error: outcome.summary }),
     durationMs: Date.now() - started,
+    ...(outcome.verdicts?.length ? { verdicts: outcome.verdicts.slice(0, 50) } : {}),
   };
   calls.push(record);
   iocs.push(...(outcome.iocs ?? []));

@@ -4,6 +4,7 @@ import { executeStep } from "../agent/executor.js";
 import { planInvestigation } from "../agent/planner.js";
 import { reflectOnProgress } from "../agent/reflector.js";
 import { createStepJournal } from "../agent/step-journal.js";
+import type { Conclusion } from "../domain/conclusion.js";
 import { errorMessage, InvalidInputError, ModelOutputError, NotFoundError } from "../domain/errors.js";
 import {
   type Investigation,
@@ -20,6 +21,7 @@ import type { Purpose } from "../model/port.js";
 import type { Committed } from "../ports/investigation-store.js";
 import { MAX_COMPRESSIONS_PER_STEP } from "./compression.js";
 import type { AppDeps } from "./deps.js";
+import { intelContradiction } from "./dismissal-check.js";
 import { publishEvents } from "./publish.js";
 
 /**
@@ -451,7 +453,29 @@ export async function finish(
         : {}),
     });
   });
-  const status: InvestigationStatus = mode === "conclude" ? "concluded" : "needs_human";
+  const held = mode === "conclude" ? intelContradiction(conclusion, results) : undefined;
+  if (held) {
+    deps.logger.warn("dismissal contradicted by threat intel; held for a person", {
+      investigationId: id,
+      verdict: held.verdict,
+      malicious: held.malicious.map((m) => `${m.type}:${m.value}`),
+    });
+  }
+  const concluded = mode === "conclude" && !held;
+  const status: InvestigationStatus = concluded ? "concluded" : "needs_human";
+  const finalReason = held ? held.reason : reason;
+  const kept: Conclusion = held
+    ? {
+        ...conclusion,
+        openQuestions: [
+          `Why would ${held.malicious
+            .map((m) => m.value)
+            .slice(0, 3)
+            .join(", ")} be harmless here, given threat intel marks it malicious?`.slice(0, 500),
+          ...conclusion.openQuestions,
+        ].slice(0, 10),
+      }
+    : conclusion;
   const finished = await commit(
     deps,
     await deps.store.update(id, (current) => {
@@ -461,16 +485,15 @@ export async function finish(
           ...withUsage(current, usage, deps.now()),
           ...modelFields(current, deps),
           status,
-          conclusion,
-          reason,
+          conclusion: kept,
+          reason: finalReason,
         },
         events: [
           {
-            type: mode === "conclude" ? "concluded" : "needs_human",
-            message:
-              mode === "conclude"
-                ? `Verdict ${conclusion.verdict} (${Math.round(conclusion.confidence * 100)}%): ${conclusion.summary}`
-                : `Needs a human: ${reason}`,
+            type: concluded ? "concluded" : "needs_human",
+            message: concluded
+              ? `Verdict ${kept.verdict} (${Math.round(kept.confidence * 100)}%): ${kept.summary}`
+              : `Needs a human: ${finalReason}`,
           },
         ],
       };

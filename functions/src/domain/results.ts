@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IndicatorVerdictSchema } from "./intel-verdict.js";
 import { IocSchema } from "./ioc.js";
 import { JsonObjectSchema, JsonValueSchema } from "./json.js";
 import { StepIdSchema } from "./plan.js";
@@ -29,6 +30,8 @@ export const ToolCallSchema = z.object({
   data: JsonValueSchema.optional(),
   error: z.string().optional(),
   durationMs: z.number().min(0),
+  /** Intel verdicts the tool's code recorded, kept whole even when `data` was cut for the prompt. */
+  verdicts: z.array(IndicatorVerdictSchema).max(50).optional(),
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 

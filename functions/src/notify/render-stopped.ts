@@ -37,6 +37,15 @@ export function renderStopped(
     findingFields(investigation.finding),
     section(md`*Why ferret stopped*\n${untrusted(why, { max: 1_500 })}`),
   ];
+  const draft = kind === "needs_human" ? investigation.conclusion : undefined;
+  if (draft) {
+    // The concluder's view, for the person deciding; not applied to the finding.
+    blocks.push(
+      section(
+        md`*Draft verdict (not applied)*: ${inline(draft.verdict, 20)} · ${String(Math.round(draft.confidence * 100))}%\n${untrusted(draft.summary, { max: 600 })}`,
+      ),
+    );
+  }
   const ordered = [...results].sort((a, b) => a.finishedAt.localeCompare(b.finishedAt));
   if (ordered.length > 0) {
     blocks.push(

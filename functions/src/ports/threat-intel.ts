@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { type IntelVerdict, IntelVerdictSchema } from "../domain/intel-verdict.js";
 import { IocTypeSchema } from "../domain/ioc.js";
 
-export const IntelVerdictSchema = z.enum(["malicious", "suspicious", "benign", "unknown"]);
-export type IntelVerdict = z.infer<typeof IntelVerdictSchema>;
+export { type IntelVerdict, IntelVerdictSchema };
 
 export const IntelReportSchema = z.object({
   indicator: z.object({ type: IocTypeSchema, value: z.string() }),

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Finding } from "../domain/finding.js";
+import type { IndicatorVerdict } from "../domain/intel-verdict.js";
 import type { Ioc } from "../domain/ioc.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { Usage } from "../domain/results.js";
@@ -27,6 +28,8 @@ export interface ToolOutput {
   data: JsonValue;
   /** IOCs the tool observed in its results. */
   iocs?: Ioc[];
+  /** Threat-intel verdicts per indicator, from the provider's data (threat_intel_lookup). */
+  verdicts?: IndicatorVerdict[];
   /** Model usage spent inside the tool (a sub-agent), charged to the calling step's budget. */
   usage?: Usage;
 }

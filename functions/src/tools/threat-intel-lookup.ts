@@ -98,6 +98,12 @@ export function createThreatIntelLookupTool(intel: ThreatIntel): AnyTool {
           ...(errors.length > 0 ? { errors } : {}),
         },
         iocs,
+        verdicts: reports.map((r) => ({
+          type: r.indicator.type,
+          value: r.indicator.value,
+          verdict: r.verdict,
+          sources: r.sources.slice(0, 10).map((source) => source.slice(0, 200)),
+        })),
       };
     },
   });

@@ -278,6 +278,33 @@ describe("needs_human and failed", () => {
     assert.ok(texts.includes("1 step executed · 1 wave · 0 plan revisions · 3 LLM calls · 1500 tokens"));
   });
 
+  it("needs_human shows the concluder's draft verdict, marked as not applied, escaped and defanged", () => {
+    const inv = fx.investigation({
+      status: "needs_human",
+      reason: "the model concluded benign (97%), but threat intel marks ip 203.0.113.66 (stix) as malicious",
+      conclusion: fx.conclusion({
+        verdict: "benign",
+        confidence: 0.97,
+        summary: "Scheduled test from 203.0.113.66 <!channel>",
+      }),
+    });
+    const texts = fx.allTexts(
+      renderStopped("needs_human", inv, fx.event({ type: "needs_human" }), [fx.stepResult()]).blocks,
+    );
+    assert.ok(
+      texts.includes(
+        "*Why ferret stopped*\nthe model concluded benign (97%), but threat intel marks ip 203.0.113[.]66 (stix) as malicious",
+      ),
+    );
+    const draft = texts.find((t) => t.startsWith("*Draft verdict (not applied)*"));
+    assert.ok(draft, "the draft verdict is shown");
+    assert.match(
+      draft,
+      /^\*Draft verdict \(not applied\)\*: benign · 97%\nScheduled test from 203\.0\.113\[\.\]66 /,
+    );
+    assert.doesNotMatch(draft, /<!channel>/);
+  });
+
   it("failed uses the event message when no reason was stored and admits nothing was learned", () => {
     const inv = fx.investigation({ status: "failed", reason: undefined });
     const message = renderStopped(
