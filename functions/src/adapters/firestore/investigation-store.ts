@@ -22,6 +22,7 @@ import type {
 } from "../../ports/investigation-store.js";
 import {
   checked,
+  type DocumentFields,
   decodeClaim,
   decodeEvent,
   decodeInvestigation,
@@ -167,26 +168,14 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     change: (current: Investigation) => Transition,
   ): Promise<Committed & { created: boolean; result: StepResult }> {
     const valid = checked(StepResultSchema, result, "step result");
-    const resultRef = this.investigationRef(id).collection(SUBCOLLECTIONS.results).doc(valid.stepId);
-    return this.transact(
-      id,
-      `record step result ${id}/${valid.stepId}`,
-      async (tx, mark) => {
-        const [current, existing] = await this.readWith(tx, id, resultRef, mark);
-        if (existing.exists) {
-          return {
-            investigation: current,
-            events: [],
-            created: false,
-            result: decodeStepResult(existing.data(), resultRef.path),
-          };
-        }
-        const committed = this.apply(tx, mark, current, change(current));
-        tx.create(resultRef, encodeStepResult(valid));
-        return { ...committed, created: true, result: valid };
-      },
-      (landed) => ({ ...landed, created: true, result: valid }),
-    );
+    const ref = this.investigationRef(id).collection(SUBCOLLECTIONS.results).doc(valid.stepId);
+    const out = await this.recordOnce(id, `record step result ${id}/${valid.stepId}`, ref, change, {
+      value: valid,
+      encode: encodeStepResult,
+      decode: decodeStepResult,
+    });
+    const { value, ...rest } = out;
+    return { ...rest, result: value };
   }
 
   async getStepResult(id: string, stepId: string): Promise<StepResult | undefined> {
@@ -215,25 +204,13 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     const ref = this.investigationRef(id)
       .collection(SUBCOLLECTIONS.reflections)
       .doc(reflectionDocId(valid.wave));
-    return this.transact(
-      id,
-      `record reflection ${id}/wave ${valid.wave}`,
-      async (tx, mark) => {
-        const [current, existing] = await this.readWith(tx, id, ref, mark);
-        if (existing.exists) {
-          return {
-            investigation: current,
-            events: [],
-            created: false,
-            reflection: decodeReflection(existing.data(), ref.path),
-          };
-        }
-        const committed = this.apply(tx, mark, current, change(current));
-        tx.create(ref, encodeReflection(valid));
-        return { ...committed, created: true, reflection: valid };
-      },
-      (landed) => ({ ...landed, created: true, reflection: valid }),
-    );
+    const out = await this.recordOnce(id, `record reflection ${id}/wave ${valid.wave}`, ref, change, {
+      value: valid,
+      encode: encodeReflection,
+      decode: decodeReflection,
+    });
+    const { value, ...rest } = out;
+    return { ...rest, reflection: value };
   }
 
   async getReflection(id: string, wave: number): Promise<Reflection | undefined> {
@@ -311,6 +288,38 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     return [...byId.values()]
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id))
       .slice(0, query.limit);
+  }
+
+  /**
+   * Creates a write-once child document (a step result, a reflection) in the transaction
+   * that applies its change to the investigation; a repeat returns the stored one unchanged.
+   */
+  private recordOnce<T>(
+    id: string,
+    what: string,
+    ref: DocumentReference,
+    change: (current: Investigation) => Transition,
+    doc: { value: T; encode: (value: T) => DocumentFields; decode: (data: unknown, path: string) => T },
+  ): Promise<Committed & { created: boolean; value: T }> {
+    return this.transact(
+      id,
+      what,
+      async (tx, mark) => {
+        const [current, existing] = await this.readWith(tx, id, ref, mark);
+        if (existing.exists) {
+          return {
+            investigation: current,
+            events: [],
+            created: false,
+            value: doc.decode(existing.data(), ref.path),
+          };
+        }
+        const committed = this.apply(tx, mark, current, change(current));
+        tx.create(ref, doc.encode(doc.value));
+        return { ...committed, created: true, value: doc.value };
+      },
+      (landed) => ({ ...landed, created: true, value: doc.value }),
+    );
   }
 
   private investigationRef(id: string): DocumentReference {
