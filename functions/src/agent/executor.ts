@@ -35,6 +35,11 @@ export interface ExecutorInput {
   now: () => Date;
   onToolCall?: (call: ToolCall) => void;
   /**
+   * Tokens this step may spend (its share of the investigation's budget). Once a round
+   * reaches it, the step stops without another model call and reports what the tools found.
+   */
+  tokenAllowance?: number;
+  /**
    * Durable history: the loop resumes from it, saves every tool round to it, and stops
    * (throwing what `pressure` returns) when the context is full or nearly so.
    */
@@ -129,6 +134,20 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     );
     messages.push({ role: "tool", responses });
     completed = iteration;
+    const spent = usage.inputTokens + usage.outputTokens;
+    if (input.tokenAllowance !== undefined && spent >= input.tokenAllowance) {
+      await input.journal?.save(state());
+      return buildResult(input, {
+        report: allowanceReport(toolCalls, spent, input.tokenAllowance, iteration),
+        toolCalls,
+        toolIocs,
+        usage,
+        iterations: iteration,
+        startedAt,
+        modelName,
+        error: `token allowance of ${input.tokenAllowance} reached (${spent} spent) before the step finished`,
+      });
+    }
     if (input.journal) {
       await input.journal.save(state());
       if (input.journal.overBudget(response.usage.inputTokens)) {
@@ -223,6 +242,27 @@ async function finalReport(
     StepReportSchema,
   );
   return { value: repaired.value, usage: repaired.usage };
+}
+
+/**
+ * The step's report when it ran out of tokens: written by code from the tool summaries, since
+ * asking the model for one would spend past the allowance.
+ */
+function allowanceReport(
+  toolCalls: readonly ToolCall[],
+  spent: number,
+  allowance: number,
+  rounds: number,
+): StepReport {
+  const answered = toolCalls.filter((c) => c.ok);
+  return {
+    outcome: "failed",
+    summary:
+      `Stopped at this step's share of the token budget (${spent} of ${allowance} tokens) after ${rounds} round(s) of tool calls, ` +
+      `before the model reported; ${answered.length} of ${toolCalls.length} tool call(s) answered.`,
+    facts: answered.slice(-10).map((c) => `${c.name}: ${c.summary}`.slice(0, 500)),
+    iocs: [],
+  };
 }
 
 function parseReport(text: string | undefined): StepReport | undefined {

@@ -12,7 +12,7 @@ import {
   type InvestigationStatus,
   TERMINAL_STATUSES,
 } from "../domain/investigation.js";
-import { decideNext, type NextAction } from "../domain/next-action.js";
+import { decideNext, type NextAction, stepTokenAllowance } from "../domain/next-action.js";
 import type { Plan } from "../domain/plan.js";
 import { applyPlanUpdates } from "../domain/plan-rules.js";
 import type { Reflection } from "../domain/reflection.js";
@@ -266,6 +266,7 @@ async function executeWithDeadline(
           model: deps.model,
           toolbox: deps.toolbox,
           maxIterations: deps.config.agent.maxStepIterations,
+          tokenAllowance: stepTokenAllowance(deps.config.agent, inv.counters),
           logger: deps.logger.child({ investigationId: inv.id, stepId }),
           now: deps.now,
           ...(deps.histories

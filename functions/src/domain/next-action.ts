@@ -59,9 +59,9 @@ export function decideNext(input: DecisionInput): NextAction {
     return { kind: "reflect", stepIds: [...input.finishedWave.stepIds] };
   }
   const ready = readySteps(plan);
-  // Reflecting after every step only makes sense if a wave is a single step.
-  const width = policy.reflection === "every_step" ? 1 : policy.maxParallelSteps;
-  if (ready.length > 0) return { kind: "execute", stepIds: ready.slice(0, width).map((s) => s.id) };
+  if (ready.length > 0) {
+    return { kind: "execute", stepIds: ready.slice(0, waveWidth(policy)).map((s) => s.id) };
+  }
   const pending = plan.steps.filter((s) => s.status === "pending");
   if (pending.length === 0) {
     if (input.lastReflection && input.lastReflection.refusedForBudget > 0) {
@@ -76,6 +76,22 @@ export function decideNext(input: DecisionInput): NextAction {
     kind: "conclude",
     reason: `steps ${pending.map((s) => s.id).join(", ")} cannot run because a step they depend on failed or was cancelled`,
   };
+}
+
+/** Most steps one wave runs; reflecting after every step only makes sense one step at a time. */
+export function waveWidth(policy: AgentPolicy): number {
+  return policy.reflection === "every_step" ? 1 : policy.maxParallelSteps;
+}
+
+/**
+ * Tokens one step may spend: an even share of what is left of the investigation's budget
+ * among the steps a wave may run at once. The budget is checked between waves; without a
+ * share, every step of a wave could spend all that is left, and the wave overshoot it by
+ * its width times. With it, the overshoot is at most one model call per step.
+ */
+export function stepTokenAllowance(policy: AgentPolicy, counters: Counters): number {
+  const used = counters.usage.inputTokens + counters.usage.outputTokens;
+  return Math.max(0, Math.floor((policy.tokenBudget - used) / waveWidth(policy)));
 }
 
 function reflectionDue(input: DecisionInput): boolean {

@@ -180,6 +180,14 @@ describe("budgets stop an investigation as needs_human, with what was learned, i
     assert.match(inv.reason ?? "", /token budget is used up/);
     const results = await store.listStepResults(inv.id);
     assert.ok(results.length > 0, "steps ran before the budget ran out");
+    // Each step stops at its share of what the plan left: one model call per step of the
+    // wave past the budget at most (before the shares: 4 500 of 1 000).
+    const atStop = Number(/used up \((\d+) of/.exec(inv.reason ?? "")?.[1]);
+    assert.ok(atStop <= 1_000 + 4 * 500, `spent ${atStop} when the budget stopped it`);
+    assert.ok(
+      results.every((r) => r.iterations <= 1),
+      `every step stopped after its first model call: ${results.map((r) => r.iterations).join(",")}`,
+    );
     assert.ok(stopped.includes(results[0]?.stepId ?? "?"), "the reply lists the steps that finished");
     figure(t, "token budget 1000 → status", `${inv.status} after ${results.length} step(s): ${inv.reason}`);
   });

@@ -34,7 +34,12 @@ const NOW = new Date("2024-05-14T10:00:00.000Z");
 
 function setup(
   script: ScriptedResponse[],
-  options: { maxIterations?: number; priorResults?: StepResult[]; deny?: string[] } = {},
+  options: {
+    maxIterations?: number;
+    priorResults?: StepResult[];
+    deny?: string[];
+    tokenAllowance?: number;
+  } = {},
 ) {
   const catalog = new PureCatalog([lookupIp, countFlows, deleteProject, whois]);
   const toolbox = new ToolBox(catalog, (name) => !(options.deny ?? []).includes(name));
@@ -53,6 +58,7 @@ function setup(
       logger: silentLogger,
       now: () => NOW,
       onToolCall: (c) => calls.push(c),
+      ...(options.tokenAllowance === undefined ? {} : { tokenAllowance: options.tokenAllowance }),
     });
   return { catalog, toolbox, model, calls, run };
 }
@@ -258,6 +264,57 @@ describe("executeStep: the tool-calling loop", () => {
     assert.equal(result.iterations, 2);
     assert.equal(result.error, "iteration cap of 2 reached before the step finished");
     assert.equal(result.toolCalls.length, 2);
+    assert.equal(result.summary, report.summary);
+  });
+
+  it("stops at its token allowance without another model call and reports what the tools found", async () => {
+    const spend = { inputTokens: 500, outputTokens: 100 };
+    const { model, catalog, run } = setup(
+      [
+        { toolCalls: [{ id: "r1", name: "lookup_ip", args: { ip: "45.9.148.108" } }], usage: spend },
+        {
+          toolCalls: [{ id: "r2", name: "count_flows", args: { destination: "45.9.148.108" } }],
+          usage: spend,
+        },
+        { toolCalls: [{ id: "r3", name: "lookup_ip", args: { ip: "45.9.148.109" } }], usage: spend },
+        { json: report },
+      ],
+      { maxIterations: 6, tokenAllowance: 1_000 },
+    );
+    const result = await run();
+
+    // 600 after the first round, 1200 after the second: stop there, no third call, no report call.
+    assert.equal(model.requests.length, 2);
+    assert.deepEqual(
+      catalog.runs.map((r) => r.name),
+      ["lookup_ip", "count_flows"],
+    );
+    assert.equal(result.status, "failed");
+    assert.equal(result.iterations, 2);
+    assert.equal(result.usage.inputTokens + result.usage.outputTokens, 1_200);
+    assert.equal(result.error, "token allowance of 1000 reached (1200 spent) before the step finished");
+    assert.match(
+      result.summary,
+      /^Stopped at this step's share of the token budget \(1200 of 1000 tokens\) after 2 round/,
+    );
+    assert.equal(result.facts.length, 2);
+    assert.ok(result.facts.every((f) => /^(lookup_ip|count_flows): /.test(f)));
+  });
+
+  it("a step that reports before its allowance runs as usual", async () => {
+    const { model, run } = setup(
+      [
+        {
+          toolCalls: [{ id: "r1", name: "lookup_ip", args: { ip: "45.9.148.108" } }],
+          usage: { inputTokens: 300 },
+        },
+        { json: report, usage: { inputTokens: 300 } },
+      ],
+      { tokenAllowance: 1_000 },
+    );
+    const result = await run();
+    assert.equal(model.requests.length, 2);
+    assert.equal(result.status, "done");
     assert.equal(result.summary, report.summary);
   });
 

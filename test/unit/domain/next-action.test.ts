@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type DecisionInput, decideNext, readySteps } from "../../../functions/src/domain/next-action.js";
+import {
+  type DecisionInput,
+  decideNext,
+  readySteps,
+  stepTokenAllowance,
+} from "../../../functions/src/domain/next-action.js";
 import { counters, plan, policy, step } from "../../fixtures/plans.js";
 
 const NOW = new Date("2024-05-14T10:00:00.000Z");
@@ -258,5 +263,30 @@ describe("decideNext: stopping", () => {
         stepIds: ["b"],
       },
     );
+  });
+});
+
+describe("stepTokenAllowance", () => {
+  const used = (tokens: number) =>
+    counters({ usage: { llmCalls: 3, inputTokens: tokens - 1_000, outputTokens: 1_000 } });
+
+  it("shares what is left of the budget evenly among the steps a wave may run", () => {
+    assert.equal(
+      stepTokenAllowance(policy({ tokenBudget: 100_000, maxParallelSteps: 4 }), used(20_000)),
+      20_000,
+    );
+    assert.equal(
+      stepTokenAllowance(policy({ tokenBudget: 100_001, maxParallelSteps: 4 }), used(20_000)),
+      20_000,
+    );
+  });
+
+  it("gives the whole remainder to a step that runs alone (every_step reflection)", () => {
+    const p = policy({ tokenBudget: 100_000, maxParallelSteps: 4, reflection: "every_step" });
+    assert.equal(stepTokenAllowance(p, used(20_000)), 80_000);
+  });
+
+  it("is zero, never negative, once the budget is used up", () => {
+    assert.equal(stepTokenAllowance(policy({ tokenBudget: 10_000 }), used(12_000)), 0);
   });
 });
