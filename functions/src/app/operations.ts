@@ -266,7 +266,7 @@ async function executeWithDeadline(
           model: deps.model,
           toolbox: deps.toolbox,
           maxIterations: deps.config.agent.maxStepIterations,
-          tokenAllowance: stepTokenAllowance(deps.config.agent, inv.counters),
+          tokenAllowance: stepTokenAllowance(deps.config.agent, inv.counters, plan),
           logger: deps.logger.child({ investigationId: inv.id, stepId }),
           now: deps.now,
           ...(deps.histories

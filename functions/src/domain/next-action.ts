@@ -85,13 +85,18 @@ export function waveWidth(policy: AgentPolicy): number {
 
 /**
  * Tokens one step may spend: an even share of what is left of the investigation's budget
- * among the steps a wave may run at once. The budget is checked between waves; without a
- * share, every step of a wave could spend all that is left, and the wave overshoot it by
- * its width times. With it, the overshoot is at most one model call per step.
+ * among the steps of its wave. The budget is checked between waves; without a share, every
+ * step of a wave could spend all that is left, and the wave overshoot it by its width
+ * times. With it, the overshoot is at most one model call per step.
+ *
+ * The wave is what `decideNext` would run from this plan: its ready steps (pending, or
+ * already running), at most `waveWidth`. A step read after a sibling finished counts one
+ * step fewer and gets a larger share, which only matters near the end of the budget.
  */
-export function stepTokenAllowance(policy: AgentPolicy, counters: Counters): number {
+export function stepTokenAllowance(policy: AgentPolicy, counters: Counters, plan: Plan): number {
   const used = counters.usage.inputTokens + counters.usage.outputTokens;
-  return Math.max(0, Math.floor((policy.tokenBudget - used) / waveWidth(policy)));
+  const wave = Math.min(Math.max(readySteps(plan).length, 1), waveWidth(policy));
+  return Math.max(0, Math.floor((policy.tokenBudget - used) / wave));
 }
 
 function reflectionDue(input: DecisionInput): boolean {

@@ -269,24 +269,28 @@ describe("decideNext: stopping", () => {
 describe("stepTokenAllowance", () => {
   const used = (tokens: number) =>
     counters({ usage: { llmCalls: 3, inputTokens: tokens - 1_000, outputTokens: 1_000 } });
+  const ready = (n: number) =>
+    plan([
+      step("done-one", { status: "done" }),
+      ...Array.from({ length: n }, (_, i) => step(`s${i}`, { dependsOn: ["done-one"] })),
+      step("later", { dependsOn: ["s0"] }),
+    ]);
 
-  it("shares what is left of the budget evenly among the steps a wave may run", () => {
-    assert.equal(
-      stepTokenAllowance(policy({ tokenBudget: 100_000, maxParallelSteps: 4 }), used(20_000)),
-      20_000,
-    );
-    assert.equal(
-      stepTokenAllowance(policy({ tokenBudget: 100_001, maxParallelSteps: 4 }), used(20_000)),
-      20_000,
-    );
+  it("shares what is left of the budget evenly among the steps of the wave", () => {
+    const p = policy({ tokenBudget: 100_000, maxParallelSteps: 4 });
+    assert.equal(stepTokenAllowance(p, used(20_000), ready(4)), 20_000);
+    assert.equal(stepTokenAllowance(p, used(20_000), ready(2)), 40_000);
+    // Six ready, but a wave runs four of them.
+    assert.equal(stepTokenAllowance(p, used(20_000), ready(6)), 20_000);
   });
 
-  it("gives the whole remainder to a step that runs alone (every_step reflection)", () => {
-    const p = policy({ tokenBudget: 100_000, maxParallelSteps: 4, reflection: "every_step" });
-    assert.equal(stepTokenAllowance(p, used(20_000)), 80_000);
+  it("gives the whole remainder to a step that runs alone", () => {
+    assert.equal(stepTokenAllowance(policy({ tokenBudget: 100_000 }), used(20_000), ready(1)), 80_000);
+    const oneAtATime = policy({ tokenBudget: 100_000, maxParallelSteps: 4, reflection: "every_step" });
+    assert.equal(stepTokenAllowance(oneAtATime, used(20_000), ready(4)), 80_000);
   });
 
   it("is zero, never negative, once the budget is used up", () => {
-    assert.equal(stepTokenAllowance(policy({ tokenBudget: 10_000 }), used(12_000)), 0);
+    assert.equal(stepTokenAllowance(policy({ tokenBudget: 10_000 }), used(12_000), ready(2)), 0);
   });
 });
