@@ -251,9 +251,9 @@ variable "functions" {
 }
 
 variable "pubsub_max_delivery_attempts" {
-  description = "Deliveries of a message to a push-triggered function before it is moved to the topic's dead-letter topic."
+  description = "Deliveries of a message to a push-triggered function before it is moved to the topic's dead-letter topic. Only retryable failures use them (malformed messages are dead-lettered by the code at once); 12 with the 10-600 s backoff keeps retrying for about an hour, so an outage of Firestore, Workflows or Slack shorter than that loses no finding and no Slack reply."
   type        = number
-  default     = 5
+  default     = 12
 
   validation {
     condition     = var.pubsub_max_delivery_attempts >= 5 && var.pubsub_max_delivery_attempts <= 100
