@@ -4,6 +4,7 @@ import { fromRoot } from "../platform/paths.js";
 import { evalCommand } from "./eval.js";
 import { investigate } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
+import { sweepCommand } from "./sweep.js";
 
 const printer = { line: (text: string) => process.stdout.write(`${text}\n`) };
 
@@ -81,6 +82,7 @@ program
   });
 
 program.addCommand(memoriesCommand());
+program.addCommand(sweepCommand());
 
 try {
   await program.parseAsync(process.argv);

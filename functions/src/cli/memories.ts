@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
 import { loadConfig } from "../config/config.js";
-import { ConfigError, NotFoundError } from "../domain/errors.js";
+import { NotFoundError } from "../domain/errors.js";
 import { embeddingSpace } from "../functions/catalog.js";
 import { choosePrimaryModel } from "../functions/compose.js";
 import { LOG_ANALYST_SCOPE, type Memory, type MemoryMatch } from "../memory/memory.js";
@@ -10,9 +10,7 @@ import type { MemoryStore } from "../memory/store.js";
 import { createOfflineModel } from "../model/offline/index.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
 import { createLogger } from "../platform/logger.js";
-
-/** The local stack's project (functions/src/cli/investigate.ts), the default against an emulator. */
-const LOCAL_PROJECT = "ferret-local";
+import { LOCAL_PROJECT, projectFromEnv } from "./project.js";
 
 export interface MemoriesBackend {
   store: MemoryStore;
@@ -39,15 +37,7 @@ functions that stored the memories. It does not count as a use.`;
 /** Reads the environment the way the functions do; nothing is contacted until a command runs. */
 export function backendFromEnv(env: NodeJS.ProcessEnv = process.env): MemoriesBackend {
   const config = loadConfig({ env });
-  const projectId =
-    env.GOOGLE_CLOUD_PROJECT ??
-    env.GCLOUD_PROJECT ??
-    (env.FIRESTORE_EMULATOR_HOST ? LOCAL_PROJECT : undefined);
-  if (!projectId) {
-    throw new ConfigError("set GOOGLE_CLOUD_PROJECT (or FIRESTORE_EMULATOR_HOST for a local emulator)");
-  }
-  // Against an emulator there is no metadata server; without this, google-auth probes for one and warns.
-  if (env.FIRESTORE_EMULATOR_HOST) process.env.METADATA_SERVER_DETECTION ??= "none";
+  const projectId = projectFromEnv(env);
   const store = new FirestoreMemoryStore(
     createFirestore({ projectId, databaseId: config.firestore.databaseId }),
   );

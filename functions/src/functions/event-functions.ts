@@ -1,5 +1,6 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
 import { ingestNotification } from "../app/ingest.js";
+import { sweepIfDue } from "../app/sweep.js";
 import { AgentSessionSchema } from "../domain/agent-session.js";
 import { ConfigError, errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import { InvestigationEventSchema } from "../domain/investigation.js";
@@ -67,6 +68,8 @@ export function ingestFunction(runtime: () => Promise<Runtime>) {
       const outcome = await ingestNotification(json, ingestDepsFor(rt));
       rt.logger.info("notification ingested", { messageId, ...outcome });
     });
+    // Housekeeping rides on ingest, at most once per window across instances; never throws.
+    await sweepIfDue(ingestDepsFor(rt));
   };
 }
 

@@ -58,6 +58,11 @@ export interface InvestigationStore {
    */
   claimOnce(scope: string, key: string, value?: Record<string, string>): Promise<boolean>;
   readClaim(scope: string, key: string): Promise<Record<string, string> | undefined>;
+  /**
+   * Investigations not finished (queued, planning, running, concluding) whose document has
+   * not changed since `updatedBefore` (ISO time), least recently changed first.
+   */
+  listStalled(query: { updatedBefore: string; limit: number }): Promise<Investigation[]>;
   /** Earlier investigations sharing a resource, principal or IOC value, newest first. */
   findRelated(query: {
     resourceName?: string;

@@ -67,6 +67,9 @@ export class MemoryClaimStore implements InvestigationStore {
   listEvents(): never {
     throw new Error("not used by the notifier");
   }
+  listStalled(): never {
+    throw new Error("not used by the notifier");
+  }
   findRelated(): never {
     throw new Error("not used by the notifier");
   }

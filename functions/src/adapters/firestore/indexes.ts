@@ -20,7 +20,7 @@ export const INVESTIGATION_INDEXES: readonly CompositeIndex[] = [
       { fieldPath: "status", order: "ASCENDING" },
       { fieldPath: "updatedAt", order: "DESCENDING" },
     ],
-    usedBy: "listing investigations by status, most recently changed first (operators, stuck-run sweeps)",
+    usedBy: "InvestigationStore.listStalled (the sweep of stalled investigations), one query per status",
   },
   {
     collectionGroup: "investigations",

@@ -11,6 +11,8 @@ import {
   type Investigation,
   type InvestigationEvent,
   InvestigationSchema,
+  InvestigationStatusSchema,
+  TERMINAL_STATUSES,
 } from "../../domain/investigation.js";
 import { type Reflection, ReflectionSchema } from "../../domain/reflection.js";
 import { type StepResult, StepResultSchema } from "../../domain/results.js";
@@ -255,6 +257,29 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     const ref = this.db.collection(COLLECTIONS.claims).doc(claimDocId(scope, key));
     const snapshot = await this.call(`read claim ${scope}/${key}`, () => ref.get());
     return snapshot.exists ? decodeClaim(snapshot.data(), ref.path).value : undefined;
+  }
+
+  /** One query per unfinished status (the status + updatedAt index), merged oldest first. */
+  async listStalled(query: { updatedBefore: string; limit: number }): Promise<Investigation[]> {
+    if (query.limit <= 0) return [];
+    const investigations = this.db.collection(COLLECTIONS.investigations);
+    const open = InvestigationStatusSchema.options.filter((s) => !TERMINAL_STATUSES.includes(s));
+    const found = await Promise.all(
+      open.map((status) =>
+        this.list(
+          investigations
+            .where("status", "==", status)
+            .where("updatedAt", "<", query.updatedBefore)
+            .orderBy("updatedAt", "desc")
+            .limit(query.limit),
+          decodeInvestigation,
+        ),
+      ),
+    );
+    return found
+      .flat()
+      .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))
+      .slice(0, query.limit);
   }
 
   /**
