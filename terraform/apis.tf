@@ -8,7 +8,8 @@ locals {
     "cloudbuild.googleapis.com",       # function builds
     "cloudfunctions.googleapis.com",   # Cloud Functions gen2
     "cloudresourcemanager.googleapis.com",
-    "firestore.googleapis.com", # investigations, memories
+    "cloudscheduler.googleapis.com", # the sweep's housekeeping tick
+    "firestore.googleapis.com",      # investigations, memories
     "iam.googleapis.com",
     "iamcredentials.googleapis.com", # OIDC tokens for push and workflow calls
     "logging.googleapis.com",

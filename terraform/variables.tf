@@ -261,6 +261,13 @@ variable "pubsub_max_delivery_attempts" {
   }
 }
 
+variable "sweep_schedule" {
+  description = "Cron schedule (UTC) of the housekeeping tick that sweeps investigations whose workflow died; null disables the job (ingest still sweeps after findings)."
+  type        = string
+  default     = "*/15 * * * *"
+  nullable    = true
+}
+
 variable "workflow_call_log_level" {
   description = "Workflows call logging level for the investigate workflow."
   type        = string

@@ -1,13 +1,13 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
 import { ingestNotification } from "../app/ingest.js";
-import { sweepIfDue } from "../app/sweep.js";
+import { sweepIfDue, sweepStalled } from "../app/sweep.js";
 import { AgentSessionSchema } from "../domain/agent-session.js";
 import { ConfigError, errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import { InvestigationEventSchema } from "../domain/investigation.js";
 import { introspectSession } from "../memory/introspect.js";
 import { handleInvestigationEvent } from "../notify/notifier.js";
 import { redactError } from "../platform/logger.js";
-import { deadLetterTopic, TOPICS, type TopicName } from "../platform/topics.js";
+import { deadLetterTopic, SWEEP_TICK, TOPICS, type TopicName } from "../platform/topics.js";
 import { embeddingSpace } from "./catalog.js";
 import { decodePubSubJson, PubSubEventDataSchema } from "./pubsub-message.js";
 import { ingestDepsFor, type Runtime } from "./runtime.js";
@@ -60,9 +60,22 @@ async function settle(
   }
 }
 
+function isSweepTick(event: CloudEvent<unknown>): boolean {
+  const envelope = PubSubEventDataSchema.safeParse(event.data);
+  return envelope.success && envelope.data.message.attributes?.[SWEEP_TICK.attribute] === SWEEP_TICK.value;
+}
+
 export function ingestFunction(runtime: () => Promise<Runtime>) {
   return async (event: CloudEvent<unknown>): Promise<void> => {
     const rt = await runtime();
+    if (isSweepTick(event)) {
+      // The schedule is the rate limit here, so no window claim; a failure is redelivered.
+      await settle(rt, TOPICS.findings, event, async () => {
+        const report = await sweepStalled(ingestDepsFor(rt));
+        rt.logger.info("housekeeping tick: sweep done", { ...report });
+      });
+      return;
+    }
     await settle(rt, TOPICS.findings, event, async () => {
       const { json, messageId } = decodePubSubJson(event.data);
       const outcome = await ingestNotification(json, ingestDepsFor(rt));

@@ -25,3 +25,10 @@ export const ORDERED_TOPICS: ReadonlySet<TopicName> = new Set<TopicName>([TOPICS
 export function deadLetterTopic(topic: TopicName): string {
   return `${topic}-dead-letter`;
 }
+
+/**
+ * A message on the findings topic with this attribute is a housekeeping tick, not a finding:
+ * Cloud Scheduler publishes one every 15 minutes (terraform/scheduler.tf) so the sweep of
+ * stalled investigations runs even when no findings arrive.
+ */
+export const SWEEP_TICK = { attribute: "ferret-task", value: "sweep" } as const;

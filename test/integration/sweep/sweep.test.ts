@@ -18,9 +18,9 @@ import {
 import { sweepCommand } from "../../../functions/src/cli/sweep.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import type { Investigation, InvestigationStatus } from "../../../functions/src/domain/investigation.js";
-import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
+import { deadLetterSubscriptionName, ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
-import { TOPICS } from "../../../functions/src/platform/topics.js";
+import { SWEEP_TICK, TOPICS } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { buildInvestigation, buildStepResult } from "../firestore/builders.js";
 
@@ -224,6 +224,36 @@ describe("ingest runs the sweep", { timeout: 120_000 }, () => {
     const swept = await store.require(stale.id);
     assert.equal(swept.status, "needs_human");
     assert.match(swept.reason ?? "", /exec-gone stopped without finishing it/);
+
+    // Cloud Scheduler's tick (terraform/scheduler.tf) sweeps without waiting for a window,
+    // and is not mistaken for a malformed finding.
+    const later = { ...buildInvestigation({ createdAt: at }), status: "planning" as const, updatedAt: at };
+    await store.create(later, []);
+    const tick = await fetch(`${url}/projects/${projectId}/topics/${TOPICS.findings}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        message: {
+          data: Buffer.from("{}").toString("base64"),
+          attributes: { [SWEEP_TICK.attribute]: SWEEP_TICK.value },
+          messageId: "m-tick",
+        },
+        subscription: `projects/${projectId}/subscriptions/s`,
+      }),
+    });
+    assert.ok(tick.status >= 200 && tick.status < 300, `ingest answered ${tick.status}`);
+    assert.equal((await store.require(later.id)).status, "needs_human");
+    const pubsub = createPubSub({ projectId });
+    const dead = await pullMessages(pubsub, deadLetterSubscriptionName(TOPICS.findings), {
+      maxMessages: 5,
+      timeoutMs: 2_000,
+    });
+    assert.deepEqual(
+      dead.map((d) => d.attributes.reason ?? ""),
+      ["invalid_input: the message data is not valid JSON"],
+      "only the malformed message was dead-lettered, not the tick",
+    );
+    await pubsub.close();
     await db.terminate();
   });
 });
