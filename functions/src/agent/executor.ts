@@ -94,6 +94,17 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     maxIterations: input.maxIterations,
     finalReportOnly,
   });
+  const result = (report: StepReport, iterations: number, model: string, error?: string): StepResult =>
+    buildResult(input, {
+      report,
+      toolCalls,
+      toolIocs,
+      usage,
+      iterations,
+      startedAt,
+      modelName: model,
+      ...(error ? { error } : {}),
+    });
   const request = (iteration: number): GenerateRequest => ({
     purpose: "executor",
     system,
@@ -110,15 +121,7 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     if (response.toolCalls.length === 0) {
       const report = await finalReport(input, system, messages, response.text, baseContext(iteration, true));
       usage = addUsage(usage, report.usage);
-      return buildResult(input, {
-        report: report.value,
-        toolCalls,
-        toolIocs,
-        usage,
-        iterations: iteration,
-        startedAt,
-        modelName,
-      });
+      return result(report.value, iteration, modelName);
     }
     messages.push({
       role: "model",
@@ -134,28 +137,21 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     );
     messages.push({ role: "tool", responses });
     completed = iteration;
+    await input.journal?.save(state());
     const spent = usage.inputTokens + usage.outputTokens;
     if (input.tokenAllowance !== undefined && spent >= input.tokenAllowance) {
-      await input.journal?.save(state());
-      return buildResult(input, {
-        report: allowanceReport(toolCalls, spent, input.tokenAllowance, iteration),
-        toolCalls,
-        toolIocs,
-        usage,
-        iterations: iteration,
-        startedAt,
+      return result(
+        allowanceReport(toolCalls, spent, input.tokenAllowance, iteration),
+        iteration,
         modelName,
-        error: `token allowance of ${input.tokenAllowance} reached (${spent} spent) before the step finished`,
-      });
+        `token allowance of ${input.tokenAllowance} reached (${spent} spent) before the step finished`,
+      );
     }
-    if (input.journal) {
-      await input.journal.save(state());
-      if (input.journal.overBudget(response.usage.inputTokens)) {
-        throw await input.journal.pressure(state(), {
-          reason: `the last request used ${response.usage.inputTokens} input tokens, past the compression threshold`,
-          inputTokens: response.usage.inputTokens,
-        });
-      }
+    if (input.journal?.overBudget(response.usage.inputTokens)) {
+      throw await input.journal.pressure(state(), {
+        reason: `the last request used ${response.usage.inputTokens} input tokens, past the compression threshold`,
+        inputTokens: response.usage.inputTokens,
+      });
     }
   }
 
@@ -176,16 +172,12 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     StepReportSchema,
   );
   usage = addUsage(usage, forced.usage);
-  return buildResult(input, {
-    report: forced.value,
-    toolCalls,
-    toolIocs,
-    usage,
-    iterations: input.maxIterations,
-    startedAt,
-    modelName: forced.model,
-    error: `iteration cap of ${input.maxIterations} reached before the step finished`,
-  });
+  return result(
+    forced.value,
+    input.maxIterations,
+    forced.model,
+    `iteration cap of ${input.maxIterations} reached before the step finished`,
+  );
 }
 
 /**
