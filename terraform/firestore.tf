@@ -115,3 +115,19 @@ resource "google_firestore_index" "vector" {
     }
   }
 }
+
+# Once-only markers (TTL_COLLECTIONS and EXPIRE_AT_FIELD in
+# functions/src/adapters/firestore/paths.ts) carry expireAt, 30 days after they were written,
+# past any redelivery or dead-letter replay; Firestore's TTL policy deletes them after it.
+resource "google_firestore_field" "marker_ttl" {
+  for_each = toset(["claims", "memorySessions"])
+
+  project    = var.project_id
+  database   = google_firestore_database.ferret.name
+  collection = each.key
+  field      = "expireAt"
+
+  ttl_config {}
+  # Nothing queries the field: no single-field indexes for it.
+  index_config {}
+}

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Firestore } from "@google-cloud/firestore";
+import type { Firestore, Timestamp } from "@google-cloud/firestore";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
+import { COLLECTIONS, claimDocId, EXPIRE_AT_FIELD } from "../../../functions/src/adapters/firestore/paths.js";
 import { InvalidInputError, NotFoundError, StorageError } from "../../../functions/src/domain/errors.js";
 import type { ToolCall } from "../../../functions/src/domain/results.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
@@ -351,6 +352,14 @@ describe("claimOnce", () => {
     assert.equal(await store.claimOnce("session-scored", key), true);
     assert.deepEqual(await store.readClaim("session-scored", key), {});
     assert.equal(await store.claimOnce("a/b", "c/../d"), true);
+  });
+
+  test("a claim expires 30 days after it was made (Firestore's TTL policy deletes it then)", async () => {
+    const key = `ttl:${Math.random()}`;
+    await store.claimOnce("slack-event", key, { state: "pending" });
+    const raw = await clients[0]!.collection(COLLECTIONS.claims).doc(claimDocId("slack-event", key)).get();
+    const expireAt = raw.get(EXPIRE_AT_FIELD) as Timestamp;
+    assert.equal(expireAt.toDate().toISOString(), "2026-03-31T12:00:00.000Z");
   });
 
   test("five concurrent claims from independent clients: one wins", async () => {

@@ -4,6 +4,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { INVESTIGATION_INDEXES } from "../../../functions/src/adapters/firestore/indexes.js";
+import { MEMORY_SESSIONS } from "../../../functions/src/adapters/firestore/memory-store.js";
+import {
+  COLLECTIONS,
+  EXPIRE_AT_FIELD,
+  TTL_COLLECTIONS,
+} from "../../../functions/src/adapters/firestore/paths.js";
 import {
   arr,
   blocks,
@@ -132,4 +138,14 @@ test("docs/deploy.md gives the equivalent gcloud command for every index", () =>
     ]),
   ];
   assert.deepEqual(canonical(documented), canonical(expected));
+});
+
+test("once-only markers expire: a TTL policy on expireAt for each of TTL_COLLECTIONS", () => {
+  assert.deepEqual([...TTL_COLLECTIONS].sort(), [COLLECTIONS.claims, MEMORY_SESSIONS].sort());
+  const field = resource(tf, "google_firestore_field.marker_ttl");
+  assert.equal(field.for_each, `\${toset(${JSON.stringify([...TTL_COLLECTIONS])})}`.replace(/,/g, ", "));
+  assert.equal(field.collection, "${each.key}");
+  assert.equal(field.field, EXPIRE_AT_FIELD);
+  assert.equal(field.database, "${google_firestore_database.ferret.name}");
+  assert.equal(blocks(field, "ttl_config", "marker_ttl").length, 1, "ttl_config");
 });

@@ -37,7 +37,15 @@ import {
 } from "./codec.js";
 import { ALREADY_EXISTS, grpcCode, INVALID_ARGUMENT, toStorageError } from "./errors.js";
 import { KeyedMutex } from "./keyed-mutex.js";
-import { COLLECTIONS, claimDocId, eventDocId, reflectionDocId, SUBCOLLECTIONS } from "./paths.js";
+import {
+  COLLECTIONS,
+  claimDocId,
+  EXPIRE_AT_FIELD,
+  eventDocId,
+  markerExpiry,
+  reflectionDocId,
+  SUBCOLLECTIONS,
+} from "./paths.js";
 
 export interface FirestoreInvestigationStoreOptions {
   /** Clock for event timestamps and claims; injectable so tests can pin it. */
@@ -242,6 +250,7 @@ export class FirestoreInvestigationStore implements InvestigationStore {
         value: value ?? {},
         claimedAt: this.now().toISOString(),
         [WRITE_TOKEN]: token,
+        [EXPIRE_AT_FIELD]: markerExpiry(this.now()),
       });
       return true;
     } catch (error) {

@@ -27,6 +27,7 @@ import type {
 import { EMBEDDING_DIMENSIONS } from "../../model/port.js";
 import { checked } from "./codec.js";
 import { grpcCode, NOT_FOUND, toStorageError } from "./errors.js";
+import { EXPIRE_AT_FIELD, markerExpiry } from "./paths.js";
 
 /**
  * Layout, next to the documents in ./paths.ts:
@@ -225,6 +226,7 @@ export class FirestoreMemoryStore implements MemoryStore {
             outcome.created.push(claim.id);
           });
           tx.create(markerRef, {
+            [EXPIRE_AT_FIELD]: markerExpiry(input.at),
             sessionId: input.sessionId,
             investigationId: input.investigationId,
             scope: input.scope,
@@ -235,7 +237,7 @@ export class FirestoreMemoryStore implements MemoryStore {
             lowered: outcome.lowered,
             deleted: outcome.deleted,
             missing: outcome.missing,
-          } satisfies z.infer<typeof SessionRecordSchema>);
+          } satisfies z.infer<typeof SessionRecordSchema> & { [EXPIRE_AT_FIELD]: Date });
           return outcome;
         },
         { maxAttempts: this.maxAttempts },

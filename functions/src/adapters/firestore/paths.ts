@@ -13,6 +13,20 @@ export const COLLECTIONS = {
   claims: "claims",
 } as const;
 
+/**
+ * Once-only markers are needed only while a message can still be delivered again: Pub/Sub
+ * keeps an unacknowledged message at most 7 days and the dead-letter hold 14. Documents in
+ * these collections carry `expireAt` and Firestore's TTL policy (terraform/firestore.tf)
+ * deletes them after it, so the markers do not pile up forever.
+ */
+export const EXPIRE_AT_FIELD = "expireAt";
+export const MARKER_TTL_MS = 30 * 24 * 3_600_000;
+export const TTL_COLLECTIONS = ["claims", "memorySessions"] as const;
+
+export function markerExpiry(now: Date): Date {
+  return new Date(now.getTime() + MARKER_TTL_MS);
+}
+
 export const SUBCOLLECTIONS = {
   results: "results",
   reflections: "reflections",
