@@ -265,8 +265,10 @@ describe("applyIntrospection: scores, pruning, exactly once per session", () => 
     assert.deepEqual(records.docs[0]?.get("lowered"), [m]);
     assert.equal(records.docs[0]?.get("model"), "test");
     // The marker outlives any redelivery, then Firestore's TTL policy removes it.
-    const applied = Date.parse(records.docs[0]?.get("appliedAt") as string);
-    const expireAt = (records.docs[0]?.get("expireAt") as { toMillis(): number }).toMillis();
+    const record = records.docs[0];
+    assert.ok(record);
+    const applied = Date.parse(record.get("appliedAt") as string);
+    const expireAt = (record.get("expireAt") as { toMillis(): number }).toMillis();
     assert.equal(expireAt - applied, 30 * 24 * 3_600_000);
   });
 
