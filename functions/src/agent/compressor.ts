@@ -119,7 +119,9 @@ async function summarize(input: CompressInput, compressed: Message[], iocs: Ioc[
   });
   // The offline playbook model reasons over structured context and has no summary rules.
   if (input.model.offline) return rules();
-  const context: CompressorContext = { purpose: "compressor", messages: compressed, iocs };
+  // Thought signatures are provider state for replaying the calls, not content to summarize.
+  const shown = compressed.map(withoutSignatures);
+  const context: CompressorContext = { purpose: "compressor", messages: shown, iocs };
   try {
     const response = await input.model.generate({
       purpose: "compressor",
@@ -128,9 +130,9 @@ async function summarize(input: CompressInput, compressed: Message[], iocs: Ioc[
         {
           role: "user",
           text: renderPrompt("compressor.user", {
-            messages: compressed,
+            messages: shown,
             iocs,
-            messageCount: compressed.length,
+            messageCount: shown.length,
           }),
         },
       ],
@@ -146,4 +148,9 @@ async function summarize(input: CompressInput, compressed: Message[], iocs: Ioc[
     if (error instanceof FerretError && !error.retryable) return rules(error.message);
     throw error;
   }
+}
+
+function withoutSignatures(message: Message): Message {
+  if (message.role !== "model" || !message.toolCalls?.some((c) => c.signature)) return message;
+  return { ...message, toolCalls: message.toolCalls.map(({ signature: _state, ...call }) => call) };
 }

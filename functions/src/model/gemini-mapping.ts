@@ -20,35 +20,30 @@ export const GENERATED_CALL_ID_PREFIX = "ferret-call-";
 /** Finish reasons after which the candidate is a usable answer. */
 const USABLE_FINISH = new Set(["STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"]);
 
-export interface SignatureLookup {
-  get(callId: string): string | undefined;
-}
-
 /**
  * Our conversation as Gemini `contents`. Tool results go back as functionResponse parts in a
  * user turn, which both the Developer API and Vertex accept. Empty turns are dropped because
  * Gemini rejects a content with no parts.
  */
-export function toGeminiContents(messages: readonly Message[], signatures?: SignatureLookup): Content[] {
+export function toGeminiContents(messages: readonly Message[]): Content[] {
   const contents: Content[] = [];
   for (const message of messages) {
-    const parts = toParts(message, signatures);
+    const parts = toParts(message);
     if (parts.length > 0) contents.push({ role: message.role === "model" ? "model" : "user", parts });
   }
   return contents;
 }
 
-function toParts(message: Message, signatures?: SignatureLookup): Part[] {
+function toParts(message: Message): Part[] {
   switch (message.role) {
     case "user":
       return message.text === "" ? [] : [{ text: message.text }];
     case "model": {
       const parts: Part[] = message.text ? [{ text: message.text }] : [];
       for (const call of message.toolCalls ?? []) {
-        const signature = signatures?.get(call.id);
         parts.push({
           functionCall: { ...providerId(call.id), name: call.name, args: call.args },
-          ...(signature ? { thoughtSignature: signature } : {}),
+          ...(call.signature ? { thoughtSignature: call.signature } : {}),
         });
       }
       return parts;
@@ -105,17 +100,11 @@ export function labelValue(text: string): string {
     .slice(0, 63);
 }
 
-export interface MappedResponse {
-  response: GenerateResponse;
-  /** Thought signatures by call id: Gemini 3 requires them echoed on the next turn. */
-  signatures: Array<[string, string]>;
-}
-
 export function fromGeminiResponse(
   raw: GenerateContentResponse,
   model: string,
   newId: () => string,
-): MappedResponse {
+): GenerateResponse {
   const usage = usageOf(raw);
   const candidate = raw.candidates?.[0];
   if (!candidate) {
@@ -141,13 +130,15 @@ export function fromGeminiResponse(
   }
   let text: string | undefined;
   const toolCalls: ToolCallRequest[] = [];
-  const signatures: Array<[string, string]> = [];
   for (const part of candidate.content?.parts ?? []) {
     if (typeof part.text === "string" && part.thought !== true) text = (text ?? "") + part.text;
     if (part.functionCall?.name) {
-      const id = part.functionCall.id || newId();
-      toolCalls.push({ id, name: part.functionCall.name, args: asJsonObject(part.functionCall.args) });
-      if (part.thoughtSignature) signatures.push([id, part.thoughtSignature]);
+      toolCalls.push({
+        id: part.functionCall.id || newId(),
+        name: part.functionCall.name,
+        args: asJsonObject(part.functionCall.args),
+        ...(part.thoughtSignature ? { signature: part.thoughtSignature } : {}),
+      });
     }
   }
   if (toolCalls.length === 0 && (text === undefined || text.trim() === "")) {
@@ -161,7 +152,7 @@ export function fromGeminiResponse(
     ...(text !== undefined ? { text } : {}),
     ...(finishReason !== undefined ? { finishReason } : {}),
   };
-  return { response, signatures };
+  return response;
 }
 
 /**

@@ -22,8 +22,6 @@ import {
   type Model,
 } from "./port.js";
 
-/** Thought signatures kept for the tool-calling loop; old ones are useless after a few turns. */
-const MAX_SIGNATURES = 2_000;
 /** Vertex embedding requests that go out at once when each carries a single text. */
 const EMBED_CONCURRENCY = 4;
 
@@ -38,7 +36,6 @@ export class GeminiModel implements Model {
   readonly embeddingModel: string;
   private readonly options: ResolvedGeminiOptions;
   private readonly client: GoogleGenAI;
-  private readonly signatures = new Map<string, string>();
 
   constructor(options: GeminiOptions = {}) {
     const parsed = GeminiOptionsSchema.safeParse(options);
@@ -58,7 +55,7 @@ export class GeminiModel implements Model {
     try {
       raw = await this.client.models.generateContent({
         model: this.name,
-        contents: toGeminiContents(request.messages, this.signatures),
+        contents: toGeminiContents(request.messages),
         config: toGeminiConfig(request, {
           vertexai: this.options.vertexai,
           ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
@@ -67,13 +64,8 @@ export class GeminiModel implements Model {
     } catch (error) {
       throw classifyProviderError(error);
     }
-    const { response, signatures } = fromGeminiResponse(
-      raw,
-      this.name,
-      () => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`,
-    );
-    for (const [id, signature] of signatures) this.remember(id, signature);
-    return response;
+    // Thought signatures come back on the calls themselves (ToolCallRequest.signature).
+    return fromGeminiResponse(raw, this.name, () => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`);
   }
 
   async embed(request: EmbedRequest): Promise<number[][]> {
@@ -117,14 +109,6 @@ export class GeminiModel implements Model {
       );
     }
     return vectors.map(normalize);
-  }
-
-  private remember(id: string, signature: string): void {
-    if (this.signatures.size >= MAX_SIGNATURES) {
-      const oldest = this.signatures.keys().next().value;
-      if (oldest !== undefined) this.signatures.delete(oldest);
-    }
-    this.signatures.set(id, signature);
   }
 }
 

@@ -10,6 +10,7 @@ export const ToolCallRequestSchema: z.ZodType<ToolCallRequest> = z.object({
   id: z.string(),
   name: z.string(),
   args: JsonObjectSchema,
+  signature: z.string().max(1_000_000).optional(),
 });
 
 export const ToolResponseSchema: z.ZodType<ToolResponse> = z.object({

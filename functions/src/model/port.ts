@@ -36,6 +36,12 @@ export interface ToolCallRequest {
   id: string;
   name: string;
   args: JsonObject;
+  /**
+   * Opaque provider state tied to the call (Gemini's thought signature), echoed back with it
+   * on later turns. It travels with the call, so a step history saved to storage and resumed
+   * in another process still carries it.
+   */
+  signature?: string;
 }
 
 export interface ToolResponse {

@@ -9,6 +9,7 @@ import {
 } from "../../../functions/src/domain/errors.js";
 import { ProviderUnavailableError } from "../../../functions/src/model/errors.js";
 import { GeminiModel } from "../../../functions/src/model/gemini.js";
+import { MessageSchema } from "../../../functions/src/model/message-schema.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
 import { FakeGeminiServer, geminiAnswer } from "./fake-gemini-server.js";
@@ -195,7 +196,12 @@ describe("GeminiModel.generate: what comes back", () => {
     assert.equal(response.finishReason, "STOP");
     assert.deepEqual(response.usage, { llmCalls: 1, inputTokens: 1_007, outputTokens: 250 });
     assert.equal(response.toolCalls.length, 2);
-    assert.deepEqual(response.toolCalls[0], { id: "fc-1", name: "query_logs", args: { table: "activity" } });
+    assert.deepEqual(response.toolCalls[0], {
+      id: "fc-1",
+      name: "query_logs",
+      args: { table: "activity" },
+      signature: "c2lnLTE=",
+    });
     assert.equal(response.toolCalls[1]!.name, "lookup_ioc");
     assert.deepEqual(response.toolCalls[1]!.args, { value: "203.0.113.7" });
     assert.match(response.toolCalls[1]!.id, /^ferret-call-[0-9a-f-]{36}$/);
@@ -243,6 +249,30 @@ describe("GeminiModel.generate: what comes back", () => {
         ],
       },
     ]);
+  });
+
+  it("echoes a signature from a history stored and read back by another instance (a resumed step)", async () => {
+    server.reply(
+      geminiAnswer([
+        { functionCall: { id: "fc-9", name: "query_logs", args: {} }, thoughtSignature: "c2lnLTk=" },
+      ]),
+      geminiAnswer([{ text: "{}" }]),
+    );
+    const first = await gemini().generate(simple);
+    // What the step journal saves and a new process reads back.
+    const stored = JSON.parse(
+      JSON.stringify([...simple.messages, { role: "model", toolCalls: first.toolCalls }]),
+    ) as unknown[];
+    const resumed = stored.map((m) => MessageSchema.parse(m));
+    await gemini().generate({
+      ...simple,
+      messages: [...resumed, { role: "tool", responses: [{ id: "fc-9", name: "query_logs", response: {} }] }],
+    });
+    const contents = (server.requests[1]!.body as { contents: unknown[] }).contents;
+    assert.deepEqual(contents[1], {
+      role: "model",
+      parts: [{ functionCall: { id: "fc-9", name: "query_logs", args: {} }, thoughtSignature: "c2lnLTk=" }],
+    });
   });
 
   it("turns a blocked prompt, a safety stop and an empty answer into ModelOutputError", async () => {

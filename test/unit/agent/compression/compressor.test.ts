@@ -70,6 +70,29 @@ describe("compressHistory", () => {
     assert.ok(outcome.bytes.after < outcome.bytes.before);
   });
 
+  it("shows the model no thought signatures, and keeps them on the calls it leaves verbatim", async () => {
+    const signed = messages.map(
+      (m, i): Message =>
+        m.role === "model" && m.toolCalls
+          ? { ...m, toolCalls: m.toolCalls.map((c) => ({ ...c, signature: `sig-${i}-${c.id}` })) }
+          : m,
+    );
+    assert.ok(
+      signed.some((m) => m.role === "model" && m.toolCalls?.length),
+      "the corpus has tool calls",
+    );
+    const model = new ScriptedModel({ compressor: [lossySummary(1000)] });
+    const outcome = await compressHistory({ messages: signed, model });
+    const request = model.requests[0]!;
+    assert.doesNotMatch(JSON.stringify(request.messages), /sig-\d+-/);
+    assert.doesNotMatch(JSON.stringify(ctx(request).messages), /sig-\d+-/);
+    const split = splitHistory(signed);
+    assert.deepEqual(outcome.messages.slice(1), split.kept, "kept calls still carry their signatures");
+    const keptCalls = split.kept.flatMap((m) => (m.role === "model" ? (m.toolCalls ?? []) : []));
+    assert.ok(keptCalls.length > 0, "the kept part has tool calls");
+    assert.ok(keptCalls.every((c) => c.signature?.startsWith("sig-")));
+  });
+
   it("appends, as a marked list, exactly the indicators the summary dropped", async () => {
     const model = new ScriptedModel({ compressor: [lossySummary(2)] });
     const outcome = await compressHistory({ messages, model });
