@@ -10,6 +10,7 @@ import {
   type Investigation,
   type InvestigationEvent,
   type InvestigationStatus,
+  settledVerdictField,
   TERMINAL_STATUSES,
 } from "../domain/investigation.js";
 import { decideNext, type NextAction, stepTokenAllowance } from "../domain/next-action.js";
@@ -133,7 +134,7 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
         id: r.id,
         category: r.finding.category,
         resource: r.finding.resource.name,
-        ...(r.conclusion ? { verdict: r.conclusion.verdict } : {}),
+        ...settledVerdictField(r),
         createdAt: r.createdAt,
         sharedBy: "resource",
       })),

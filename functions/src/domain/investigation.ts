@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ConclusionSchema } from "./conclusion.js";
+import { ConclusionSchema, type Verdict } from "./conclusion.js";
 import { FindingSchema } from "./finding.js";
 import { PlanSchema } from "./plan.js";
 import { UsageSchema } from "./results.js";
@@ -88,3 +88,22 @@ export const InvestigationEventSchema = z.object({
   stepId: z.string().optional(),
 });
 export type InvestigationEvent = z.infer<typeof InvestigationEventSchema>;
+
+/**
+ * The verdict later investigations may lean on: only a concluded investigation's. A
+ * needs_human investigation can hold a draft conclusion (e.g. a dismissal that threat intel
+ * contradicted); offering it as precedent would spread exactly what was held back.
+ */
+export function settledVerdict(
+  investigation: Pick<Investigation, "status" | "conclusion">,
+): Verdict | undefined {
+  return investigation.status === "concluded" ? investigation.conclusion?.verdict : undefined;
+}
+
+/** `{ verdict }` when there is a settled verdict, for spreading into summaries of past investigations. */
+export function settledVerdictField(investigation: Pick<Investigation, "status" | "conclusion">): {
+  verdict?: Verdict;
+} {
+  const verdict = settledVerdict(investigation);
+  return verdict ? { verdict } : {};
+}

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type Verdict, VerdictSchema } from "../domain/conclusion.js";
 import { errorMessage, isRetryable, ToolFailedError } from "../domain/errors.js";
 import { type Finding, findingIocs } from "../domain/finding.js";
-import type { Investigation } from "../domain/investigation.js";
+import { type Investigation, settledVerdictField } from "../domain/investigation.js";
 import type { JsonObject } from "../domain/json.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
@@ -128,7 +128,7 @@ export async function indexFindingEmbedding(
   await deps.embeddings.upsert(investigation.id, vector, {
     category: investigation.finding.category,
     resource: investigation.finding.resource.name,
-    ...(investigation.conclusion ? { verdict: investigation.conclusion.verdict } : {}),
+    ...settledVerdictField(investigation),
     createdAt: investigation.createdAt,
   });
 }
@@ -280,7 +280,7 @@ export function createRelatedFindingsTool(options: RelatedFindingsToolOptions): 
             id: found.id,
             category: found.finding.category,
             resource: found.finding.resource.name,
-            ...(found.conclusion ? { verdict: found.conclusion.verdict } : {}),
+            ...settledVerdictField(found),
             ...(found.status !== "concluded" ? { status: found.status } : {}),
             createdAt: found.createdAt,
             relatedBy: [...reasons, ...(similar?.relatedBy ?? [])],

@@ -289,6 +289,24 @@ describe("related_findings on the emulator", () => {
     );
   });
 
+  it("a held draft verdict (needs_human) is not indexed, nor offered as a related finding's verdict", async () => {
+    const embedder = recordingEmbedder(unitWithSimilarity(0.995, 11));
+    const drafted = concluded(buildInvestigation({ resourceName: VM, createdAt: at(11) }), "benign");
+    const held: Investigation = { ...drafted, status: "needs_human", reason: "threat intel disagrees" };
+    await store.create(held, []);
+    await indexFindingEmbedding({ embeddings, embedder }, held);
+    const stored = await embeddings.nearest(unitWithSimilarity(0.995, 11), { limit: 1, minSimilarity: 0.99 });
+    assert.deepEqual(
+      stored.map((f) => [f.id, f.verdict]),
+      [[held.id, undefined]],
+    );
+    const { data } = await run({ by: ["resource"] });
+    const listed = data.findings.find((f) => f.id === held.id);
+    assert.ok(listed, "still listed as related, by resource");
+    assert.equal(listed.verdict, undefined);
+    assert.equal(listed.status, "needs_human");
+  });
+
   it("registers with a Gemini-safe schema and refuses bad arguments through the registry", async () => {
     const registry = createToolRegistry([tool()]);
     const bad = await registry.run("related_findings", { by: ["nearby"] }, ctx());

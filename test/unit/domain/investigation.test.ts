@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { InvestigationSchema, investigationIdFor } from "../../../functions/src/domain/investigation.js";
+import {
+  InvestigationSchema,
+  investigationIdFor,
+  settledVerdict,
+  settledVerdictField,
+} from "../../../functions/src/domain/investigation.js";
 import { sccFinding } from "../../fixtures/scc.js";
 
 const NAME =
@@ -54,4 +59,15 @@ it("the same finding delivered through a v1 and a v2 NotificationConfig is one i
   const time = "2025-06-11T04:14:27Z";
   assert.equal(investigationIdFor(v1, time), investigationIdFor(v2, time));
   assert.notEqual(investigationIdFor(v1, time), investigationIdFor(v1.replace("abc123", "abc124"), time));
+});
+
+describe("settledVerdict", () => {
+  const conclusion = { verdict: "benign" } as NonNullable<Parameters<typeof settledVerdict>[0]["conclusion"]>;
+  it("is the verdict of a concluded investigation only", () => {
+    assert.equal(settledVerdict({ status: "concluded", conclusion }), "benign");
+    assert.equal(settledVerdict({ status: "needs_human", conclusion }), undefined);
+    assert.equal(settledVerdict({ status: "concluded" }), undefined);
+    assert.deepEqual(settledVerdictField({ status: "needs_human", conclusion }), {});
+    assert.deepEqual(settledVerdictField({ status: "concluded", conclusion }), { verdict: "benign" });
+  });
 });
