@@ -16,7 +16,7 @@ resource "google_firestore_database" "ferret" {
 locals {
   # INVESTIGATION_INDEXES in functions/src/adapters/firestore/indexes.ts (checked by
   # test/unit/terraform): "earlier investigations of this resource / principal / IOC, newest
-  # first" and "investigations in a status, most recently updated first".
+  # first" and "investigations in a status by when they last changed, oldest first" (the sweep).
   firestore_composite_indexes = {
     investigations_by_resource = {
       collection = "investigations"
@@ -36,7 +36,7 @@ locals {
       collection = "investigations"
       fields = [
         { field_path = "status", order = "ASCENDING", array_config = null },
-        { field_path = "updatedAt", order = "DESCENDING", array_config = null },
+        { field_path = "updatedAt", order = "ASCENDING", array_config = null },
       ]
     }
     investigations_by_ioc = {

@@ -9,18 +9,27 @@ import { publishEvents } from "./publish.js";
  * retries, terraform `pubsub_max_delivery_attempts`).
  */
 const GRACE_MS = 60 * 60_000;
-/** At most one sweep per window, whichever instance gets there first. */
+/** At most one sweep per window after ingest, whichever instance gets there first. */
 export const SWEEP_WINDOW_MS = 15 * 60_000;
+/** Events of recent sweeps are sent again for this long, in case their publish failed. */
+const REPUBLISH_MS = 2 * SWEEP_WINDOW_MS;
 const DEFAULT_LIMIT = 25;
+/** Starts every reason the sweep writes; how a later sweep recognises its own marks. */
+const REASON_PREFIX = "no progress for ";
 
 export type SweepDeps = Pick<IngestDeps, "config" | "store" | "bus" | "logger" | "now">;
 
 export interface SweepReport {
   /** Unfinished investigations unchanged since this time were looked at. */
   updatedBefore: string;
-  stalled: number;
+  /** Those found, least recently changed first (all of them on a dry run). */
+  stalled: string[];
   /** Ids marked needs_human by this sweep. */
   marked: string[];
+  /** Ids whose mark or event failed; the next sweep tries again. */
+  failed: string[];
+  /** Recently swept investigations whose needs_human event was sent again. */
+  republished: number;
 }
 
 /** How long an unfinished investigation may go without any change before it is swept. */
@@ -33,51 +42,109 @@ function stalledReason(inv: Investigation, now: Date): string {
   const run = inv.executionId
     ? `its workflow execution ${inv.executionId} stopped without finishing it`
     : "no workflow execution was ever started for it";
-  return `no progress for ${minutes} min while ${inv.status}, past its deadline (${inv.deadlineAt}): ${run}`;
+  return `${REASON_PREFIX}${minutes} min while ${inv.status}, past its deadline (${inv.deadlineAt}): ${run}`;
 }
 
 /**
  * Marks unfinished investigations that stopped changing as needs_human, so a finding whose
  * workflow execution died (e.g. its failure path could not reach Firestore either) still
  * reaches a person, with what its finished steps learned. No model call: the Slack reply
- * lists the step results as they stand. An investigation that changed meanwhile is left alone.
+ * lists the step results as they stand. An investigation that changed meanwhile is left
+ * alone; one that fails is reported and left for the next sweep.
  */
-export async function sweepStalled(deps: SweepDeps, options: { limit?: number } = {}): Promise<SweepReport> {
+export async function sweepStalled(
+  deps: SweepDeps,
+  options: { limit?: number; dryRun?: boolean } = {},
+): Promise<SweepReport> {
   const now = deps.now();
   const updatedBefore = new Date(now.getTime() - stallAfterMs(deps)).toISOString();
   const stalled = await deps.store.listStalled({ updatedBefore, limit: options.limit ?? DEFAULT_LIMIT });
-  const marked: string[] = [];
+  const report: SweepReport = {
+    updatedBefore,
+    stalled: stalled.map((i) => i.id),
+    marked: [],
+    failed: [],
+    republished: 0,
+  };
+  if (options.dryRun) return report;
+  const justMarked = new Set<string>();
   for (const found of stalled) {
-    const committed = await deps.store.update(found.id, (current) => {
-      if (TERMINAL_STATUSES.includes(current.status) || current.updatedAt >= updatedBefore) return undefined;
-      const reason = stalledReason(current, now);
-      return {
-        investigation: { ...current, status: "needs_human", reason, updatedAt: now.toISOString() },
-        events: [{ type: "needs_human", message: `Needs a human: ${reason}` }],
-      };
-    });
-    if (committed.events.length === 0) continue;
-    await publishEvents(deps.bus, committed.events);
-    marked.push(found.id);
-    deps.logger.warn("stalled investigation marked needs_human", {
-      investigationId: found.id,
-      reason: committed.investigation.reason,
-    });
+    try {
+      const committed = await deps.store.update(found.id, (current) => {
+        if (TERMINAL_STATUSES.includes(current.status) || current.updatedAt >= updatedBefore)
+          return undefined;
+        const reason = stalledReason(current, now);
+        return {
+          investigation: { ...current, status: "needs_human", reason, updatedAt: now.toISOString() },
+          events: [{ type: "needs_human", message: `Needs a human: ${reason}` }],
+        };
+      });
+      if (committed.events.length === 0) continue;
+      justMarked.add(found.id);
+      report.marked.push(found.id);
+      deps.logger.warn("stalled investigation marked needs_human", {
+        investigationId: found.id,
+        reason: committed.investigation.reason,
+      });
+      await publishEvents(deps.bus, committed.events);
+    } catch (error) {
+      report.failed.push(found.id);
+      deps.logger.error("sweeping an investigation failed; the next sweep tries again", {
+        investigationId: found.id,
+        error: errorMessage(error),
+      });
+    }
   }
-  return { updatedBefore, stalled: stalled.length, marked };
+  report.republished = await republishRecentMarks(deps, now, justMarked);
+  return report;
 }
 
 /**
- * Runs a sweep if none ran in the current window. Called after ingest handles a message:
- * findings arrive all the time, so the sweep needs no scheduler of its own. Never throws;
- * a failed sweep is logged and the next window tries again.
+ * A mark is committed before its event is published, and a marked investigation is no
+ * longer stalled: if that publish failed, nothing would ever send the event. So each sweep
+ * sends again the needs_human events of the marks of the last two windows; the notifier
+ * posts each event once, whatever the number of deliveries.
+ */
+async function republishRecentMarks(deps: SweepDeps, now: Date, skip: ReadonlySet<string>): Promise<number> {
+  const recent = await deps.store.listChangedSince({
+    status: "needs_human",
+    updatedAfter: new Date(now.getTime() - REPUBLISH_MS).toISOString(),
+    limit: 100,
+  });
+  let sent = 0;
+  for (const inv of recent) {
+    if (skip.has(inv.id) || !inv.reason?.startsWith(REASON_PREFIX)) continue;
+    try {
+      const events = (await deps.store.listEvents(inv.id)).filter((e) => e.type === "needs_human");
+      await publishEvents(deps.bus, events);
+      sent += 1;
+    } catch (error) {
+      deps.logger.warn("re-sending a sweep's event failed", {
+        investigationId: inv.id,
+        error: errorMessage(error),
+      });
+    }
+  }
+  return sent;
+}
+
+/** Per store (one per instance): the last window seen claimed, by this instance or another. */
+const lastWindowSeen = new WeakMap<object, number>();
+
+/**
+ * Runs a sweep if none ran in the current window. Called after ingest handles a message, as
+ * a fallback for deployments without the scheduled tick. One claim attempt per window per
+ * instance. Never throws; a failed sweep is logged and the next window tries again.
  */
 export async function sweepIfDue(deps: SweepDeps): Promise<SweepReport | undefined> {
+  const window = Math.floor(deps.now().getTime() / SWEEP_WINDOW_MS);
+  if (lastWindowSeen.get(deps.store) === window) return undefined;
   try {
-    const window = Math.floor(deps.now().getTime() / SWEEP_WINDOW_MS);
-    if (!(await deps.store.claimOnce("sweep", String(window)))) return undefined;
+    const claimed = await deps.store.claimOnce("sweep", String(window));
+    lastWindowSeen.set(deps.store, window);
+    if (!claimed) return undefined;
     const report = await sweepStalled(deps);
-    if (report.stalled > 0) deps.logger.info("sweep done", { ...report });
+    if (report.stalled.length > 0) deps.logger.info("sweep done", { ...report });
     return report;
   } catch (error) {
     deps.logger.warn("sweep failed; the next window tries again", { error: errorMessage(error) });

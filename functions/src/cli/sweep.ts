@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
-import { type SweepDeps, stallAfterMs, sweepStalled } from "../app/sweep.js";
+import { type SweepDeps, sweepStalled } from "../app/sweep.js";
 import { loadConfig } from "../config/config.js";
 import { createLogger } from "../platform/logger.js";
 import { projectFromEnv } from "./project.js";
@@ -61,20 +61,16 @@ export function sweepCommand(
     .action(async (opts: { limit: number; dryRun: boolean }) => {
       const { deps, close } = backend();
       try {
-        if (opts.dryRun) {
-          const updatedBefore = new Date(deps.now().getTime() - stallAfterMs(deps)).toISOString();
-          const stalled = await deps.store.listStalled({ updatedBefore, limit: opts.limit });
-          printer.line(`${stalled.length} unfinished investigation(s) unchanged since ${updatedBefore}`);
-          for (const inv of stalled) {
-            printer.line(`${inv.id}  ${inv.status}  updated ${inv.updatedAt}  ${inv.finding.category}`);
-          }
-          return;
-        }
-        const report = await sweepStalled(deps, { limit: opts.limit });
+        const report = await sweepStalled(deps, { limit: opts.limit, dryRun: opts.dryRun });
         printer.line(
-          `${report.stalled} unfinished investigation(s) unchanged since ${report.updatedBefore}; marked needs_human: ${report.marked.length}`,
+          `${report.stalled.length} unfinished investigation(s) unchanged since ${report.updatedBefore}` +
+            (opts.dryRun ? " (dry run: nothing changed)" : `; marked needs_human: ${report.marked.length}`),
         );
+        if (opts.dryRun) for (const id of report.stalled) printer.line(`stalled  ${id}`);
         for (const id of report.marked) printer.line(`needs_human  ${id}`);
+        for (const id of report.failed)
+          printer.line(`failed  ${id} (see the log; the next sweep tries again)`);
+        if (report.failed.length > 0) process.exitCode = 1;
       } finally {
         await close();
       }

@@ -90,8 +90,9 @@ export function waveWidth(policy: AgentPolicy): number {
  * times. With it, the overshoot is at most one model call per step.
  *
  * The wave is what `decideNext` would run from this plan: its ready steps (pending, or
- * already running), at most `waveWidth`. A step read after a sibling finished counts one
- * step fewer and gets a larger share, which only matters near the end of the budget.
+ * already running), at most `waveWidth`. A step that starts after a sibling finished sees a
+ * slightly different set (one step fewer, or a dependent that just became ready), so its
+ * share can differ a little from its siblings'; that only matters near the end of the budget.
  */
 export function stepTokenAllowance(policy: AgentPolicy, counters: Counters, plan: Plan): number {
   const used = counters.usage.inputTokens + counters.usage.outputTokens;

@@ -15,9 +15,10 @@ export type TopicKey = keyof typeof TOPICS;
 export type TopicName = (typeof TOPICS)[TopicKey];
 
 /**
- * Topics whose subscription delivers messages of one ordering key in order (Terraform's
- * `ordered`, the local stack's `enableMessageOrdering`): investigation events, keyed by
- * investigation, so a Slack thread reads in the order things happened.
+ * Topics whose deployed subscription delivers messages of one ordering key in order
+ * (Terraform's `ordered`): investigation events, keyed by investigation, so a Slack thread
+ * reads in the order things happened. The local stack leaves them unordered: the emulator
+ * does not dead-letter on an ordered subscription.
  */
 export const ORDERED_TOPICS: ReadonlySet<TopicName> = new Set<TopicName>([TOPICS.investigationEvents]);
 

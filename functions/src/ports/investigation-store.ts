@@ -1,4 +1,4 @@
-import type { Investigation, InvestigationEvent } from "../domain/investigation.js";
+import type { Investigation, InvestigationEvent, InvestigationStatus } from "../domain/investigation.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { StepResult } from "../domain/results.js";
 
@@ -63,6 +63,12 @@ export interface InvestigationStore {
    * not changed since `updatedBefore` (ISO time), least recently changed first.
    */
   listStalled(query: { updatedBefore: string; limit: number }): Promise<Investigation[]>;
+  /** Investigations in `status` changed after `updatedAfter` (ISO time), oldest change first. */
+  listChangedSince(query: {
+    status: InvestigationStatus;
+    updatedAfter: string;
+    limit: number;
+  }): Promise<Investigation[]>;
   /** Earlier investigations sharing a resource, principal or IOC value, newest first. */
   findRelated(query: {
     resourceName?: string;

@@ -51,8 +51,8 @@ describe("sweeping stalled investigations", { timeout: 120_000 }, () => {
       now: () => new Date(),
     };
     const events = async (n: number) =>
-      (await pullMessages(pubsub, sub.name, { maxMessages: n, timeoutMs: n === 0 ? 1_500 : 10_000 })).map(
-        (m) => JSON.parse(m.data) as { investigationId: string; type: string; message: string },
+      (await pullMessages(pubsub, sub.name, { maxMessages: n, timeoutMs: 10_000 })).map(
+        (m) => JSON.parse(m.data) as { investigationId: string; seq: number; type: string; message: string },
       );
     return { projectId, store, deps, events };
   }
@@ -123,9 +123,53 @@ describe("sweeping stalled investigations", { timeout: 120_000 }, () => {
       ].sort(),
     );
 
+    // A repeat marks nothing; it sends the recent marks' events again (same seqs, so the
+    // notifier posts nothing new), in case their first publish had failed.
     const again = await sweepStalled(deps);
     assert.deepEqual(again.marked, []);
-    assert.deepEqual(await events(0), [], "a repeat publishes nothing");
+    assert.equal(again.republished, 2);
+    const resent = await events(2);
+    assert.deepEqual(
+      resent.map((e) => `${e.investigationId}:${e.seq}`).sort(),
+      published.map((e) => `${e.investigationId}:${e.seq}`).sort(),
+    );
+  });
+
+  test("the oldest stalled investigations go first when there are more than the limit", async () => {
+    const { store, deps } = await world("sweep-limit");
+    const ages = [5, 3, 7, 4, 6];
+    const seeded = await Promise.all(ages.map((h) => seed(store, "running", h * HOUR)));
+    const byAge = seeded.map((inv, i) => ({ id: inv.id, age: ages[i] ?? 0 })).sort((a, b) => b.age - a.age);
+    const report = await sweepStalled(deps, { limit: 2, dryRun: true });
+    assert.deepEqual(
+      report.stalled,
+      byAge.slice(0, 2).map((x) => x.id),
+    );
+    assert.deepEqual(report.marked, [], "a dry run marks nothing");
+    const real = await sweepStalled(deps, { limit: 2 });
+    assert.deepEqual(
+      real.marked,
+      byAge.slice(0, 2).map((x) => x.id),
+    );
+  });
+
+  test("a mark whose event could not be published is sent by the next sweep", async () => {
+    const { store, deps, events } = await world("sweep-publish");
+    const stale = await seed(store, "running", 3 * HOUR, { executionId: "exec-x" });
+    const down: SweepDeps = {
+      ...deps,
+      bus: { publish: async () => Promise.reject(new Error("Pub/Sub unreachable")) },
+    };
+    const first = await sweepStalled(down);
+    assert.deepEqual(first.marked, [stale.id]);
+    assert.deepEqual(first.failed, [stale.id]);
+    assert.equal((await store.require(stale.id)).status, "needs_human", "the mark itself was committed");
+
+    const next = await sweepStalled(deps);
+    assert.deepEqual(next.marked, []);
+    assert.equal(next.republished, 1);
+    const [sent] = await events(1);
+    assert.deepEqual([sent?.investigationId, sent?.type], [stale.id, "needs_human"]);
   });
 
   test("an investigation that changed after it was listed is left alone", async () => {
@@ -142,7 +186,7 @@ describe("sweeping stalled investigations", { timeout: 120_000 }, () => {
       }),
     };
     const report = await sweepStalled(racing);
-    assert.equal(report.stalled, 1);
+    assert.deepEqual(report.stalled, [stale.id]);
     assert.deepEqual(report.marked, []);
     assert.equal((await store.require(stale.id)).status, "running");
   });
@@ -170,8 +214,11 @@ describe("sweeping stalled investigations", { timeout: 120_000 }, () => {
       });
 
     await run(["--dry-run"]);
-    assert.match(lines[0] ?? "", /^1 unfinished investigation\(s\) unchanged since /);
-    assert.ok(lines[1]?.startsWith(`${stale.id}  concluding  updated `));
+    assert.match(
+      lines[0] ?? "",
+      /^1 unfinished investigation\(s\) unchanged since .+ \(dry run: nothing changed\)$/,
+    );
+    assert.equal(lines[1], `stalled  ${stale.id}`);
     assert.equal((await store.require(stale.id)).status, "concluding");
 
     lines.length = 0;

@@ -70,6 +70,9 @@ export class MemoryClaimStore implements InvestigationStore {
   listStalled(): never {
     throw new Error("not used by the notifier");
   }
+  listChangedSince(): never {
+    throw new Error("not used by the notifier");
+  }
   findRelated(): never {
     throw new Error("not used by the notifier");
   }

@@ -62,7 +62,7 @@ test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that
     assert.equal(
       row.ordered,
       ep.trigger === "pubsub" && ORDERED_TOPICS.has(ep.topic),
-      `${ep.name}: ordered, as the code's ORDERED_TOPICS (the local stack) has it`,
+      `${ep.name}: ordered exactly for the code's ORDERED_TOPICS`,
     );
   }
 });

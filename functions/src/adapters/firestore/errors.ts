@@ -29,3 +29,18 @@ export function toStorageError(error: unknown, what: string): FerretError {
     error,
   );
 }
+
+/**
+ * A transaction whose commit was retried after its first attempt landed unseen, or never
+ * landed: the outcome is unknown, so retrying the whole (idempotent) operation is right.
+ */
+export function ambiguousCommit(error: unknown): StorageError | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (
+    grpcCode(error) !== INVALID_ARGUMENT ||
+    !/transaction (is |has )?(invalid|closed|expired)/i.test(message)
+  ) {
+    return undefined;
+  }
+  return new StorageError(`Firestore transaction outcome unknown: ${message}`, true, error);
+}

@@ -18,9 +18,10 @@ export const INVESTIGATION_INDEXES: readonly CompositeIndex[] = [
     collectionGroup: "investigations",
     fields: [
       { fieldPath: "status", order: "ASCENDING" },
-      { fieldPath: "updatedAt", order: "DESCENDING" },
+      { fieldPath: "updatedAt", order: "ASCENDING" },
     ],
-    usedBy: "InvestigationStore.listStalled (the sweep of stalled investigations), one query per status",
+    usedBy:
+      "InvestigationStore.listStalled and listChangedSince (the sweep), one query per status, oldest first",
   },
   {
     collectionGroup: "investigations",

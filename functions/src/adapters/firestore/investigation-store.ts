@@ -11,6 +11,7 @@ import {
   type Investigation,
   type InvestigationEvent,
   InvestigationSchema,
+  type InvestigationStatus,
   InvestigationStatusSchema,
   TERMINAL_STATUSES,
 } from "../../domain/investigation.js";
@@ -35,7 +36,7 @@ import {
   encodeReflection,
   encodeStepResult,
 } from "./codec.js";
-import { ALREADY_EXISTS, grpcCode, INVALID_ARGUMENT, toStorageError } from "./errors.js";
+import { ALREADY_EXISTS, ambiguousCommit, grpcCode, toStorageError } from "./errors.js";
 import { KeyedMutex } from "./keyed-mutex.js";
 import {
   COLLECTIONS,
@@ -271,24 +272,40 @@ export class FirestoreInvestigationStore implements InvestigationStore {
   /** One query per unfinished status (the status + updatedAt index), merged oldest first. */
   async listStalled(query: { updatedBefore: string; limit: number }): Promise<Investigation[]> {
     if (query.limit <= 0) return [];
-    const investigations = this.db.collection(COLLECTIONS.investigations);
     const open = InvestigationStatusSchema.options.filter((s) => !TERMINAL_STATUSES.includes(s));
     const found = await Promise.all(
-      open.map((status) =>
-        this.list(
-          investigations
-            .where("status", "==", status)
-            .where("updatedAt", "<", query.updatedBefore)
-            .orderBy("updatedAt", "desc")
-            .limit(query.limit),
-          decodeInvestigation,
-        ),
-      ),
+      open.map((status) => this.inStatus(status, "<", query.updatedBefore, query.limit)),
     );
     return found
       .flat()
       .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))
       .slice(0, query.limit);
+  }
+
+  async listChangedSince(query: {
+    status: InvestigationStatus;
+    updatedAfter: string;
+    limit: number;
+  }): Promise<Investigation[]> {
+    if (query.limit <= 0) return [];
+    return this.inStatus(query.status, ">", query.updatedAfter, query.limit);
+  }
+
+  private inStatus(
+    status: InvestigationStatus,
+    op: "<" | ">",
+    updatedAt: string,
+    limit: number,
+  ): Promise<Investigation[]> {
+    return this.list(
+      this.db
+        .collection(COLLECTIONS.investigations)
+        .where("status", "==", status)
+        .where("updatedAt", op, updatedAt)
+        .orderBy("updatedAt", "asc")
+        .limit(limit),
+      decodeInvestigation,
+    );
   }
 
   /**
@@ -476,16 +493,4 @@ export class FirestoreInvestigationStore implements InvestigationStore {
       throw toStorageError(error, what);
     }
   }
-}
-
-/**
- * A transaction whose commit was retried after its first attempt landed unseen, or never
- * landed: the outcome is unknown, so retrying the whole (idempotent) operation is right.
- */
-function ambiguousCommit(error: unknown): StorageError | undefined {
-  const message = error instanceof Error ? error.message : String(error);
-  if (grpcCode(error) !== INVALID_ARGUMENT || !/transaction (is )?(invalid|closed|expired)/i.test(message)) {
-    return undefined;
-  }
-  return new StorageError(`Firestore transaction outcome unknown: ${message}`, true, error);
 }
