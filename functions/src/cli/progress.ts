@@ -79,9 +79,11 @@ export function printConclusion(p: Printer, inv: Investigation): void {
     return;
   }
   const verdictColor = c.verdict === "true_positive" ? red : c.verdict === "inconclusive" ? yellow : green;
-  p.line(bold("\n■ Conclusion") + (inv.status === "needs_human" ? yellow("  (needs a human)") : ""));
+  const held = inv.status !== "concluded";
+  p.line(bold("\n■ Conclusion") + (held ? yellow(`  (${inv.status}: draft, not applied)`) : ""));
+  if (held) p.line(yellow(`  why         ${clip(inv.reason ?? "no reason recorded", 500)}`));
   p.line(
-    `  verdict     ${verdictColor(bold(c.verdict))}  confidence ${Math.round(c.confidence * 100)}%  severity ${c.severity}`,
+    `  verdict     ${verdictColor(bold(c.verdict))}${held ? yellow(" (draft)") : ""}  confidence ${Math.round(c.confidence * 100)}%  severity ${c.severity}`,
   );
   p.line(`  summary     ${clip(c.summary, 500)}`);
   if (c.mitre.length)
