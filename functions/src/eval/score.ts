@@ -1,4 +1,4 @@
-import type { Investigation } from "../domain/investigation.js";
+import { type Investigation, settledVerdict } from "../domain/investigation.js";
 import type { StepResult } from "../domain/results.js";
 import type { Expected } from "./expected.js";
 
@@ -22,7 +22,10 @@ export function scoreInvestigation(
   results: readonly StepResult[],
   expected: Expected,
 ): Score {
-  const verdict = inv.conclusion?.verdict ?? inv.status;
+  // Only a concluded verdict counts; a needs_human draft (e.g. a held dismissal) is shown as such.
+  const settled = settledVerdict(inv);
+  const verdict =
+    settled ?? (inv.conclusion ? `${inv.status} (draft ${inv.conclusion.verdict})` : inv.status);
   const acceptable = expected.acceptableVerdicts ?? [expected.verdict];
   const concluded = new Set((inv.conclusion?.iocs ?? []).map((i) => i.value.toLowerCase()));
   const missingIocs = expected.requiredIocs
@@ -41,7 +44,7 @@ export function scoreInvestigation(
   const ratio = (missing: number, total: number) => (total === 0 ? 1 : (total - missing) / total);
   return {
     verdict,
-    verdictRight: inv.conclusion !== undefined && acceptable.includes(inv.conclusion.verdict),
+    verdictRight: settled !== undefined && acceptable.includes(settled),
     iocRecall: ratio(missingIocs.length, expected.requiredIocs.length),
     missingIocs,
     evidenceRecall: ratio(missingEvidence.length, expected.requiredEvidence.length),

@@ -61,3 +61,10 @@ test("an investigation without a conclusion is never right", () => {
   assert.equal(score.verdictRight, false);
   assert.equal(score.iocRecall, 0);
 });
+
+test("a held draft verdict (needs_human) is shown as a draft and never counts as right", () => {
+  const held = { ...inv("benign", ["198.51.100.34"]), status: "needs_human" } as Investigation;
+  const score = scoreInvestigation(held, results, expected);
+  assert.equal(score.verdict, "needs_human (draft benign)");
+  assert.equal(score.verdictRight, false);
+});
