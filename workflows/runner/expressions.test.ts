@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { InvalidWorkflowError, loadWorkflow } from "./index.js";
 import { run, runError } from "./test-support.js";
 
 /** A workflow that assigns `vars`, then returns `${expr}` (single-quoted, as YAML needs for `: `). */
@@ -127,8 +128,12 @@ describe("variables, fields and indexing", () => {
     assert.deepEqual(await evalExpr("{}"), {});
   });
 
-  it("raises KeyError for an undefined variable", async () => {
-    assert.deepEqual(tagsOf(await evalError("nobody")), ["KeyError"]);
+  it("refuses at load time a read of a variable no earlier step assigns", () => {
+    assert.throws(
+      () => loadWorkflow(exprWorkflow("nobody", "")),
+      (err: unknown) =>
+        err instanceof InvalidWorkflowError && err.message.includes("variable 'nobody' is not defined"),
+    );
   });
 });
 
