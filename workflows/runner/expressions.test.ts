@@ -161,6 +161,12 @@ describe("expression functions", () => {
     assert.deepEqual(await evalExpr("list.concat([1], [2])"), [1, [2]]);
   });
 
+  it("list.prepend puts one element in front of a copy", async () => {
+    assert.deepEqual(await evalExpr('list.prepend(["a"], "b")'), ["b", "a"]);
+    assert.deepEqual(await evalExpr("list.prepend([1], [2])"), [[2], 1]);
+    assert.deepEqual(tagsOf(await evalError('list.prepend("a", 1)')), ["TypeError"]);
+  });
+
   it("converts with int, double and string", async () => {
     assert.equal(await evalExpr('int("42")'), 42);
     assert.equal(await evalExpr("int(2.7)"), 2);
