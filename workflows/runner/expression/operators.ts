@@ -1,5 +1,5 @@
 import { tagged } from "../errors.js";
-import { checkedStringBytes } from "../runtime/memory.js";
+import { checkedStringBytes } from "../sizes.js";
 import {
   type Double,
   deepEqual,

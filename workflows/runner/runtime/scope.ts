@@ -1,6 +1,7 @@
 import { InvalidWorkflowError, tagged } from "../errors.js";
+import { sizeOf } from "../sizes.js";
 import type { WfValue } from "../values.js";
-import { type MemoryMeter, sizeOf } from "./memory.js";
+import type { MemoryMeter } from "./memory.js";
 
 /**
  * Variable scopes. A subworkflow gets a fresh "function" scope; `for` bodies get a
