@@ -172,6 +172,8 @@ export function stageLogDir(dir: string, catalog: readonly LogTableDef[]): Stage
       });
       continue;
     }
+    // An empty file holds no rows either way; the table it names is created empty.
+    if (text.trim().length === 0) continue;
     const whole = ext === ".json" ? parseWhole(text) : undefined;
     if (whole && !whole.ok && !looksLikeJsonLines(text)) {
       report.problems.push({ file: name, message: `not valid JSON: ${whole.error}`, refused: true });
