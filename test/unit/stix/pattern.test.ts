@@ -120,8 +120,14 @@ describe("patternMatches for one looked-up observable", () => {
   });
 
   it("treats an address value written as a range as the range, IPv4 and IPv6", () => {
-    assert.equal(patternMatches(parsePattern("[ipv4-addr:value = '223.166.0.0/15']"), ip("223.167.200.1")), true);
-    assert.equal(patternMatches(parsePattern("[ipv4-addr:value = '223.166.0.0/15']"), ip("223.168.0.1")), false);
+    assert.equal(
+      patternMatches(parsePattern("[ipv4-addr:value = '223.166.0.0/15']"), ip("223.167.200.1")),
+      true,
+    );
+    assert.equal(
+      patternMatches(parsePattern("[ipv4-addr:value = '223.166.0.0/15']"), ip("223.168.0.1")),
+      false,
+    );
     assert.equal(
       patternMatches(parsePattern("[ipv6-addr:value ISSUBSET '2001:db8:abcd::/48']"), ip("2001:DB8:ABCD::1")),
       true,
@@ -136,7 +142,10 @@ describe("patternMatches for one looked-up observable", () => {
   it("never matches through a negation, even inside an AND", () => {
     const negated = parsePattern("[ipv4-addr:value = '203.0.113.5' AND ipv4-addr:value NOT = '203.0.113.5']");
     assert.equal(patternMatches(negated, ip("203.0.113.5")), false);
-    assert.equal(patternMatches(parsePattern("[ipv4-addr:value NOT = '192.0.2.1']"), ip("203.0.113.5")), false);
+    assert.equal(
+      patternMatches(parsePattern("[ipv4-addr:value NOT = '192.0.2.1']"), ip("203.0.113.5")),
+      false,
+    );
   });
 
   it("matches a hash under any algorithm name, case-insensitively", () => {

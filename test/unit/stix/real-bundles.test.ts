@@ -27,7 +27,10 @@ describe("real public STIX bundles", () => {
     ];
     for (const [file, spec, indicators] of expected) {
       const stats = load(file).stats();
-      assert.deepEqual([file, stats.specVersion, stats.indicators, stats.skipped], [file, spec, indicators, []]);
+      assert.deepEqual(
+        [file, stats.specVersion, stats.indicators, stats.skipped],
+        [file, spec, indicators, []],
+      );
     }
   });
 
@@ -53,7 +56,10 @@ describe("real public STIX bundles", () => {
   });
 
   it("OASIS idioms: a C2 address and a hash tied to Poison Ivy by its producer", async () => {
-    assert.equal(await verdict(load("oasis-indicator-for-c2-ip-address.json"), "ip", "10.0.0.0"), "malicious");
+    assert.equal(
+      await verdict(load("oasis-indicator-for-c2-ip-address.json"), "ip", "10.0.0.0"),
+      "malicious",
+    );
     const coa = load("oasis-indicators-for-C2-with-COA.json");
     const hash = await coa.lookup({
       type: "hash",
@@ -77,7 +83,10 @@ describe("real public STIX bundles", () => {
     assert.deepEqual(hash.related, ["Campaign 1 - HelloKitty Linux", "Hello Kitty"]);
   });
 
-  for (const file of ["misp-test_objects_collection_stix21.json", "misp-test_objects_collection_stix20.json"]) {
+  for (const file of [
+    "misp-test_objects_collection_stix21.json",
+    "misp-test_objects_collection_stix20.json",
+  ]) {
     it(`MISP objects (${file}): each hash of a file object, and the domain-ip pair, match alone`, async () => {
       const intel = load(file);
       for (const hash of [
