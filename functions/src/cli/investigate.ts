@@ -20,13 +20,15 @@ import {
   printReflection,
   printStepResult,
 } from "./progress.js";
-import { loadScenario } from "./scenario.js";
+import { checkLogDir, loadScenario } from "./scenario.js";
 
 export interface InvestigateOptions {
   json: boolean;
   model: "auto" | "gemini" | "offline";
   keepRunning: boolean;
   timeoutSeconds: number;
+  /** Logs to investigate with instead of the scenario's own (raw LogEntry JSON or sink rows). */
+  logsDir?: string;
 }
 
 export interface InvestigateReport {
@@ -51,8 +53,10 @@ export async function investigate(
   printer: Printer,
 ): Promise<InvestigateReport> {
   const started = Date.now();
-  const scenario = loadScenario(path);
+  const scenario = loadScenario(path, options.logsDir !== undefined ? { logsDir: options.logsDir } : {});
   const finding = normalizeNotification(parseNotification(scenario.notification));
+  // Before the stack starts: an unreadable log directory is the user's to fix, within seconds.
+  const logLines = scenario.logsDir ? checkLogDir(scenario.logsDir).lines : [];
   const id = investigationIdFor(finding.name, finding.eventTime);
   const workDir = fromRoot(".ferret", "runs", new Date().toISOString().replace(/[:.]/g, "-"));
   mkdirSync(workDir, { recursive: true });
@@ -60,6 +64,7 @@ export async function investigate(
     if (!options.json) printer.line(text);
   };
   say(`ferret: investigating ${scenario.name} on the local stack (work dir ${workDir})`);
+  for (const line of logLines) say(`  · ${line}`);
   const stack = await startLocalStack({
     projectId: PROJECT_ID,
     workDir,

@@ -38,14 +38,30 @@ program
     false,
   )
   .option("--timeout <seconds>", "give up after this many seconds", positiveInt, 600)
+  .option(
+    "--logs <dir>",
+    "log directory to query instead of the scenario's logs/: BigQuery-sink <table>.jsonl rows, or raw LogEntry JSON as `gcloud logging read --format=json` or a Cloud Storage sink writes it (converted; unknown files are refused by name)",
+  )
   .action(
     async (
       path: string,
-      opts: { json: boolean; model: "auto" | "gemini" | "offline"; keepRunning: boolean; timeout: number },
+      opts: {
+        json: boolean;
+        model: "auto" | "gemini" | "offline";
+        keepRunning: boolean;
+        timeout: number;
+        logs?: string;
+      },
     ) => {
       const report = await investigate(
         path,
-        { json: opts.json, model: opts.model, keepRunning: opts.keepRunning, timeoutSeconds: opts.timeout },
+        {
+          json: opts.json,
+          model: opts.model,
+          keepRunning: opts.keepRunning,
+          timeoutSeconds: opts.timeout,
+          ...(opts.logs !== undefined ? { logsDir: opts.logs } : {}),
+        },
         printer,
       );
       if (opts.json) printer.line(JSON.stringify(report, null, 2));

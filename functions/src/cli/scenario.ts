@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { describeProblem, type LogDirReport, stageLogDir } from "../adapters/duckdb/log-files.js";
 import { InvalidInputError } from "../domain/errors.js";
+import { LOG_TABLES } from "../sql/log-catalog.js";
 
 /**
  * A scenario directory (examples/scenarios/<name>/): notification.json, logs/<table>.jsonl,
@@ -16,7 +18,12 @@ export interface ScenarioInput {
   expectedPath?: string;
 }
 
-export function loadScenario(path: string): ScenarioInput {
+export interface ScenarioOptions {
+  /** A log directory to use instead of the scenario's logs/ (`ferret investigate --logs DIR`). */
+  logsDir?: string;
+}
+
+export function loadScenario(path: string, options: ScenarioOptions = {}): ScenarioInput {
   const full = resolve(path);
   if (!existsSync(full)) throw new InvalidInputError(`no such file or directory: ${path}`);
   const isDir = statSync(full).isDirectory();
@@ -29,7 +36,12 @@ export function loadScenario(path: string): ScenarioInput {
     throw new InvalidInputError(`${notificationPath} is not valid JSON: ${(error as Error).message}`);
   }
   const optional = (p: string) => (isDir && existsSync(join(full, p)) ? join(full, p) : undefined);
-  const logsDir = optional("logs");
+  if (options.logsDir !== undefined) {
+    const dir = resolve(options.logsDir);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new InvalidInputError(`--logs ${options.logsDir} is not a directory`);
+  }
+  const logsDir = options.logsDir !== undefined ? resolve(options.logsDir) : optional("logs");
   const stixBundle = optional("intel/bundle.json");
   const expectedPath = optional("expected.json");
   return {
@@ -39,5 +51,37 @@ export function loadScenario(path: string): ScenarioInput {
     ...(logsDir ? { logsDir } : {}),
     ...(stixBundle ? { stixBundle } : {}),
     ...(expectedPath ? { expectedPath } : {}),
+  };
+}
+
+/**
+ * What the warehouse will make of a log directory, before anything starts: the files it
+ * reads (BigQuery-sink rows or raw LogEntry JSON, see adapters/duckdb/log-files.ts), and
+ * every file or line it would leave out. A refused file, or a directory with no log file
+ * at all, is invalid input: the investigation would otherwise report "no activity".
+ */
+export function checkLogDir(dir: string): { report: LogDirReport; lines: string[] } {
+  const staged = stageLogDir(dir, LOG_TABLES);
+  staged.cleanup();
+  const { report } = staged;
+  const refused = report.problems.filter((p) => p.refused);
+  if (refused.length > 0 || report.files.length === 0) {
+    const why =
+      refused.length > 0
+        ? refused.map(describeProblem).join("; ")
+        : "no .json, .jsonl or .ndjson file of log entries in it";
+    throw new InvalidInputError(`log directory ${dir}: ${why}`);
+  }
+  const rows = new Map<string, number>();
+  for (const file of report.files)
+    for (const [table, n] of Object.entries(file.tables)) rows.set(table, (rows.get(table) ?? 0) + n);
+  const converted = report.files.filter((f) => f.format !== "bigquery-sink").length;
+  return {
+    report,
+    lines: [
+      `logs: ${report.files.length} files (${converted} converted from raw LogEntry JSON) → ` +
+        [...rows].map(([table, n]) => `${table} (${n})`).join(", "),
+      ...report.problems.map((p) => `logs: skipped ${describeProblem(p)}`),
+    ],
   };
 }

@@ -95,7 +95,11 @@ export function createFindingEmbeddings(
   return new FirestoreFindingEmbeddings(db, { space: embeddingSpace(config, model) });
 }
 
-async function openWarehouse(config: Config, env: NodeJS.ProcessEnv): Promise<LogWarehouse | undefined> {
+async function openWarehouse(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<LogWarehouse | undefined> {
   const { logs } = config;
   if (logs.warehouse === "bigquery") {
     const dataProject = logs.bigqueryProject ?? env.GOOGLE_CLOUD_PROJECT;
@@ -121,6 +125,7 @@ async function openWarehouse(config: Config, env: NodeJS.ProcessEnv): Promise<Lo
     maxRows: logs.maxRows,
     defaultPageSize: Math.min(logs.pageSize, 100),
     timeoutMs: logs.queryTimeoutMs,
+    onProblem: (problem) => logger.warn(`log directory: ${problem}`),
   });
 }
 
@@ -161,7 +166,7 @@ export async function buildToolCatalog(
   analyst?: AnalystServices,
 ): Promise<BuiltCatalog> {
   const tools: AnyTool[] = [];
-  const warehouse = await openWarehouse(config, env);
+  const warehouse = await openWarehouse(config, env, logger);
   const tables = warehouse ? await tablesFor(warehouse, logger) : [];
   if (warehouse) {
     const runbooks = loadRunbooks();

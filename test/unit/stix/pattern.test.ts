@@ -87,8 +87,65 @@ describe("patternMatches for one looked-up observable", () => {
     );
     const both = parsePattern("[ipv4-addr:value = '203.0.113.5'] AND [domain-name:value = 'x.example.com']");
     assert.equal(patternMatches(both, ip("203.0.113.5")), false);
-    const sameObject = parsePattern("[file:hashes.MD5 = 'aa' AND file:name = 'x.exe']");
-    assert.equal(patternMatches(sameObject, { type: "hash", value: "aa" }), false);
+  });
+
+  it("matches one object described by an AND (MISP) when the value is one of its identifying properties", () => {
+    const misp = parsePattern(
+      "[file:hashes.MD5 = '8764605c6f388c89096b534d33565802' AND file:hashes.'SHA-1' = '46aba99aa7158e4609aaa72b50990842fd22ae86' AND file:name = 'oui']",
+    );
+    const hash = (value: string) => ({ type: "hash" as const, value: normalizeObservable("hash", value) });
+    assert.equal(patternMatches(misp, hash("8764605C6F388C89096B534D33565802")), true);
+    assert.equal(patternMatches(misp, hash("46aba99aa7158e4609aaa72b50990842fd22ae86")), true);
+    // Same algorithm (length), other value: a different file.
+    assert.equal(patternMatches(misp, hash("0000605c6f388c89096b534d33565802")), false);
+    // A SHA-256 the object does not list is not a match either.
+    assert.equal(patternMatches(misp, hash("e".repeat(64))), false);
+    // Comparisons the value cannot be judged by never make a match on their own.
+    assert.equal(patternMatches(parsePattern("[file:name = 'oui' AND file:size = 35]"), hash("aa")), false);
+  });
+
+  it("an AND over one object is contradicted by a second comparison on the same property", () => {
+    const both = parsePattern("[ipv4-addr:value = '203.0.113.5' AND ipv4-addr:value = '203.0.113.6']");
+    assert.equal(patternMatches(both, ip("203.0.113.5")), false);
+  });
+
+  it("reads MISP's domain-ip object for both the domain and the address", () => {
+    const domainIp = parsePattern(
+      "[domain-name:value = 'circl.lu' AND domain-name:resolves_to_refs[*].value = '149.13.33.14']",
+    );
+    assert.equal(patternMatches(domainIp, { type: "domain", value: "circl.lu" }), true);
+    assert.equal(patternMatches(domainIp, ip("149.13.33.14")), true);
+    assert.equal(patternMatches(domainIp, ip("149.13.33.15")), false);
+    assert.equal(patternMatches(domainIp, { type: "domain", value: "example.lu" }), false);
+  });
+
+  it("treats an address value written as a range as the range, IPv4 and IPv6", () => {
+    assert.equal(
+      patternMatches(parsePattern("[ipv4-addr:value = '223.166.0.0/15']"), ip("223.167.200.1")),
+      true,
+    );
+    assert.equal(
+      patternMatches(parsePattern("[ipv4-addr:value = '223.166.0.0/15']"), ip("223.168.0.1")),
+      false,
+    );
+    assert.equal(
+      patternMatches(parsePattern("[ipv6-addr:value ISSUBSET '2001:db8:abcd::/48']"), ip("2001:DB8:ABCD::1")),
+      true,
+    );
+    assert.equal(
+      patternMatches(parsePattern("[ipv6-addr:value = '2001:db8:abcd::/48']"), ip("2001:db8:abce::1")),
+      false,
+    );
+    assert.equal(patternMatches(parsePattern("[ipv4-addr:value = '10.0.0.0/33']"), ip("10.0.0.1")), false);
+  });
+
+  it("never matches through a negation, even inside an AND", () => {
+    const negated = parsePattern("[ipv4-addr:value = '203.0.113.5' AND ipv4-addr:value NOT = '203.0.113.5']");
+    assert.equal(patternMatches(negated, ip("203.0.113.5")), false);
+    assert.equal(
+      patternMatches(parsePattern("[ipv4-addr:value NOT = '192.0.2.1']"), ip("203.0.113.5")),
+      false,
+    );
   });
 
   it("matches a hash under any algorithm name, case-insensitively", () => {

@@ -203,7 +203,7 @@ describe("StixThreatIntel verdict rules", () => {
     assert.equal(stats.indicators, 1);
     assert.deepEqual(
       stats.skipped.map((s) => s.reason.split(":")[0]),
-      ["pattern_type yara is not evaluated", "unsupported pattern"],
+      ["revoked", "pattern_type yara is not evaluated", "unsupported pattern"],
     );
   });
 
@@ -226,5 +226,123 @@ describe("StixThreatIntel verdict rules", () => {
 
   it("refuses a file that is not a bundle", () => {
     assert.throws(() => new StixThreatIntel({ type: "indicator" }), ConfigError);
+  });
+});
+
+describe("one hostile feed entry cannot disarm a listing", () => {
+  const FEED = "identity--00000000-0000-4000-8000-00000000f00d";
+  const STRANGER = "identity--00000000-0000-4000-8000-0000000bad00";
+  const listing = indicator(1, "[domain-name:value = 'c2.example.xyz']", {
+    indicator_types: ["malicious-activity"],
+    created_by_ref: FEED,
+    modified: "2025-05-01T00:00:00Z",
+  });
+  const lookup = (intel: StixThreatIntel) => intel.lookup({ type: "domain", value: "c2.example.xyz" });
+
+  it("a newer benign statement from another producer retracts nothing", async () => {
+    const intel = new StixThreatIntel(
+      bundle([
+        listing,
+        indicator(2, "[domain-name:value = 'c2.example.xyz']", {
+          indicator_types: ["benign"],
+          created_by_ref: STRANGER,
+          modified: "2025-05-30T00:00:00Z",
+        }),
+      ]),
+      { now: NOW },
+    );
+    const report = await lookup(intel);
+    assert.equal(report.verdict, "malicious");
+    assert.ok(report.tags.includes("conflicting-intel"));
+  });
+
+  it("the producer's own newer benign statement retracts its listing, and says so", async () => {
+    const intel = new StixThreatIntel(
+      bundle([
+        listing,
+        indicator(2, "[domain-name:value = 'c2.example.xyz']", {
+          indicator_types: ["benign"],
+          created_by_ref: FEED,
+          modified: "2025-05-30T00:00:00Z",
+        }),
+      ]),
+      { now: NOW },
+    );
+    const report = await lookup(intel);
+    assert.equal(report.verdict, "benign");
+    assert.ok(report.tags.includes("retracted by its producer (1)"));
+  });
+
+  it("a statement dated in the future is not the newest, even from the same producer", async () => {
+    const intel = new StixThreatIntel(
+      bundle([
+        listing,
+        indicator(2, "[domain-name:value = 'c2.example.xyz']", {
+          indicator_types: ["benign"],
+          created_by_ref: FEED,
+          created: "2099-01-01T00:00:00Z",
+          modified: "2099-01-01T00:00:00Z",
+        }),
+      ]),
+      { now: NOW },
+    );
+    const report = await lookup(intel);
+    assert.equal(report.verdict, "malicious");
+    assert.ok(report.tags.some((t) => t.startsWith("dated in the future (2099-01-01T00:00:00Z)")));
+  });
+
+  it("a benign statement not valid yet says nothing", async () => {
+    const intel = new StixThreatIntel(
+      bundle([
+        indicator(1, "[domain-name:value = 'c2.example.xyz']", {
+          indicator_types: ["malicious-activity"],
+          modified: "2025-05-01T00:00:00Z",
+        }),
+        indicator(2, "[domain-name:value = 'c2.example.xyz']", {
+          indicator_types: ["benign"],
+          modified: "2025-05-30T00:00:00Z",
+          valid_from: "2099-01-01T00:00:00Z",
+        }),
+      ]),
+      { now: NOW },
+    );
+    assert.equal((await lookup(intel)).verdict, "malicious");
+  });
+
+  it("a future-dated version of the listing itself cannot overwrite it", async () => {
+    const intel = new StixThreatIntel(
+      bundle([listing, { ...listing, indicator_types: ["benign"], modified: "2099-01-01T00:00:00Z" }]),
+      { now: NOW },
+    );
+    assert.equal((await lookup(intel)).verdict, "malicious");
+    assert.deepEqual(
+      intel.stats().skipped.map((s) => s.reason),
+      ["a version dated in the future cannot supersede the others"],
+    );
+  });
+
+  it("a newer genuine version of the listing does replace it", async () => {
+    const intel = new StixThreatIntel(
+      bundle([{ ...listing, indicator_types: ["benign"], modified: "2025-05-30T00:00:00Z" }, listing]),
+      { now: NOW },
+    );
+    assert.equal((await lookup(intel)).verdict, "benign");
+  });
+
+  it("refuses match-everything patterns when the bundle loads", async () => {
+    const intel = new StixThreatIntel(
+      bundle([
+        listing,
+        indicator(2, "[domain-name:value LIKE '%']", { indicator_types: ["benign"] }),
+        indicator(3, "[ipv4-addr:value ISSUBSET '0.0.0.0/0']", { indicator_types: ["benign"] }),
+      ]),
+      { now: NOW },
+    );
+    assert.equal((await lookup(intel)).verdict, "malicious");
+    assert.equal((await intel.lookup({ type: "ip", value: "203.0.113.9" })).verdict, "unknown");
+    assert.deepEqual(
+      intel.stats().skipped.map((s) => s.reason),
+      ["too broad: LIKE '%' names no domain", "too broad: range 0.0.0.0/0 is wider than a /12"],
+    );
   });
 });

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { type DuckDBConnection, DuckDBInstance, type DuckDBPreparedStatement } from "@duckdb/node-api";
 import {
   ConfigError,
@@ -23,6 +23,7 @@ import { QueryFailedError, QueryTimeoutError } from "../../sql/query-errors.js";
 import { duckDbTarget } from "../../sql/targets.js";
 import { BIGQUERY_COMPAT_SQL } from "./compat.js";
 import { describeColumns } from "./describe.js";
+import { describeProblem, type LogDirReport, stageLogDir } from "./log-files.js";
 import { createEmptyTableSql, loadTableSql, loadUncataloguedTableSql } from "./schema.js";
 import { toJsonValue } from "./values.js";
 
@@ -40,6 +41,11 @@ export interface DuckDbWarehouseOptions {
   /** Per-statement time budget; the statement is interrupted after it. */
   timeoutMs?: number;
   catalog?: readonly LogTableDef[];
+  /**
+   * Told about every file or line that could not be loaded (see log-files.ts), one line
+   * each; loading carries on without them.
+   */
+  onProblem?: (message: string) => void;
 }
 
 export const DUCKDB_WAREHOUSE_DEFAULTS = {
@@ -58,7 +64,6 @@ interface CachedResult {
 
 /** Results kept for paging; a miss simply runs the statement again. */
 const RESULT_CACHE_SIZE = 16;
-const TABLE_FILE = /^([A-Za-z][A-Za-z0-9_]*)\.jsonl$/;
 
 function bindParams(prepared: DuckDBPreparedStatement, params: Readonly<Record<string, SqlParam>>): void {
   for (const [name, value] of Object.entries(params)) {
@@ -87,9 +92,12 @@ export class DuckDbLogWarehouse implements LogWarehouse {
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly tables: ReadonlyMap<string, TableInfo>,
-    private readonly settings: Required<Omit<DuckDbWarehouseOptions, "dir" | "project" | "catalog">> & {
+    private readonly settings: Required<
+      Omit<DuckDbWarehouseOptions, "dir" | "project" | "catalog" | "onProblem">
+    > & {
       project?: string;
     },
+    private readonly report: LogDirReport,
   ) {}
 
   static async open(options: DuckDbWarehouseOptions): Promise<DuckDbLogWarehouse> {
@@ -97,11 +105,9 @@ export class DuckDbLogWarehouse implements LogWarehouse {
     if (!existsSync(dir) || !statSync(dir).isDirectory())
       throw new ConfigError(`log directory ${options.dir} does not exist`);
     const catalog = options.catalog ?? LOG_TABLES;
-    const files = new Map<string, string>();
-    for (const file of readdirSync(dir).sort()) {
-      const match = TABLE_FILE.exec(file);
-      if (match) files.set(match[1]!, join(dir, file));
-    }
+    const staged = stageLogDir(dir, catalog);
+    for (const problem of staged.report.problems) options.onProblem?.(describeProblem(problem));
+    const files = staged.tables;
     const instance = await DuckDBInstance.create(":memory:");
     const connection = await instance.connect();
     try {
@@ -128,25 +134,36 @@ export class DuckDbLogWarehouse implements LogWarehouse {
           name,
           description:
             def?.description ??
-            `Loaded from ${name}.jsonl; not in ferret's catalog, so columns are inferred.`,
+            `Loaded from the log directory; not in ferret's catalog, so columns are inferred.`,
           columns: describeColumns(reader.columnNames(), reader.columnTypes(), def),
         });
       }
-      return new DuckDbLogWarehouse(instance, tables, {
-        dataset: options.dataset ?? DUCKDB_WAREHOUSE_DEFAULTS.dataset,
-        project: options.project,
-        maxRows: options.maxRows ?? DUCKDB_WAREHOUSE_DEFAULTS.maxRows,
-        defaultPageSize: options.defaultPageSize ?? DUCKDB_WAREHOUSE_DEFAULTS.defaultPageSize,
-        maxPageSize: options.maxPageSize ?? DUCKDB_WAREHOUSE_DEFAULTS.maxPageSize,
-        timeoutMs: options.timeoutMs ?? DUCKDB_WAREHOUSE_DEFAULTS.timeoutMs,
-      });
+      return new DuckDbLogWarehouse(
+        instance,
+        tables,
+        {
+          dataset: options.dataset ?? DUCKDB_WAREHOUSE_DEFAULTS.dataset,
+          project: options.project,
+          maxRows: options.maxRows ?? DUCKDB_WAREHOUSE_DEFAULTS.maxRows,
+          defaultPageSize: options.defaultPageSize ?? DUCKDB_WAREHOUSE_DEFAULTS.defaultPageSize,
+          maxPageSize: options.maxPageSize ?? DUCKDB_WAREHOUSE_DEFAULTS.maxPageSize,
+          timeoutMs: options.timeoutMs ?? DUCKDB_WAREHOUSE_DEFAULTS.timeoutMs,
+        },
+        staged.report,
+      );
     } catch (error) {
       instance.closeSync();
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(`could not load logs from ${options.dir}: ${engineMessage(error)}`);
     } finally {
       connection.closeSync();
+      staged.cleanup();
     }
+  }
+
+  /** Which files were loaded into which tables, and what was left out and why. */
+  loadReport(): LogDirReport {
+    return this.report;
   }
 
   async listTables(): Promise<TableInfo[]> {

@@ -53,9 +53,11 @@ export const StixNamedSchema = StixBaseSchema.extend({
 });
 export type StixNamed = z.infer<typeof StixNamedSchema>;
 
+/** STIX 2.1 bundles and STIX 2.0 ones (`spec_version` on the bundle, as Unit 42 and MISP 2.0 exports have it). */
 export const StixBundleSchema = z.looseObject({
   type: z.literal("bundle"),
   id: z.string().optional(),
+  spec_version: z.string().optional(),
   objects: z.array(z.looseObject({ type: z.string(), id: z.string() })),
 });
 

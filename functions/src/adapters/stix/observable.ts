@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { BlockList, isIPv4, isIPv6 } from "node:net";
 import type { IocType } from "../../domain/ioc.js";
 import type { Comparison, PatternNode } from "./pattern.js";
 
@@ -56,6 +56,8 @@ const PATHS: Record<IocType, Array<[string, string[] | "hashes"]>> = {
     ["ipv6-addr", ["value"]],
     ["network-traffic", ["dst_ref", "value"]],
     ["network-traffic", ["src_ref", "value"]],
+    // MISP's domain-ip object: [domain-name:value = … AND domain-name:resolves_to_refs[*].value = …]
+    ["domain-name", ["resolves_to_refs", "*", "value"]],
   ],
   domain: [["domain-name", ["value"]]],
   url: [["url", ["value"]]],
@@ -82,20 +84,28 @@ export function comparisonTargets(type: IocType, c: Comparison): boolean {
   });
 }
 
-function ipv4ToInt(ip: string): number | undefined {
-  if (!isIPv4(ip)) return undefined;
-  return ip.split(".").reduce((acc, o) => acc * 256 + Number(o), 0);
+/** `ip` inside `cidr` (IPv4 or IPv6); false for anything that is not an address and a prefix. */
+export function inCidr(ip: string, cidr: string): boolean {
+  const parsed = parseCidr(cidr);
+  if (!parsed) return false;
+  const family = isIPv4(ip) ? "ipv4" : isIPv6(ip) ? "ipv6" : undefined;
+  if (family !== parsed.family) return false;
+  const list = new BlockList();
+  list.addSubnet(parsed.network, parsed.prefix, parsed.family);
+  return list.check(ip, family);
 }
 
-function inCidr(ip: string, cidr: string): boolean {
-  const [base = "", bitsText] = cidr.split("/");
-  const addr = ipv4ToInt(ip);
-  const net = ipv4ToInt(base.trim());
-  const bits = bitsText === undefined ? 32 : Number(bitsText);
-  if (addr === undefined || net === undefined || !Number.isInteger(bits) || bits < 0 || bits > 32)
-    return false;
-  const size = 2 ** (32 - bits);
-  return Math.floor(addr / size) === Math.floor(net / size);
+export function parseCidr(
+  cidr: string,
+): { network: string; prefix: number; family: "ipv4" | "ipv6" } | undefined {
+  const [network = "", bitsText, extra] = cidr.trim().split("/");
+  if (extra !== undefined) return undefined;
+  const family = isIPv4(network) ? "ipv4" : isIPv6(network) ? "ipv6" : undefined;
+  if (!family) return undefined;
+  const max = family === "ipv4" ? 32 : 128;
+  const prefix = bitsText === undefined ? max : Number(bitsText);
+  if (!/^\d+$/.test(bitsText ?? String(max)) || prefix > max) return undefined;
+  return { network, prefix, family };
 }
 
 const MAX_LIKE_WILDCARDS = 8;
@@ -109,44 +119,94 @@ function likeMatches(value: string, pattern: string): boolean {
   return new RegExp(`^${source}$`, "s").test(value);
 }
 
-function comparisonMatches(observable: Observable, c: Comparison): boolean {
-  if (c.negated || !comparisonTargets(observable.type, c)) return false;
+/**
+ * A pattern judged against one looked-up value has three outcomes: the value satisfies it
+ * (`match`), contradicts it (`miss`), or the pattern speaks of something the value cannot
+ * tell (`unknown`: another property of the object, a negation, an operator not evaluated).
+ */
+export type Truth = "match" | "miss" | "unknown";
+
+/** Whether `=`/`IN` holds: CIDR values contain the address (STIX allows `ipv4-addr:value = '198.51.100.0/24'`). */
+function equals(observable: Observable, value: string): boolean {
+  if (observable.type === "ip" && value.includes("/")) return inCidr(observable.value, value);
+  return value === observable.value;
+}
+
+function comparisonTruth(observable: Observable, c: Comparison): Truth {
+  if (!comparisonTargets(observable.type, c)) return "unknown";
   const values = c.values
     .filter((v): v is string => typeof v === "string")
     .map((v) => normalizeObservable(observable.type, v));
+  let holds: boolean;
   switch (c.operator) {
     case "=":
+    case "!=":
     case "IN":
-      return values.includes(observable.value);
+      holds = values.some((v) => equals(observable, v));
+      break;
     case "LIKE":
-      return values.some((v) => likeMatches(observable.value, v));
+      holds = values.some((v) => likeMatches(observable.value, v));
+      break;
     case "ISSUBSET":
-      return observable.type === "ip" && values.some((v) => inCidr(observable.value, v));
+      holds = observable.type === "ip" && values.some((v) => inCidr(observable.value, v));
+      break;
     default:
-      // MATCHES (regex from the feed: a ReDoS risk), ISSUPERSET, ordering and != are not evaluated.
-      return false;
+      // MATCHES (a regex from the feed: a ReDoS risk), ISSUPERSET and ordering are not evaluated.
+      return "unknown";
+  }
+  // A negation never proves a match: "not this address" says nothing about the one looked up.
+  if (c.negated !== (c.operator === "!=")) return holds ? "miss" : "unknown";
+  if (holds) return "match";
+  // Hashes of other algorithms describe the same file: MD5 = 'a' AND SHA-1 = 'b' is not
+  // contradicted by a SHA-256 lookup. Only a value of the same length (algorithm) can miss.
+  if (observable.type === "hash" && !values.some((v) => v.length === observable.value.length))
+    return "unknown";
+  return "miss";
+}
+
+/**
+ * One lookup is one observable, so:
+ * - OR: any alternative that matches is enough;
+ * - AND inside one [ … ] describes one object (MISP exports a file as
+ *   `[file:hashes.MD5 = … AND file:hashes.'SHA-1' = … AND file:name = …]`): the value matches
+ *   when some comparison it can be judged by holds and none contradicts it; the others
+ *   (its name, size, another hash) are facts about the same object it cannot check;
+ * - AND / FOLLOWEDBY between observations need every observation, and a single value
+ *   cannot be two observations unless it matches each one itself.
+ */
+export function patternTruth(node: PatternNode, observable: Observable): Truth {
+  switch (node.kind) {
+    case "comparison":
+      return comparisonTruth(observable, node);
+    case "or": {
+      const truths = node.children.map((child) => patternTruth(child, observable));
+      if (truths.includes("match")) return "match";
+      return truths.every((t) => t === "miss") ? "miss" : "unknown";
+    }
+    case "and": {
+      const truths = node.children.map((child) => patternTruth(child, observable));
+      if (truths.includes("miss")) return "miss";
+      return truths.includes("match") ? "match" : "unknown";
+    }
+    case "all_observations": {
+      const truths = node.children.map((child) => patternTruth(child, observable));
+      if (truths.includes("miss")) return "miss";
+      return truths.every((t) => t === "match") ? "match" : "unknown";
+    }
   }
 }
 
 export function patternMatches(node: PatternNode, observable: Observable): boolean {
-  switch (node.kind) {
-    case "comparison":
-      return comparisonMatches(observable, node);
-    case "or":
-      return node.children.some((child) => patternMatches(child, observable));
-    case "and":
-    case "all_observations":
-      return node.children.every((child) => patternMatches(child, observable));
-  }
+  return patternTruth(node, observable) === "match";
 }
 
 /** Exact-value keys a pattern can be found by; patterns with CIDR or LIKE are scanned instead. */
 export function exactKeys(type: IocType, c: Comparison): string[] | "scan" {
   if (c.negated || !comparisonTargets(type, c)) return [];
   if (c.operator === "=" || c.operator === "IN") {
-    return c.values
-      .filter((v): v is string => typeof v === "string")
-      .map((v) => `${type}:${normalizeObservable(type, v)}`);
+    const values = c.values.filter((v): v is string => typeof v === "string");
+    if (type === "ip" && values.some((v) => v.includes("/"))) return "scan";
+    return values.map((v) => `${type}:${normalizeObservable(type, v)}`);
   }
   return c.operator === "LIKE" || c.operator === "ISSUBSET" ? "scan" : [];
 }

@@ -3,17 +3,24 @@
  * indicators: comparisons joined by AND/OR inside [ … ], observation expressions joined
  * by AND/OR/FOLLOWEDBY, and qualifiers.
  *
- * What a lookup of one value can and cannot use (see observable.ts):
+ * What a lookup of one value can and cannot use (see observable.ts for the three-valued
+ * judgement, breadth.ts for the patterns refused as too broad):
  * - matched: `=` and `IN` on ipv4-addr/ipv6-addr/domain-name/url/email-addr values,
- *   network-traffic src_ref/dst_ref values, user-account ids, file/artifact hashes under
- *   any algorithm name; `LIKE` (at most 8 wildcards); `ISSUBSET` with an IPv4 CIDR.
- * - parsed but never matching: `MATCHES` (a regex from the feed would be a ReDoS risk),
- *   `ISSUPERSET`, ordering operators, `!=` and `NOT`, IPv6 CIDRs, and any AND that needs a
- *   second property or a second observation (one looked-up value cannot satisfy it).
+ *   network-traffic src_ref/dst_ref values, domain-name resolves_to_refs values, user-account
+ *   ids, file/artifact hashes under any algorithm name; an address value written as a range
+ *   (`ipv4-addr:value = '198.51.100.0/24'`) and `ISSUBSET` as CIDR, IPv4 and IPv6; `LIKE`
+ *   (at most 8 wildcards).
+ * - an AND inside one [ … ] describes one object: it matches when a comparison the value can
+ *   be judged by holds and none contradicts it (MISP's file object with three hashes matches
+ *   each hash alone; its name and size are facts the lookup cannot check).
+ * - parsed but never matching on their own: `MATCHES` (a regex from the feed would be a
+ *   ReDoS risk), `ISSUPERSET`, ordering operators, `!=` and `NOT`, and an AND or FOLLOWEDBY
+ *   between two observations (one looked-up value cannot be two observations).
  * - parsed and ignored: qualifiers (WITHIN, REPEATS, START/STOP) — they bound observations
  *   in time, and a lookup has none.
- * - skipped with a reason (StixThreatIntel.stats()): unparseable patterns and indicators
- *   whose pattern_type is not "stix" (YARA, Sigma, Snort).
+ * - skipped with a reason (StixThreatIntel.stats()): unparseable patterns, indicators whose
+ *   pattern_type is not "stix" (YARA, Sigma, Snort), revoked ones, patterns too broad to be
+ *   indicators, and versions dated in the future.
  */
 export type PatternValue = string | number | boolean;
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ConfigError, InvalidInputError } from "../../domain/errors.js";
 import { type IocType, IocTypeSchema } from "../../domain/ioc.js";
 import { type IntelReport, IntelReportSchema, type ThreatIntel } from "../../ports/threat-intel.js";
+import { breadthProblem } from "./breadth.js";
 import {
   RELATED_TYPES,
   StixBundleSchema,
@@ -17,7 +18,7 @@ import {
 } from "./bundle.js";
 import { exactKeys, normalizeObservable, type Observable, patternMatches } from "./observable.js";
 import { comparisonsOf, type PatternNode, PatternSyntaxError, parsePattern } from "./pattern.js";
-import { assessIndicator, combineAssessments } from "./verdict.js";
+import { assessIndicator, combineAssessments, FUTURE_SKEW_MS } from "./verdict.js";
 
 export interface StixThreatIntelOptions {
   /** Shown as the report's source; defaults to stix:<file name>. */
@@ -34,6 +35,8 @@ interface LoadedIndicator {
 const LookupSchema = z.object({ type: IocTypeSchema, value: z.string().trim().min(1).max(2_048) });
 const MAX_DESCRIPTION = 2_000;
 const MAX_LIST = 20;
+/** Comparisons one pattern may hold; a longer one is a data dump, not an indicator. */
+const MAX_COMPARISONS = 1_000;
 const ALL_TYPES: readonly IocType[] = IocTypeSchema.options;
 
 /** Feed text is attacker-influenced: keep it printable and bounded, never act on it. */
@@ -68,6 +71,7 @@ export class StixThreatIntel implements ThreatIntel {
   private readonly indicates = new Map<string, string[]>();
   private readonly opinions = new Map<string, StixOpinion[]>();
   private readonly skipped: Array<{ id: string; reason: string }> = [];
+  private readonly specVersion: string;
 
   static fromFile(path: string, options: StixThreatIntelOptions = {}): StixThreatIntel {
     let bundle: unknown;
@@ -86,17 +90,62 @@ export class StixThreatIntel implements ThreatIntel {
     this.now = options.now ?? (() => new Date());
     const parsed = StixBundleSchema.safeParse(bundle);
     if (!parsed.success)
-      throw new ConfigError(`not a STIX 2.1 bundle: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-    for (const object of parsed.data.objects) this.load(object);
+      throw new ConfigError(`not a STIX 2.0/2.1 bundle: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    // STIX 2.0 puts spec_version on the bundle and "labels" where 2.1 has indicator_types;
+    // both are read the same way (verdict.ts reads either).
+    this.specVersion =
+      parsed.data.spec_version ??
+      (parsed.data.objects.find((o) => typeof o.spec_version === "string")?.spec_version as
+        | string
+        | undefined) ??
+      "2.1";
+    for (const object of this.latestVersions(parsed.data.objects)) this.load(object);
   }
 
   /** How much of the bundle is usable; skipped entries say why. */
-  stats(): { indicators: number; skipped: ReadonlyArray<{ id: string; reason: string }> } {
-    return { indicators: this.indicators.length, skipped: this.skipped };
+  stats(): {
+    specVersion: string;
+    indicators: number;
+    skipped: ReadonlyArray<{ id: string; reason: string }>;
+  } {
+    return { specVersion: this.specVersion, indicators: this.indicators.length, skipped: this.skipped };
+  }
+
+  /**
+   * A bundle may carry several versions of one object (same id, different `modified`); the
+   * newest is the object. A version dated in the future cannot supersede the others — that
+   * is how one hostile entry would overwrite a listing — so it is skipped.
+   */
+  private latestVersions<T extends { id: string; modified?: unknown; created?: unknown }>(
+    objects: readonly T[],
+  ): T[] {
+    const limit = this.now().getTime() + FUTURE_SKEW_MS;
+    const timeOf = (o: T) => {
+      const t = Date.parse(String(o.modified ?? o.created ?? ""));
+      return Number.isNaN(t) ? 0 : t;
+    };
+    const latest = new Map<string, T>();
+    const seen = new Map<string, number>();
+    for (const object of objects) seen.set(object.id, (seen.get(object.id) ?? 0) + 1);
+    for (const object of objects) {
+      if ((seen.get(object.id) ?? 0) > 1 && timeOf(object) > limit) {
+        this.skipped.push({
+          id: object.id,
+          reason: "a version dated in the future cannot supersede the others",
+        });
+        continue;
+      }
+      const previous = latest.get(object.id);
+      if (!previous || timeOf(object) > timeOf(previous)) latest.set(object.id, object);
+    }
+    return objects.filter((o) => latest.get(o.id) === o);
   }
 
   private load(object: Record<string, unknown> & { type: string; id: string }): void {
-    if (object.revoked === true) return;
+    if (object.revoked === true) {
+      if (object.type === "indicator") this.skipped.push({ id: object.id, reason: "revoked" });
+      return;
+    }
     switch (object.type) {
       case "indicator":
         this.loadIndicator(object);
@@ -157,6 +206,15 @@ export class StixThreatIntel implements ThreatIntel {
       this.skipped.push({ id: indicator.id, reason: `unsupported pattern: ${reason}` });
       return;
     }
+    if (comparisonsOf(pattern).length > MAX_COMPARISONS) {
+      this.skipped.push({ id: indicator.id, reason: `too broad: more than ${MAX_COMPARISONS} comparisons` });
+      return;
+    }
+    const broad = breadthProblem(pattern);
+    if (broad) {
+      this.skipped.push({ id: indicator.id, reason: `too broad: ${broad}` });
+      return;
+    }
     const index = this.indicators.push({ indicator, pattern }) - 1;
     for (const comparison of comparisonsOf(pattern)) {
       for (const type of ALL_TYPES) {
@@ -192,7 +250,7 @@ export class StixThreatIntel implements ThreatIntel {
         now,
       }),
     );
-    const { verdict, deciding, conflicting } = combineAssessments(assessments);
+    const { verdict, deciding, conflicting, retracted } = combineAssessments(assessments);
     const related = matched.flatMap(({ indicator }) =>
       (this.indicates.get(indicator.id) ?? []).flatMap((ref) => this.named.get(ref) ?? []),
     );
@@ -221,6 +279,7 @@ export class StixThreatIntel implements ThreatIntel {
         ...related.flatMap((r) => r.malware_types ?? []),
         ...assessments.flatMap((a) => a.notes),
         ...(conflicting ? ["conflicting-intel"] : []),
+        ...(retracted > 0 ? [`retracted by its producer (${retracted})`] : []),
       ]),
       ...(validFrom[0] ? { firstSeen: validFrom[0] } : {}),
       ...(modified.length > 0 ? { lastSeen: modified[modified.length - 1] } : {}),
