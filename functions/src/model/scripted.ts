@@ -116,7 +116,7 @@ export class ScriptedModel implements Model {
       index: this.history.length,
       purpose: request.purpose,
       stepIndex: 0,
-      request: structuredClone(request),
+      request: cloneRequest(request),
       at: (this.options.now?.() ?? new Date()).toISOString(),
     };
     this.history.push(call);
@@ -178,4 +178,10 @@ export class ScriptedModel implements Model {
       finishReason: scripted.finishReason ?? "STOP",
     };
   }
+}
+
+/** An AbortSignal cannot be cloned; the recorded copy keeps everything else. */
+function cloneRequest(request: GenerateRequest): GenerateRequest {
+  const { signal, ...rest } = request;
+  return { ...structuredClone(rest), ...(signal ? { signal } : {}) };
 }

@@ -86,7 +86,8 @@ describe("GeminiModel.generate: what goes on the wire", () => {
     assert.equal(server.requests.length, 1);
     const sent = server.requests[0]!;
     assert.equal(sent.method, "POST");
-    assert.equal(sent.path, "/v1beta/models/gemini-2.5-flash:generateContent");
+    // The executor is a "lite" role by default.
+    assert.equal(sent.path, "/v1beta/models/gemini-3.1-flash-lite:generateContent");
     assert.equal(sent.headers["x-goog-api-key"], "test-key");
     assert.deepEqual(sent.body, {
       contents: [
@@ -136,9 +137,10 @@ describe("GeminiModel.generate: what goes on the wire", () => {
           ],
         },
       ],
+      // Gemini 3 keeps its default temperature; the role's thinking level goes out instead.
       generationConfig: {
-        temperature: 0.3,
         maxOutputTokens: 2048,
+        thinkingConfig: { thinkingLevel: "MEDIUM" },
         responseMimeType: "application/json",
         responseJsonSchema: {
           type: "object",
@@ -148,7 +150,7 @@ describe("GeminiModel.generate: what goes on the wire", () => {
     });
   });
 
-  it("uses the configured default temperature and model, and sends no labels to the Developer API", async () => {
+  it("gives a 2.5 model its temperature, a thinking budget and the role's output cap, and no labels on the Developer API", async () => {
     server.reply(geminiAnswer([{ text: "ok" }]));
     await gemini({ model: "gemini-2.5-pro", temperature: 0.1 }).generate({
       ...simple,
@@ -159,7 +161,7 @@ describe("GeminiModel.generate: what goes on the wire", () => {
     assert.deepEqual(sent.body, {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
       systemInstruction: { parts: [{ text: "You plan." }] },
-      generationConfig: { temperature: 0.1 },
+      generationConfig: { temperature: 0.1, maxOutputTokens: 8192, thinkingConfig: { thinkingBudget: 4096 } },
     });
   });
 });
@@ -192,9 +194,15 @@ describe("GeminiModel.generate: what comes back", () => {
     const response = await gemini().generate(simple);
 
     assert.equal(response.text, "I will query the logs.");
-    assert.equal(response.model, "gemini-2.5-flash");
+    assert.equal(response.model, "gemini-3.5-flash");
     assert.equal(response.finishReason, "STOP");
-    assert.deepEqual(response.usage, { llmCalls: 1, inputTokens: 1_007, outputTokens: 250 });
+    assert.deepEqual(response.usage, {
+      llmCalls: 1,
+      inputTokens: 1_007,
+      outputTokens: 250,
+      cachedInputTokens: 0,
+      thinkingTokens: 200,
+    });
     assert.equal(response.toolCalls.length, 2);
     assert.deepEqual(response.toolCalls[0], {
       id: "fc-1",
@@ -296,7 +304,7 @@ describe("GeminiModel.generate: what comes back", () => {
       assert.ok(error instanceof ModelOutputError);
       assert.equal(
         error.message,
-        "gemini-2.5-flash returned no candidate: prompt blocked (PROHIBITED_CONTENT)",
+        "gemini-3.5-flash returned no candidate: prompt blocked (PROHIBITED_CONTENT)",
       );
       return true;
     });
@@ -307,8 +315,14 @@ describe("GeminiModel.generate: what comes back", () => {
     });
     await assert.rejects(model.generate(simple), (error: unknown) => {
       assert.ok(error instanceof ModelOutputError);
-      assert.match(error.message, /empty answer \(output token limit reached before any answer\)/);
-      assert.deepEqual(error.details?.usage, { llmCalls: 1, inputTokens: 10, outputTokens: 100 });
+      assert.match(error.message, /output token limit \(MAX_TOKENS\)/);
+      assert.deepEqual(error.details?.usage, {
+        llmCalls: 1,
+        inputTokens: 10,
+        outputTokens: 100,
+        cachedInputTokens: 0,
+        thinkingTokens: 100,
+      });
       return true;
     });
   });
@@ -395,7 +409,7 @@ describe("GeminiModel errors through the SDK", () => {
     assert.equal(server.requests.length, 1);
   });
 
-  it("a wrong model name is a non-retryable configuration error", async () => {
+  it("a retired or unknown model is unavailable without retries, so the offline fallback takes over", async () => {
     server.reply({
       status: 404,
       json: {
@@ -409,9 +423,10 @@ describe("GeminiModel errors through the SDK", () => {
     await assert.rejects(
       withRetry(gemini({ model: "gemini-0" }), { sleep: async () => {} }).generate(simple),
       (error) => {
-        assert.ok(error instanceof FerretError);
-        assert.equal(error.code, "config");
+        assert.ok(error instanceof ProviderUnavailableError);
+        assert.equal(error.final, "model_not_found");
         assert.equal(error.retryable, false);
+        assert.match(error.message, /gemini-0 is not found.*retired or unknown; set FERRET_GEMINI_MODEL/);
         return true;
       },
     );
@@ -504,13 +519,13 @@ describe("GeminiModel on Vertex AI (express mode against the fake)", () => {
 
     assert.equal(
       server.requests[0]!.path,
-      "/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent",
+      "/v1beta1/publishers/google/models/gemini-3.5-flash:generateContent",
     );
     assert.deepEqual(server.requests[0]!.body, {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
       systemInstruction: { parts: [{ text: "You plan." }] },
       labels: { investigation_id: "inv_abc-1", purpose: "planner" },
-      generationConfig: {},
+      generationConfig: { maxOutputTokens: 8192, thinkingConfig: { thinkingLevel: "MEDIUM" } },
     });
     assert.deepEqual(
       server.requests.slice(1).map((r) => [r.path, r.body]),
