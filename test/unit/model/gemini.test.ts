@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import {
   ConfigError,
-  FerretError,
   ModelOutputError,
   ModelUnavailableError,
   TokenLimitError,
@@ -461,7 +460,7 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
   it("sends thinkingLevel to Gemini 3, thinkingBudget to 2.5 and nothing to 2.0", async () => {
     server.reply(geminiAnswer([{ text: "a" }]), geminiAnswer([{ text: "b" }]), geminiAnswer([{ text: "c" }]));
     const roles = {
-      planner: { model: "main", thinkingLevel: "high", thinkingBudget: 512, maxOutputTokens: 1000 },
+      planner: { model: "main", thinkingLevel: "high" as const, thinkingBudget: 512, maxOutputTokens: 1000 },
     };
     for (const model of ["gemini-3.5-flash", "gemini-2.5-flash", "gemini-2.0-flash"]) {
       await gemini({ model, roles }).generate(simple);
