@@ -138,7 +138,7 @@ export class ScriptedModel implements Model {
   }
 
   async embed(request: EmbedRequest): Promise<number[][]> {
-    this.embedRequests.push(structuredClone(request));
+    this.embedRequests.push(cloneRequest(request));
     if (this.options.embed) return this.options.embed(request);
     return request.texts.map((text) => hashEmbedding(text, request.dimensions));
   }
@@ -181,7 +181,7 @@ export class ScriptedModel implements Model {
 }
 
 /** An AbortSignal cannot be cloned; the recorded copy keeps everything else. */
-function cloneRequest(request: GenerateRequest): GenerateRequest {
+function cloneRequest<R extends { signal?: AbortSignal }>(request: R): R {
   const { signal, ...rest } = request;
   return { ...structuredClone(rest), ...(signal ? { signal } : {}) };
 }
