@@ -183,5 +183,5 @@ export class ScriptedModel implements Model {
 /** An AbortSignal cannot be cloned; the recorded copy keeps everything else. */
 function cloneRequest<R extends { signal?: AbortSignal }>(request: R): R {
   const { signal, ...rest } = request;
-  return { ...structuredClone(rest), ...(signal ? { signal } : {}) };
+  return { ...structuredClone(rest), ...(signal ? { signal } : {}) } as R;
 }
