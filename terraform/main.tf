@@ -132,6 +132,8 @@ locals {
       GOOGLE_GENAI_USE_VERTEXAI = "true"
       GOOGLE_CLOUD_LOCATION     = var.vertex_location
       FERRET_GEMINI_MODEL       = var.gemini_model
+      FERRET_GEMINI_LITE_MODEL  = var.gemini_lite_model
+      FERRET_GEMINI_TIMEOUT_MS  = tostring(var.gemini_timeout_ms)
     }
     log_warehouse = {
       FERRET_LOG_WAREHOUSE = "bigquery"

@@ -100,15 +100,27 @@ variable "firestore_location" {
 # -----------------------------------------------------------------------------
 
 variable "vertex_location" {
-  description = "Vertex AI location used for Gemini calls and embeddings (GOOGLE_CLOUD_LOCATION)."
+  description = "Vertex AI location used for Gemini calls and embeddings (GOOGLE_CLOUD_LOCATION). Gemini 3.x models are served from the global endpoint."
   type        = string
-  default     = "us-central1"
+  default     = "global"
 }
 
 variable "gemini_model" {
-  description = "Gemini model ID used by the agent (FERRET_GEMINI_MODEL)."
+  description = "Gemini model ID used by the agent's main roles (FERRET_GEMINI_MODEL); see docs/decisions/0011."
   type        = string
-  default     = "gemini-2.5-flash"
+  default     = "gemini-3.5-flash"
+}
+
+variable "gemini_lite_model" {
+  description = "Smaller Gemini model for the roles configured as \"lite\": executor, compressor, introspector (FERRET_GEMINI_LITE_MODEL)."
+  type        = string
+  default     = "gemini-3.1-flash-lite"
+}
+
+variable "gemini_timeout_ms" {
+  description = "Timeout of one Gemini HTTP call in milliseconds (FERRET_GEMINI_TIMEOUT_MS)."
+  type        = number
+  default     = 90000
 }
 
 # -----------------------------------------------------------------------------

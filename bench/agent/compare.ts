@@ -1,5 +1,8 @@
 import { driveInvestigation } from "../../functions/src/app/driver.js";
+import { DEFAULT_PRICES } from "../../functions/src/config/model-settings.js";
 import type { AgentPolicy } from "../../functions/src/domain/policy.js";
+import { estimateCostUsd } from "../../functions/src/model/cost.js";
+import { DEFAULT_GEMINI_MODEL } from "../../functions/src/model/gemini-options.js";
 import { metered } from "../../functions/src/model/metered.js";
 import { createOfflineModel } from "../../functions/src/model/offline/index.js";
 import type { EventBus } from "../../functions/src/ports/event-bus.js";
@@ -28,6 +31,11 @@ export interface AgentRun {
   llmCalls: number;
   inputTokens: number;
   outputTokens: number;
+  /**
+   * What these tokens would cost on the default Gemini model at list price (the bench's model
+   * is offline, so this is a what-if, not a bill; no cached or thinking tokens are assumed).
+   */
+  estimatedUsd: number;
   callsByRole: Record<string, number>;
   wallMs: number;
   stepsExecuted: number;
@@ -68,6 +76,7 @@ interface Totals {
   llmCalls: number;
   inputTokens: number;
   outputTokens: number;
+  estimatedUsd: number;
   wallMs: number;
 }
 
@@ -127,6 +136,7 @@ export async function runOnce(
       llmCalls: totals.calls,
       inputTokens: totals.usage.inputTokens,
       outputTokens: totals.usage.outputTokens,
+      estimatedUsd: estimateCostUsd(totals.usage, DEFAULT_PRICES[DEFAULT_GEMINI_MODEL]) ?? 0,
       callsByRole,
       wallMs,
       stepsExecuted: inv.counters.stepsExecuted,
@@ -167,6 +177,7 @@ export async function compareOrchestrations(options: AgentOptions): Promise<Agen
     llmCalls: rows.reduce((s, r) => s + r[config].llmCalls, 0),
     inputTokens: rows.reduce((s, r) => s + r[config].inputTokens, 0),
     outputTokens: rows.reduce((s, r) => s + r[config].outputTokens, 0),
+    estimatedUsd: rows.reduce((s, r) => s + r[config].estimatedUsd, 0),
     wallMs: rows.reduce((s, r) => s + r[config].wallMs, 0),
   });
   const ferret = sum("ferret");

@@ -1,3 +1,5 @@
+import { formatUsd } from "../../functions/src/model/cost.js";
+import { DEFAULT_GEMINI_MODEL } from "../../functions/src/model/gemini-options.js";
 import type { AgentRun, AgentSection } from "../agent/compare.js";
 import { ms, table } from "../lib/table.js";
 
@@ -8,6 +10,7 @@ function runRow(run: AgentRun): (string | number)[] {
     run.llmCalls,
     run.inputTokens,
     run.outputTokens,
+    formatUsd(run.estimatedUsd),
     ms(run.wallMs),
     `${run.verdict ?? run.status}${run.correct ? "" : " ✗"}`,
     run.scheduleDepthCalls,
@@ -23,6 +26,7 @@ export function printAgent(s: AgentSection): string {
       "LLM calls",
       "input tok",
       "output tok",
+      `≈ USD (${DEFAULT_GEMINI_MODEL})`,
       "wall",
       "verdict",
       "seq calls",
@@ -36,6 +40,7 @@ export function printAgent(s: AgentSection): string {
         s.totals[config].llmCalls,
         s.totals[config].inputTokens,
         s.totals[config].outputTokens,
+        formatUsd(s.totals[config].estimatedUsd),
         ms(s.totals[config].wallMs),
         "",
         "",

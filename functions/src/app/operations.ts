@@ -18,6 +18,7 @@ import type { Plan } from "../domain/plan.js";
 import { applyPlanUpdates } from "../domain/plan-rules.js";
 import type { Reflection } from "../domain/reflection.js";
 import { addUsage, type StepResult, type Usage, ZERO_USAGE } from "../domain/results.js";
+import { withDeadline } from "../model/deadline.js";
 import type { Purpose } from "../model/port.js";
 import type { Committed } from "../ports/investigation-store.js";
 import { MAX_COMPRESSIONS_PER_STEP } from "./compression.js";
@@ -249,11 +250,14 @@ async function executeWithDeadline(
   const startedAt = deps.now().toISOString();
   const limitMs = deps.config.agent.stepDeadlineSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
+  // Aborts the model's HTTP calls and retry waits with the deadline, so they do not run on.
+  const stepSignal = new AbortController();
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`step deadline of ${deps.config.agent.stepDeadlineSeconds}s passed`)),
-      limitMs,
-    );
+    timer = setTimeout(() => {
+      const error = new Error(`step deadline of ${deps.config.agent.stepDeadlineSeconds}s passed`);
+      stepSignal.abort(error);
+      reject(error);
+    }, limitMs);
   });
   try {
     return await Promise.race([
@@ -264,7 +268,7 @@ async function executeWithDeadline(
           plan,
           step,
           priorResults: prior,
-          model: deps.model,
+          model: withDeadline(deps.model, stepSignal.signal),
           toolbox: deps.toolbox,
           maxIterations: deps.config.agent.maxStepIterations,
           tokenAllowance: stepTokenAllowance(deps.config.agent, inv.counters, plan),

@@ -2,6 +2,7 @@ import type { Conclusion } from "../domain/conclusion.js";
 import type { Investigation, InvestigationEvent } from "../domain/investigation.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { StepResult } from "../domain/results.js";
+import { describeUsage } from "../model/cost.js";
 
 /**
  * Terminal narration of an investigation: what a person watching the demo needs to
@@ -99,12 +100,7 @@ export function printConclusion(p: Printer, inv: Investigation): void {
   for (const a of c.recommendedActions) p.line(`  [${a.priority}] ${clip(a.action, 200)}`);
   for (const q of c.openQuestions) p.line(`  ? ${clip(q, 200)}`);
   p.line(dim(`  produced by ${c.producedBy.model}${c.producedBy.note ? ` — ${c.producedBy.note}` : ""}`));
-  const u = inv.counters.usage;
-  p.line(
-    dim(
-      `  ${u.llmCalls} model calls, ${u.inputTokens} input + ${u.outputTokens} output tokens, ${inv.counters.stepsExecuted} steps`,
-    ),
-  );
+  p.line(dim(`  ${describeUsage(inv.counters.usage)} · ${inv.counters.stepsExecuted} steps`));
 }
 
 export function printEvent(p: Printer, e: InvestigationEvent): void {

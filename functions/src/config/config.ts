@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ConfigError } from "../domain/errors.js";
 import { SeveritySchema } from "../domain/finding.js";
 import { AgentPolicySchema } from "../domain/policy.js";
+import { GeminiModelSettingsShape } from "./model-settings.js";
 
 /**
  * One validated configuration: a YAML/JSON file (optional) overlaid with FERRET_*
@@ -15,8 +16,9 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** auto = Gemini when credentials are configured, otherwise the offline playbook model. */
       provider: z.enum(["auto", "gemini", "offline"]).default("auto"),
-      geminiModel: z.string().min(1).default("gemini-2.5-flash"),
+      geminiModel: z.string().min(1).default("gemini-3.5-flash"),
       embeddingModel: z.string().min(1).default("gemini-embedding-001"),
+      ...GeminiModelSettingsShape,
       /** Context window of geminiModel, for preventive compression. */
       contextWindowTokens: z.number().int().min(8_000).default(1_048_576),
       /** Compress when a request's reported input passes this share of the window. */
@@ -96,6 +98,9 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_CONTEXT_WINDOW_TOKENS: { path: "model.contextWindowTokens", type: "number" },
   FERRET_COMPRESS_AT: { path: "model.compressAt", type: "number" },
   FERRET_FALLBACK_TO_OFFLINE: { path: "model.fallbackToOffline", type: "boolean" },
+  FERRET_GEMINI_LITE_MODEL: { path: "model.geminiLiteModel", type: "string" },
+  FERRET_GEMINI_TIMEOUT_MS: { path: "model.timeoutMs", type: "number" },
+  FERRET_GEMINI_MAX_RETRY_WAIT_MS: { path: "model.maxRetryWaitMs", type: "number" },
   FERRET_MAX_STEPS: { path: "agent.maxSteps", type: "number" },
   FERRET_MAX_PARALLEL_STEPS: { path: "agent.maxParallelSteps", type: "number" },
   FERRET_MAX_STEP_ITERATIONS: { path: "agent.maxStepIterations", type: "number" },

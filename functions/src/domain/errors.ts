@@ -70,8 +70,9 @@ export class ModelOutputError extends FerretError {
 
 /** Rate limits, 5xx, network: the same request may succeed later. */
 export class ModelUnavailableError extends FerretError {
-  constructor(message: string, cause?: unknown) {
-    super("model_unavailable", message, { retryable: true, cause });
+  /** `retryable: false` for an unavailability no retry can fix (retired model, daily quota spent). */
+  constructor(message: string, cause?: unknown, options: { retryable?: boolean } = {}) {
+    super("model_unavailable", message, { retryable: options.retryable ?? true, cause });
   }
 }
 

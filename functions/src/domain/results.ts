@@ -6,17 +6,37 @@ import { StepIdSchema } from "./plan.js";
 
 export const UsageSchema = z.object({
   llmCalls: z.number().int().min(0),
+  /** Everything the provider read, cached part included (Gemini's promptTokenCount). */
   inputTokens: z.number().int().min(0),
+  /** Answer plus thinking tokens: both are billed at the output rate. */
   outputTokens: z.number().int().min(0),
+  /** The part of inputTokens served from Gemini's context cache (billed at the cached rate). */
+  cachedInputTokens: z.number().int().min(0).optional(),
+  /** The part of outputTokens spent thinking. */
+  thinkingTokens: z.number().int().min(0).optional(),
+  /** Estimated from the configured price table; absent when no price is known. */
+  costUsd: z.number().min(0).optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 export const ZERO_USAGE: Usage = { llmCalls: 0, inputTokens: 0, outputTokens: 0 };
 export function addUsage(a: Usage, b: Usage): Usage {
-  return {
+  const sum: Usage = {
     llmCalls: a.llmCalls + b.llmCalls,
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
   };
+  // The finer counts stay absent until some call reports them, so old records read unchanged.
+  const cached = optionalSum(a.cachedInputTokens, b.cachedInputTokens);
+  if (cached !== undefined) sum.cachedInputTokens = cached;
+  const thinking = optionalSum(a.thinkingTokens, b.thinkingTokens);
+  if (thinking !== undefined) sum.thinkingTokens = thinking;
+  const cost = optionalSum(a.costUsd, b.costUsd);
+  if (cost !== undefined) sum.costUsd = cost;
+  return sum;
+}
+
+function optionalSum(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
 }
 
 export const ToolCallSchema = z.object({

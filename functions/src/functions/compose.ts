@@ -10,7 +10,12 @@ import { type Config, loadConfig } from "../config/config.js";
 import { ConfigError, errorMessage } from "../domain/errors.js";
 import { createRecall } from "../memory/recall.js";
 import { GeminiModel } from "../model/gemini.js";
-import { geminiOptionsFromEnv, isGeminiConfigured } from "../model/gemini-options.js";
+import {
+  geminiOptionsFromConfig,
+  geminiOptionsFromEnv,
+  isGeminiConfigured,
+} from "../model/gemini-options.js";
+import { lifecycleWarning } from "../model/lifecycle.js";
 import { createOfflineModel } from "../model/offline/index.js";
 import type { Model } from "../model/port.js";
 import { withRetry } from "../model/retry.js";
@@ -102,17 +107,19 @@ export function choosePrimaryModel(
       "FERRET_MODEL_PROVIDER=gemini but no Gemini credentials: set GEMINI_API_KEY, or GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION",
     );
   }
-  const gemini = new GeminiModel({
-    ...geminiOptionsFromEnv(env),
-    model: config.model.geminiModel,
-    embeddingModel: config.model.embeddingModel,
-  });
+  const gemini = new GeminiModel({ ...geminiOptionsFromEnv(env), ...geminiOptionsFromConfig(config.model) });
+  for (const model of gemini.modelIds()) {
+    const warning = lifecycleWarning(model, new Date());
+    if (warning) logger.warn("configured Gemini model is retired or retiring", { model, warning });
+  }
   return withRetry(gemini, {
+    maxRetryAfterMs: config.model.maxRetryWaitMs,
     onRetry: (info) =>
       logger.warn("model call retried", {
         attempt: info.attempt,
         delayMs: info.delayMs,
         operation: info.operation,
+        nudged: info.nudged ?? false,
         error: errorMessage(info.error),
       }),
   });

@@ -50,9 +50,16 @@ export function createRecall(deps: RecallDeps): Recall {
         dimensions: EMBEDDING_DIMENSIONS,
       });
       if (!vector) return [];
-      const matches = await deps.store.search({ scope, vector, minSimilarity, limit: maxRecalled });
+      const matches = await deps.store.search({
+        scope,
+        vector,
+        minSimilarity,
+        limit: maxRecalled,
+        embeddingSpace: deps.embeddingSpace,
+      });
       const foreign = matches.filter((m) => m.memory.embeddingSpace !== deps.embeddingSpace);
       if (foreign.length > 0) {
+        // The store filters by space already; a foreign hit here means a store that does not.
         // Vectors of two embedding models are not comparable; a hit between them is chance.
         deps.logger?.warn("memories embedded by another model were skipped", {
           scope,

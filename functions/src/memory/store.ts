@@ -12,6 +12,11 @@ export interface MemorySearch {
   minSimilarity: number;
   /** At most this many, nearest first; must be ≥ 1. */
   limit: number;
+  /**
+   * Only memories embedded in this space (model). Filtered before the nearest K are taken,
+   * so vectors of another model can neither show up nor crowd out comparable ones.
+   */
+  embeddingSpace?: string;
 }
 
 /** Everything one introspected session changes, applied all or nothing. */

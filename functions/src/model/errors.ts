@@ -5,19 +5,50 @@ import {
   ModelUnavailableError,
   TokenLimitError,
 } from "../domain/errors.js";
+import type { Usage } from "../domain/results.js";
 
 /**
  * ModelUnavailableError with what the provider told us about when to come back. Still an
- * instance of ModelUnavailableError, so retry and fallback treat it as such.
+ * instance of ModelUnavailableError, so retry and fallback treat it as such; `retryable` is
+ * false when no wait helps (a spent daily quota, a retired or unknown model), which still
+ * diverts the investigation to the offline model but skips the pointless retries.
  */
 export class ProviderUnavailableError extends ModelUnavailableError {
   readonly httpStatus: number | undefined;
   /** From google.rpc.RetryInfo when the provider sent one (typically on 429). */
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, options: { httpStatus?: number; retryAfterMs?: number; cause?: unknown }) {
-    super(message, options.cause);
+  /** Why no retry helps, when none does. */
+  readonly final: "daily_quota" | "model_not_found" | undefined;
+  constructor(
+    message: string,
+    options: {
+      httpStatus?: number;
+      retryAfterMs?: number;
+      cause?: unknown;
+      final?: "daily_quota" | "model_not_found";
+    },
+  ) {
+    super(message, options.cause, { retryable: options.final === undefined });
     this.httpStatus = options.httpStatus;
     this.retryAfterMs = options.retryAfterMs;
+    this.final = options.final;
+  }
+}
+
+/**
+ * A passing glitch of the model's answer (a malformed function call, an empty STOP, finish
+ * reason OTHER): the same request usually succeeds when asked again with a nudge. Still a
+ * ModelOutputError, so callers that do not retry treat it as a bad answer.
+ */
+export class ModelGlitchError extends ModelOutputError {
+  readonly glitch: "malformed_function_call" | "empty_answer" | "other";
+  constructor(
+    message: string,
+    glitch: ModelGlitchError["glitch"],
+    details: Record<string, unknown> & { usage?: Usage },
+  ) {
+    super(message, { ...details, glitch });
+    this.glitch = glitch;
   }
 }
 
@@ -28,6 +59,8 @@ export interface ProviderErrorInfo {
   providerStatus: string | undefined;
   message: string;
   retryAfterMs: number | undefined;
+  /** google.rpc.QuotaFailure violations' quotaId / quotaMetric, when the provider sent them. */
+  quotaIds: string[];
 }
 
 const UNAVAILABLE_HTTP = new Set([408, 429, 499, 500, 502, 503, 504]);
@@ -58,8 +91,10 @@ const NETWORK_CODES = new Set([
  * adapter decides on `code`/`retryable`, never on provider strings:
  * - token-limit 400s → TokenLimitError (with the numbers when the message has them),
  * - 408/429/5xx, network failures, timeouts → ModelUnavailableError (retryable),
- * - 401/403/404 and "API key not valid" → non-retryable "config" (wrong key, missing IAM,
- *   unknown model),
+ * - a 429 on a per-day quota → ModelUnavailableError that is not retried,
+ * - 404 (retired or unknown model) → ModelUnavailableError that is not retried, so the
+ *   offline fallback still finishes the investigation,
+ * - 401/403 and "API key not valid" → non-retryable "config" (wrong key, missing IAM),
  * - other 4xx → non-retryable "invalid_input" (we built a request the provider rejects),
  * - anything the SDK raised before sending → non-retryable "config".
  * FerretErrors (e.g. the adapter's own ModelOutputError) pass through unchanged.
@@ -78,6 +113,21 @@ export function classifyProviderError(error: unknown, provider = "Gemini"): Ferr
   if (limit && (httpStatus === undefined || httpStatus === 400)) {
     return new TokenLimitError(described, limit.inputTokens, limit.maxTokens, error);
   }
+  if ((httpStatus === 429 || providerStatus === "RESOURCE_EXHAUSTED") && info.quotaIds.some(isDailyQuota)) {
+    // A per-day quota comes back tomorrow, not in 37 s: waiting only burns the step's deadline.
+    return new ProviderUnavailableError(`${described} (daily quota: ${info.quotaIds.join(", ")})`, {
+      httpStatus: httpStatus ?? 429,
+      cause: error,
+      final: "daily_quota",
+    });
+  }
+  if (httpStatus === 404 || providerStatus === "NOT_FOUND") {
+    // Both backends answer a retired or misspelt model id with 404; nothing else we call is a 404.
+    return new ProviderUnavailableError(
+      `${described} — the model id is retired or unknown; set FERRET_GEMINI_MODEL / model.roles to a current model`,
+      { httpStatus: 404, cause: error, final: "model_not_found" },
+    );
+  }
   if (
     (httpStatus !== undefined && (UNAVAILABLE_HTTP.has(httpStatus) || httpStatus >= 500)) ||
     (providerStatus !== undefined && UNAVAILABLE_STATUS.has(providerStatus))
@@ -90,12 +140,7 @@ export function classifyProviderError(error: unknown, provider = "Gemini"): Ferr
   }
   const details = { httpStatus, providerStatus, providerMessage: message };
   // The Developer API answers a bad key with 400 INVALID_ARGUMENT; it is still configuration.
-  if (
-    httpStatus === 401 ||
-    httpStatus === 403 ||
-    httpStatus === 404 ||
-    /API key not valid|API_KEY_INVALID/i.test(message)
-  ) {
+  if (httpStatus === 401 || httpStatus === 403 || /API key not valid|API_KEY_INVALID/i.test(message)) {
     return new FerretError("config", described, { retryable: false, cause: error, details });
   }
   if (httpStatus !== undefined && httpStatus >= 400) {
@@ -158,6 +203,7 @@ export function providerErrorInfo(error: unknown): ProviderErrorInfo {
   let httpStatus = httpStatusField(record, "status") ?? httpStatusField(record, "code");
   let providerStatus: string | undefined;
   let retryAfterMs: number | undefined;
+  const quotaIds: string[] = [];
   let message = errorMessage(error);
   for (let depth = 0; depth < 3; depth++) {
     const body = errorBody(message);
@@ -166,10 +212,11 @@ export function providerErrorInfo(error: unknown): ProviderErrorInfo {
     const status = body.status;
     if (typeof status === "string" && /^[A-Z_]+$/.test(status)) providerStatus = status;
     retryAfterMs = retryDelayOf(body.details) ?? retryAfterMs;
+    quotaIds.push(...quotaIdsOf(body.details));
     if (typeof body.message !== "string") break;
     message = body.message;
   }
-  return { httpStatus, providerStatus, message, retryAfterMs };
+  return { httpStatus, providerStatus, message, retryAfterMs, quotaIds };
 }
 
 function errorBody(text: string): Record<string, unknown> | undefined {
@@ -198,6 +245,30 @@ function retryDelayOf(details: unknown): number | undefined {
     }
   }
   return undefined;
+}
+
+/** google.rpc.QuotaFailure.violations[].quotaId (Gemini API) or quotaMetric, e.g. "GenerateRequestsPerDayPerProjectPerModel-FreeTier". */
+function quotaIdsOf(details: unknown): string[] {
+  if (!Array.isArray(details)) return [];
+  const ids: string[] = [];
+  for (const detail of details) {
+    const record = asRecord(detail);
+    const type = record?.["@type"];
+    if (typeof type !== "string" || !type.endsWith("google.rpc.QuotaFailure")) continue;
+    const violations = record?.violations;
+    if (!Array.isArray(violations)) continue;
+    for (const violation of violations) {
+      const v = asRecord(violation);
+      const id = v?.quotaId ?? v?.quotaMetric;
+      if (typeof id === "string") ids.push(id);
+    }
+  }
+  return ids;
+}
+
+/** Quota ids name their window: "...PerDay..." resets at midnight Pacific, not within a step. */
+function isDailyQuota(id: string): boolean {
+  return /per_?day/i.test(id);
 }
 
 function networkFailure(error: unknown): string | undefined {

@@ -4,10 +4,13 @@ import type {
   GenerateContentConfig,
   GenerateContentResponse,
   Part,
+  ThinkingConfig,
+  ThinkingLevel,
 } from "@google/genai";
 import { ModelOutputError } from "../domain/errors.js";
 import { type JsonObject, JsonObjectSchema } from "../domain/json.js";
 import type { Usage } from "../domain/results.js";
+import { ModelGlitchError } from "./errors.js";
 import { toGeminiJsonSchema } from "./gemini-schema.js";
 import type { GenerateRequest, GenerateResponse, Message, ToolCallRequest, ToolDeclaration } from "./port.js";
 
@@ -17,8 +20,16 @@ import type { GenerateRequest, GenerateResponse, Message, ToolCallRequest, ToolD
  */
 export const GENERATED_CALL_ID_PREFIX = "ferret-call-";
 
-/** Finish reasons after which the candidate is a usable answer. */
-const USABLE_FINISH = new Set(["STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"]);
+/**
+ * Finish reasons of a passing glitch: asked again (with a nudge) the model usually answers.
+ * UNEXPECTED_TOOL_CALL / MALFORMED_RESPONSE are the same kind of slip in newer models.
+ */
+const GLITCH_FINISH: Record<string, ModelGlitchError["glitch"]> = {
+  MALFORMED_FUNCTION_CALL: "malformed_function_call",
+  UNEXPECTED_TOOL_CALL: "malformed_function_call",
+  MALFORMED_RESPONSE: "malformed_function_call",
+  OTHER: "other",
+};
 
 /**
  * Our conversation as Gemini `contents`. Tool results go back as functionResponse parts in a
@@ -29,7 +40,13 @@ export function toGeminiContents(messages: readonly Message[]): Content[] {
   const contents: Content[] = [];
   for (const message of messages) {
     const parts = toParts(message);
-    if (parts.length > 0) contents.push({ role: message.role === "model" ? "model" : "user", parts });
+    if (parts.length === 0) continue;
+    const role = message.role === "model" ? "model" : "user";
+    const last = contents.at(-1);
+    // Turns alternate in Gemini's contents: a user text after tool results (e.g. a retry's
+    // nudge) joins the same user turn rather than opening a second one.
+    if (last?.role === role && role === "user") last.parts = [...(last.parts ?? []), ...parts];
+    else contents.push({ role, parts });
   }
   return contents;
 }
@@ -71,14 +88,50 @@ export interface ConfigDefaults {
   temperature?: number;
   /** Labels exist on Vertex only; the Developer API rejects them. */
   vertexai: boolean;
+  /** The model id this request goes to: its family decides the thinking parameter. */
+  model?: string;
+  /** The role's settings; a request's own maxOutputTokens wins over the role's cap. */
+  role?: { thinkingLevel: string; thinkingBudget: number; maxOutputTokens: number };
+}
+
+/** Gemini model generation (2 for "gemini-2.5-flash", 3 for "gemini-3.1-flash-lite"); undefined when not a Gemini id. */
+export function geminiGeneration(model: string): number | undefined {
+  const match = /(?:^|\/)gemini-(\d+)(?:\.\d+)?-/.exec(model);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Gemini 3 and later take thinkingLevel; 2.5 takes a token budget (sending both is a 400).
+ * 2.0 and non-Gemini ids get no thinking config at all, which they would reject.
+ */
+export function thinkingConfigFor(
+  model: string,
+  role: { thinkingLevel: string; thinkingBudget: number },
+): ThinkingConfig | undefined {
+  const generation = geminiGeneration(model);
+  if (generation === undefined) return undefined;
+  if (generation >= 3) return { thinkingLevel: role.thinkingLevel.toUpperCase() as ThinkingLevel };
+  if (/gemini-2\.5-/.test(model)) return { thinkingBudget: role.thinkingBudget };
+  return undefined;
 }
 
 export function toGeminiConfig(request: GenerateRequest, defaults: ConfigDefaults): GenerateContentConfig {
   const config: GenerateContentConfig = {};
   if (request.system) config.systemInstruction = { parts: [{ text: request.system }] };
+  const generation = defaults.model ? geminiGeneration(defaults.model) : undefined;
   const temperature = request.temperature ?? defaults.temperature;
-  if (temperature !== undefined) config.temperature = temperature;
-  if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
+  // Google asks to leave Gemini 3's temperature at its default (lower values can make it loop).
+  if (temperature !== undefined && !(generation !== undefined && generation >= 3)) {
+    config.temperature = temperature;
+  }
+  const maxOutputTokens = request.maxOutputTokens ?? defaults.role?.maxOutputTokens;
+  if (maxOutputTokens !== undefined) config.maxOutputTokens = maxOutputTokens;
+  const thinking =
+    defaults.model && defaults.role ? thinkingConfigFor(defaults.model, defaults.role) : undefined;
+  if (thinking) config.thinkingConfig = thinking;
+  // ferret runs its own tool loop; the SDK must never turn one call into several requests.
+  config.automaticFunctionCalling = { disable: true };
+  if (request.signal) config.abortSignal = request.signal;
   if (request.tools && request.tools.length > 0) {
     config.tools = [{ functionDeclarations: toFunctionDeclarations(request.tools) }];
   }
@@ -120,7 +173,25 @@ export function fromGeminiResponse(
     );
   }
   const finishReason = candidate.finishReason;
-  if (finishReason !== undefined && !USABLE_FINISH.has(finishReason)) {
+  const glitch = finishReason !== undefined ? GLITCH_FINISH[finishReason] : undefined;
+  if (glitch) {
+    throw new ModelGlitchError(`${model} stopped with finish reason ${finishReason}`, glitch, {
+      model,
+      finishReason,
+      finishMessage: candidate.finishMessage,
+      usage,
+    });
+  }
+  if (finishReason === "MAX_TOKENS") {
+    // A truncated answer is a failed one: half a JSON object or a call cut short is not usable.
+    throw new ModelOutputError(`${model} hit its output token limit (MAX_TOKENS) before finishing`, {
+      model,
+      finishReason,
+      usage,
+    });
+  }
+  if (finishReason !== undefined && finishReason !== "STOP" && finishReason !== "FINISH_REASON_UNSPECIFIED") {
+    // SAFETY, PROHIBITED_CONTENT, BLOCKLIST, SPII, RECITATION, …: asking again gets the same.
     throw new ModelOutputError(`${model} stopped with finish reason ${finishReason}`, {
       model,
       finishReason,
@@ -142,8 +213,11 @@ export function fromGeminiResponse(
     }
   }
   if (toolCalls.length === 0 && (text === undefined || text.trim() === "")) {
-    const why = finishReason === "MAX_TOKENS" ? " (output token limit reached before any answer)" : "";
-    throw new ModelOutputError(`${model} returned an empty answer${why}`, { model, finishReason, usage });
+    throw new ModelGlitchError(`${model} returned an empty answer`, "empty_answer", {
+      model,
+      finishReason,
+      usage,
+    });
   }
   const response: GenerateResponse = {
     toolCalls,
@@ -156,8 +230,9 @@ export function fromGeminiResponse(
 }
 
 /**
- * Thinking tokens are billed as output, so they count as output here too; tool-use prompt
- * tokens (built-in tools) are input the provider read on our behalf.
+ * Thinking tokens are billed as output, so they count as output here too (and separately as
+ * thinkingTokens); tool-use prompt tokens (built-in tools) are input the provider read on our
+ * behalf. promptTokenCount already includes the cached part.
  */
 export function usageOf(raw: GenerateContentResponse): Usage {
   const meta = raw.usageMetadata;
@@ -165,6 +240,8 @@ export function usageOf(raw: GenerateContentResponse): Usage {
     llmCalls: 1,
     inputTokens: (meta?.promptTokenCount ?? 0) + (meta?.toolUsePromptTokenCount ?? 0),
     outputTokens: (meta?.candidatesTokenCount ?? 0) + (meta?.thoughtsTokenCount ?? 0),
+    cachedInputTokens: meta?.cachedContentTokenCount ?? 0,
+    thinkingTokens: meta?.thoughtsTokenCount ?? 0,
   };
 }
 

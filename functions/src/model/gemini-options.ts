@@ -1,10 +1,15 @@
 import { z } from "zod";
+import { PriceSchema, RoleModelSettingsSchema } from "../config/model-settings.js";
 
-export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+export const DEFAULT_GEMINI_MODEL = "gemini-3.5-flash";
+export const DEFAULT_GEMINI_LITE_MODEL = "gemini-3.1-flash-lite";
 export const DEFAULT_EMBEDDING_MODEL = "gemini-embedding-001";
+export const DEFAULT_TIMEOUT_MS = 90_000;
 
 export const GeminiOptionsSchema = z.object({
   model: z.string().min(1).default(DEFAULT_GEMINI_MODEL),
+  /** Serves the roles whose settings say "lite". */
+  liteModel: z.string().min(1).default(DEFAULT_GEMINI_LITE_MODEL),
   embeddingModel: z.string().min(1).default(DEFAULT_EMBEDDING_MODEL),
   /** Vertex AI (ADC credentials, project/location) instead of the Gemini Developer API. */
   vertexai: z.boolean().default(false),
@@ -22,9 +27,13 @@ export const GeminiOptionsSchema = z.object({
   apiVersion: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
   /** Per HTTP attempt; the SDK aborts the request when it passes. */
-  timeoutMs: z.number().int().positive().optional(),
+  timeoutMs: z.number().int().positive().default(DEFAULT_TIMEOUT_MS),
   /** Texts per embedding request; default depends on backend and model (see embedBatchSize). */
   embedBatchSize: z.number().int().min(1).max(250).optional(),
+  /** Per-role model, thinking and output cap (config.model.roles); absent roles use the defaults. */
+  roles: z.record(z.string(), RoleModelSettingsSchema).optional(),
+  /** USD per million tokens by model id, for usage.costUsd (config.model.prices). */
+  prices: z.record(z.string(), PriceSchema).optional(),
 });
 export type GeminiOptions = z.input<typeof GeminiOptionsSchema>;
 export type ResolvedGeminiOptions = z.output<typeof GeminiOptionsSchema>;
@@ -32,28 +41,41 @@ export type ResolvedGeminiOptions = z.output<typeof GeminiOptionsSchema>;
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * The variables @google/genai documents, plus ferret's model names. Resolved here, not left
- * to the SDK, so what the adapter uses is visible and testable (the SDK would otherwise read
- * process.env behind our back).
+ * The credential variables @google/genai documents, resolved here rather than left to the
+ * SDK so what the adapter uses is visible and testable (the SDK would otherwise read
+ * process.env behind our back). Model names, timeout and budgets come from the config.
  */
 export function geminiOptionsFromEnv(env: Env = process.env): GeminiOptions {
   const vertexai = isTrue(env.GOOGLE_GENAI_USE_VERTEXAI);
   const apiKey = nonEmpty(env.GOOGLE_API_KEY) ?? nonEmpty(env.GEMINI_API_KEY);
   const project = nonEmpty(env.GOOGLE_CLOUD_PROJECT);
   const location = nonEmpty(env.GOOGLE_CLOUD_LOCATION);
-  const timeout = nonEmpty(env.FERRET_GEMINI_TIMEOUT_MS);
-  const options: GeminiOptions = {
-    model: nonEmpty(env.FERRET_GEMINI_MODEL) ?? DEFAULT_GEMINI_MODEL,
-    embeddingModel: nonEmpty(env.FERRET_GEMINI_EMBEDDING_MODEL) ?? DEFAULT_EMBEDDING_MODEL,
-    vertexai,
-    ...(timeout ? { timeoutMs: Number(timeout) } : {}),
-  };
+  const options: GeminiOptions = { vertexai };
   if (vertexai) {
     // Project/location win over a key on Vertex, as in the SDK: a key means express mode.
     if (project) return { ...options, project, location: location ?? "global" };
     return apiKey ? { ...options, apiKey } : options;
   }
   return apiKey ? { ...options, apiKey } : options;
+}
+
+/** The config's model section as adapter options. */
+export function geminiOptionsFromConfig(model: {
+  geminiModel: string;
+  geminiLiteModel: string;
+  embeddingModel: string;
+  timeoutMs: number;
+  roles: GeminiOptions["roles"];
+  prices: GeminiOptions["prices"];
+}): GeminiOptions {
+  return {
+    model: model.geminiModel,
+    liteModel: model.geminiLiteModel,
+    embeddingModel: model.embeddingModel,
+    timeoutMs: model.timeoutMs,
+    ...(model.roles ? { roles: model.roles } : {}),
+    ...(model.prices ? { prices: model.prices } : {}),
+  };
 }
 
 /** Whether the environment holds enough to reach Gemini; otherwise use the offline model. */
@@ -63,13 +85,15 @@ export function isGeminiConfigured(env: Env = process.env): boolean {
 }
 
 /**
- * Vertex serves gemini-embedding-001 one text per request; other Vertex embedding models
- * take up to 250, and the Developer API's batchEmbedContents takes 100.
+ * Texts per embedding request. On Vertex, Gemini embedding models take one text per request
+ * (gemini-embedding-001 through :predict, newer ones through :embedContent, which the SDK
+ * refuses to send more than one content to); the older text-embedding models take up to 250.
+ * The Developer API's batchEmbedContents takes 100 texts, each sent as its own content.
  */
 export function embedBatchSize(options: ResolvedGeminiOptions): number {
   if (options.embedBatchSize) return options.embedBatchSize;
   if (!options.vertexai) return 100;
-  return options.embeddingModel === DEFAULT_EMBEDDING_MODEL ? 1 : 250;
+  return /gemini/.test(options.embeddingModel) ? 1 : 250;
 }
 
 function isTrue(value: string | undefined): boolean {

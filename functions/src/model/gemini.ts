@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { GoogleGenAI, type GoogleGenAIOptions } from "@google/genai";
+import { type Content, GoogleGenAI, type GoogleGenAIOptions } from "@google/genai";
+import { DEFAULT_ROLE_SETTINGS, type ModelRole, roleModelId } from "../config/model-settings.js";
 import { ConfigError, ModelOutputError } from "../domain/errors.js";
+import { type Usage, UsageSchema } from "../domain/results.js";
+import { estimateCostUsd, priceOf } from "./cost.js";
 import { classifyProviderError } from "./errors.js";
 import {
   fromGeminiResponse,
@@ -50,22 +53,75 @@ export class GeminiModel implements Model {
     this.client = new GoogleGenAI(clientOptions(parsed.data));
   }
 
+  /** The model id, thinking and output settings a role's calls use. */
+  roleSettings(purpose: ModelRole) {
+    const role = this.options.roles?.[purpose] ?? DEFAULT_ROLE_SETTINGS[purpose];
+    const model = roleModelId(role, {
+      geminiModel: this.options.model,
+      geminiLiteModel: this.options.liteModel,
+    });
+    return { ...role, model };
+  }
+
+  /** Every model id this adapter may call, for a start-up or doctor check. */
+  modelIds(): string[] {
+    const ids = new Set<string>([this.options.model]);
+    for (const purpose of Object.keys(DEFAULT_ROLE_SETTINGS) as ModelRole[])
+      ids.add(this.roleSettings(purpose).model);
+    return [...ids];
+  }
+
+  /**
+   * Asks the provider whether each configured model exists (models.get): a retired id answers
+   * 404, which this reports per model instead of failing the first investigation at planning.
+   */
+  async checkModels(): Promise<Array<{ model: string; ok: boolean; error?: string }>> {
+    const ids = [...this.modelIds(), this.embeddingModel];
+    return Promise.all(
+      ids.map(async (model) => {
+        try {
+          await this.client.models.get({ model });
+          return { model, ok: true };
+        } catch (error) {
+          return { model, ok: false, error: classifyProviderError(error).message };
+        }
+      }),
+    );
+  }
+
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
+    const role = this.roleSettings(request.purpose);
     let raw: Awaited<ReturnType<GoogleGenAI["models"]["generateContent"]>>;
     try {
       raw = await this.client.models.generateContent({
-        model: this.name,
+        model: role.model,
         contents: toGeminiContents(request.messages),
         config: toGeminiConfig(request, {
           vertexai: this.options.vertexai,
+          model: role.model,
+          role,
           ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
         }),
       });
     } catch (error) {
       throw classifyProviderError(error);
     }
-    // Thought signatures come back on the calls themselves (ToolCallRequest.signature).
-    return fromGeminiResponse(raw, this.name, () => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`);
+    const price = priceOf(this.options.prices ?? {}, role.model);
+    try {
+      // Thought signatures come back on the calls themselves (ToolCallRequest.signature).
+      const response = fromGeminiResponse(
+        raw,
+        role.model,
+        () => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`,
+      );
+      return { ...response, usage: withCost(response.usage, price) };
+    } catch (error) {
+      // A refused or truncated answer was still billed: its usage travels with the error.
+      if (error instanceof ModelOutputError && isUsage(error.details?.usage)) {
+        error.details.usage = withCost(error.details.usage, price);
+      }
+      throw error;
+    }
   }
 
   async embed(request: EmbedRequest): Promise<number[][]> {
@@ -78,7 +134,7 @@ export class GeminiModel implements Model {
     const worker = async () => {
       while (next < batches.length) {
         const index = next++;
-        results[index] = await this.embedBatch(batches[index]!, request.task, dimensions);
+        results[index] = await this.embedBatch(batches[index]!, request.task, dimensions, request.signal);
       }
     };
     const workers = size === 1 ? EMBED_CONCURRENCY : 1;
@@ -90,13 +146,18 @@ export class GeminiModel implements Model {
     texts: string[],
     task: EmbedRequest["task"],
     dimensions: number,
+    signal: AbortSignal | undefined,
   ): Promise<number[][]> {
     let raw: Awaited<ReturnType<GoogleGenAI["models"]["embedContent"]>>;
     try {
       raw = await this.client.models.embedContent({
         model: this.embeddingModel,
-        contents: texts,
-        config: { taskType: task, outputDimensionality: dimensions },
+        contents: this.options.vertexai ? texts : texts.map(asContent),
+        config: {
+          taskType: task,
+          outputDimensionality: dimensions,
+          ...(signal ? { abortSignal: signal } : {}),
+        },
       });
     } catch (error) {
       throw classifyProviderError(error);
@@ -110,6 +171,23 @@ export class GeminiModel implements Model {
     }
     return vectors.map(normalize);
   }
+}
+
+/**
+ * One content per text. Given bare strings, the SDK turns a gemini-embedding-2 request into
+ * a single content with N parts (one embedding for all); Content objects keep them apart.
+ */
+function asContent(text: string): Content {
+  return { role: "user", parts: [{ text }] };
+}
+
+function withCost(usage: Usage, price: Parameters<typeof estimateCostUsd>[1]): Usage {
+  const cost = estimateCostUsd(usage, price);
+  return cost === undefined ? usage : { ...usage, costUsd: cost };
+}
+
+function isUsage(value: unknown): value is Usage {
+  return UsageSchema.safeParse(value).success;
 }
 
 /**
@@ -137,7 +215,7 @@ function clientOptions(options: ResolvedGeminiOptions): GoogleGenAIOptions {
     ...(options.apiVersion || !options.vertexai ? { apiVersion: options.apiVersion ?? "v1beta" } : {}),
     httpOptions: {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+      timeout: options.timeoutMs,
     },
   };
 }

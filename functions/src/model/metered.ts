@@ -1,4 +1,5 @@
-import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
+import { FerretError } from "../domain/errors.js";
+import { addUsage, type Usage, UsageSchema, ZERO_USAGE } from "../domain/results.js";
 import type { EmbedRequest, GenerateRequest, GenerateResponse, Model, Purpose } from "./port.js";
 
 export interface Meter {
@@ -6,6 +7,7 @@ export interface Meter {
   calls: number;
   /** generate calls that threw (they may still have cost quota). */
   failures: number;
+  /** Includes what failed calls were billed (a refused or truncated answer reports its tokens). */
   usage: Usage;
 }
 
@@ -45,14 +47,16 @@ export function metered(model: Model): Metered {
     }
     return meter;
   };
-  const record = (meters: Meter[], response?: GenerateResponse) => {
+  const record = (meters: Meter[], outcome: { response: GenerateResponse } | { error: unknown }) => {
     for (const meter of meters) {
-      if (!response) {
+      if ("error" in outcome) {
         meter.failures += 1;
+        const billed = billedUsage(outcome.error);
+        if (billed) meter.usage = addUsage(meter.usage, billed);
         continue;
       }
       meter.calls += 1;
-      meter.usage = addUsage(meter.usage, response.usage);
+      meter.usage = addUsage(meter.usage, outcome.response.usage);
     }
   };
   const copy = (meter: Meter): Meter => ({ ...meter, usage: { ...meter.usage } });
@@ -67,10 +71,10 @@ export function metered(model: Model): Metered {
     async generate(request: GenerateRequest): Promise<GenerateResponse> {
       try {
         const response = await model.generate(request);
-        record([total, bucket(purposes, request.purpose), bucket(models, response.model)], response);
+        record([total, bucket(purposes, request.purpose), bucket(models, response.model)], { response });
         return response;
       } catch (error) {
-        record([total, bucket(purposes, request.purpose)]);
+        record([total, bucket(purposes, request.purpose)], { error });
         throw error;
       }
     },
@@ -99,4 +103,11 @@ export function metered(model: Model): Metered {
       embeds = { calls: 0, failures: 0, texts: 0 };
     },
   };
+}
+
+/** The usage a failed call reported with its error (Gemini bills a blocked or cut-off answer). */
+function billedUsage(error: unknown): Usage | undefined {
+  if (!(error instanceof FerretError)) return undefined;
+  const parsed = UsageSchema.safeParse(error.details?.usage);
+  return parsed.success ? parsed.data : undefined;
 }

@@ -6,7 +6,7 @@ import type { Usage } from "../domain/results.js";
  * offline playbook model (demo, CI, fallback) and the scripted model (tests).
  */
 export interface Model {
-  /** Stable name recorded on results, e.g. "gemini-2.5-flash" or "offline-playbook". */
+  /** Stable name recorded on results, e.g. "gemini-3.5-flash" or "offline-playbook". */
   readonly name: string;
   /** True when no LLM stands behind this model; conclusions must then say so. */
   readonly offline: boolean;
@@ -72,6 +72,8 @@ export interface GenerateRequest {
   maxOutputTokens?: number;
   /** Propagated to logs and provider request labels. */
   investigationId?: string;
+  /** The step's deadline: aborts the HTTP call and any retry wait. */
+  signal?: AbortSignal;
 }
 
 export interface GenerateResponse {
@@ -89,6 +91,7 @@ export interface EmbedRequest {
   task: EmbedTask;
   /** 768 unless a caller has a reason; Firestore's vector index is declared with it. */
   dimensions?: number;
+  signal?: AbortSignal;
 }
 
 export const EMBEDDING_DIMENSIONS = 768;

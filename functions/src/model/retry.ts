@@ -1,5 +1,6 @@
 import { isRetryable, ModelOutputError, TokenLimitError } from "../domain/errors.js";
-import { ProviderUnavailableError } from "./errors.js";
+import { addUsage, type Usage, UsageSchema } from "../domain/results.js";
+import { ModelGlitchError, ProviderUnavailableError } from "./errors.js";
 import type { EmbedRequest, GenerateRequest, GenerateResponse, Model } from "./port.js";
 
 export interface RetryInfo {
@@ -8,6 +9,8 @@ export interface RetryInfo {
   delayMs: number;
   error: unknown;
   operation: "generate" | "embed";
+  /** True when the retry re-asks with a nudge after a glitch of the answer. */
+  nudged?: boolean;
 }
 
 export interface RetryOptions {
@@ -15,8 +18,14 @@ export interface RetryOptions {
   maxAttempts?: number;
   /** Cap of the first retry's delay; doubles per retry. Default 1000. */
   baseDelayMs?: number;
-  /** No single wait is longer. Default 20000. */
+  /** No single backoff wait is longer. Default 20000. */
   maxDelayMs?: number;
+  /**
+   * The longest wait a provider's RetryInfo may impose (Gemini often asks for 30-60 s).
+   * A longer requested delay is not waited for: the error goes up (and the investigation to
+   * the offline model). Default 60000.
+   */
+  maxRetryAfterMs?: number;
   /** "full": uniform in [0, cap) (AWS "full jitter"); "none": exactly the cap. Default "full". */
   jitter?: "full" | "none";
   sleep?: (ms: number) => Promise<void>;
@@ -30,7 +39,8 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 /**
  * The delay before retry number `retry` (1 = the first retry): full jitter over an
  * exponentially growing cap, so many instances hitting the same 429 spread out instead of
- * returning in lockstep. A provider's RetryInfo is honoured as a floor, within maxDelayMs.
+ * returning in lockstep. A provider's RetryInfo is honoured as a floor (the caller has
+ * already refused delays beyond maxRetryAfterMs).
  */
 export function backoffDelay(
   retry: number,
@@ -39,17 +49,31 @@ export function backoffDelay(
 ): number {
   const cap = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
   const jittered = options.jitter === "full" ? Math.floor(options.random() * cap) : cap;
-  const floor = retryAfterMs !== undefined ? Math.min(retryAfterMs, options.maxDelayMs) : 0;
-  return Math.max(jittered, floor);
+  return Math.max(jittered, retryAfterMs ?? 0);
 }
 
 /**
  * Retries what can succeed later (rate limits, 5xx, network) and nothing else: a token-limit
- * error needs compression and a bad answer needs the repair path, not the same request again.
+ * error needs compression, a bad answer the repair path, a spent daily quota or a retired
+ * model a person. Glitches of the answer are handled apart (once, with a nudge).
  */
 export function shouldRetry(error: unknown): boolean {
   if (error instanceof TokenLimitError || error instanceof ModelOutputError) return false;
   return isRetryable(error);
+}
+
+/**
+ * What the retried request says after a glitch. It names the failure, not the content, and
+ * asks for the declared form; the model's earlier (broken) answer is not echoed.
+ */
+export function nudgeText(error: ModelGlitchError): string {
+  const what =
+    error.glitch === "malformed_function_call"
+      ? "Your previous reply contained a malformed function call."
+      : error.glitch === "empty_answer"
+        ? "Your previous reply was empty."
+        : "Your previous reply stopped before it was complete.";
+  return `${what} Answer again: call one of the declared functions with valid arguments, or reply in the requested format.`;
 }
 
 export function withRetry(model: Model, options: RetryOptions = {}): Model {
@@ -57,22 +81,55 @@ export function withRetry(model: Model, options: RetryOptions = {}): Model {
     maxAttempts: Math.max(1, options.maxAttempts ?? 4),
     baseDelayMs: options.baseDelayMs ?? 1_000,
     maxDelayMs: options.maxDelayMs ?? 20_000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
     jitter: options.jitter ?? "full",
     random: options.random ?? Math.random,
   };
   const sleep = options.sleep ?? defaultSleep;
 
-  async function run<T>(operation: RetryInfo["operation"], call: () => Promise<T>): Promise<T> {
+  async function run<T>(
+    operation: RetryInfo["operation"],
+    call: () => Promise<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await call();
       } catch (error) {
-        if (attempt >= settings.maxAttempts || !shouldRetry(error)) throw error;
+        if (attempt >= settings.maxAttempts || !shouldRetry(error) || signal?.aborted) throw error;
         const retryAfter = error instanceof ProviderUnavailableError ? error.retryAfterMs : undefined;
+        // Waiting longer than the bound would spend the step's deadline idle: give up now.
+        if (retryAfter !== undefined && retryAfter > settings.maxRetryAfterMs) throw error;
         const delayMs = backoffDelay(attempt, settings, retryAfter);
         options.onRetry?.({ attempt, delayMs, error, operation });
-        await sleep(delayMs);
+        await abortableSleep(sleep, delayMs, signal, error);
       }
+    }
+  }
+
+  async function generate(request: GenerateRequest): Promise<GenerateResponse> {
+    const once = () => run("generate", () => model.generate(request), request.signal);
+    try {
+      return await once();
+    } catch (error) {
+      if (!(error instanceof ModelGlitchError) || request.signal?.aborted) throw error;
+      options.onRetry?.({ attempt: 1, delayMs: 0, error, operation: "generate", nudged: true });
+      const nudged: GenerateRequest = {
+        ...request,
+        messages: [...request.messages, { role: "user", text: nudgeText(error) }],
+      };
+      const response = await run("generate", () => model.generate(nudged), request.signal).catch(
+        (second: unknown) => {
+          // Both answers were billed; the error that goes up carries both.
+          if (second instanceof ModelOutputError) {
+            const total = sumUsage(error.details?.usage, second.details?.usage);
+            if (total && second.details) second.details.usage = total;
+          }
+          throw second;
+        },
+      );
+      const failed = error.details?.usage;
+      return isUsage(failed) ? { ...response, usage: addUsage(failed, response.usage) } : response;
     }
   }
 
@@ -83,8 +140,38 @@ export function withRetry(model: Model, options: RetryOptions = {}): Model {
     get offline() {
       return model.offline;
     },
-    generate: (request: GenerateRequest): Promise<GenerateResponse> =>
-      run("generate", () => model.generate(request)),
-    embed: (request: EmbedRequest): Promise<number[][]> => run("embed", () => model.embed(request)),
+    generate,
+    embed: (request: EmbedRequest): Promise<number[][]> =>
+      run("embed", () => model.embed(request), request.signal),
   };
+}
+
+/** Sleeps, but wakes with the original error as soon as the step's deadline aborts. */
+async function abortableSleep(
+  sleep: (ms: number) => Promise<void>,
+  ms: number,
+  signal: AbortSignal | undefined,
+  error: unknown,
+): Promise<void> {
+  if (!signal) return sleep(ms);
+  if (signal.aborted) throw error;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(error);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([sleep(ms), aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function isUsage(value: unknown): value is Usage {
+  return UsageSchema.safeParse(value).success;
+}
+
+function sumUsage(a: unknown, b: unknown): Usage | undefined {
+  if (isUsage(a) && isUsage(b)) return addUsage(a, b);
+  return isUsage(b) ? b : isUsage(a) ? a : undefined;
 }

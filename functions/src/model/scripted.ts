@@ -116,7 +116,7 @@ export class ScriptedModel implements Model {
       index: this.history.length,
       purpose: request.purpose,
       stepIndex: 0,
-      request: structuredClone(request),
+      request: cloneRequest(request),
       at: (this.options.now?.() ?? new Date()).toISOString(),
     };
     this.history.push(call);
@@ -138,7 +138,7 @@ export class ScriptedModel implements Model {
   }
 
   async embed(request: EmbedRequest): Promise<number[][]> {
-    this.embedRequests.push(structuredClone(request));
+    this.embedRequests.push(cloneRequest(request));
     if (this.options.embed) return this.options.embed(request);
     return request.texts.map((text) => hashEmbedding(text, request.dimensions));
   }
@@ -178,4 +178,10 @@ export class ScriptedModel implements Model {
       finishReason: scripted.finishReason ?? "STOP",
     };
   }
+}
+
+/** An AbortSignal cannot be cloned; the recorded copy keeps everything else. */
+function cloneRequest<R extends { signal?: AbortSignal }>(request: R): R {
+  const { signal, ...rest } = request;
+  return { ...structuredClone(rest), ...(signal ? { signal } : {}) } as R;
 }

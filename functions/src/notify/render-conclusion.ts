@@ -1,6 +1,7 @@
 import type { Conclusion } from "../domain/conclusion.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { Ioc } from "../domain/ioc.js";
+import { describeUsage } from "../model/cost.js";
 import type { ChatMessage } from "../ports/chat-sink.js";
 import {
   type Block,
@@ -114,11 +115,20 @@ export function renderConclusion(investigation: Investigation, conclusion: Concl
     const questions = conclusion.openQuestions.map((q) => md`• ${inline(q, 400)}`);
     blocks.push(...listSections(md`*Open questions*`, questions, { maxSections: 1, noun: "questions" }));
   }
-  const tail = [context([producedBy(conclusion)]), footer(investigation)];
+  const tail = [context([producedBy(conclusion), ...usageLine(investigation)]), footer(investigation)];
   return {
     text: fallbackText(
       md`${verdictText(conclusion.verdict)} (${percent(conclusion.confidence)}) — ${category}: ${inline(conclusion.summary, 300)}`,
     ),
     blocks: fitBlocks(blocks, tail),
   };
+}
+
+/**
+ * Tokens and estimated cost of the investigation, once a priced model did work: offline
+ * playbook runs cost nothing and their token counts are estimates, so they show no line.
+ */
+function usageLine(investigation: Investigation): Mrkdwn[] {
+  const usage = investigation.counters.usage;
+  return usage.costUsd === undefined ? [] : [md`${inline(describeUsage(usage), 200)}`];
 }

@@ -292,3 +292,27 @@ describe("applyIntrospection: scores, pruning, exactly once per session", () => 
     for (const id of ["bad-1", "bad-2", "bad-3"]) assert.equal(await store.wasIntrospected(id), false);
   });
 });
+
+describe("search: by embedding space, before the nearest K are taken", () => {
+  test("a nearer memory of another embedding model neither shows up nor crowds out the comparable one", async () => {
+    const { db, store } = await freshStore("mem-space");
+    dbs.push(db);
+    const foreign = await seedMemory(store, "embedded by the old model", atSimilarity(0.99, 1), {
+      space: "gemini:old-embedding-model",
+    });
+    const own = await seedMemory(store, "embedded by the current model", atSimilarity(0.85, 2));
+    const query = { scope: "log_analyst", vector: axis(0), minSimilarity: 0.8, limit: 1 } as const;
+
+    // Without a space the nearest wins, whatever model made it: the mix the filter prevents.
+    assert.deepEqual(
+      (await store.search(query)).map((h) => h.memory.id),
+      [foreign],
+    );
+    const hits = await store.search({ ...query, embeddingSpace: SPACE });
+    assert.deepEqual(
+      hits.map((h) => h.memory.id),
+      [own],
+    );
+    assert.equal(hits[0]?.memory.embeddingSpace, SPACE);
+  });
+});

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { type Config, globMatch, loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
+import { DEFAULT_PRICES, DEFAULT_ROLE_SETTINGS } from "../../../functions/src/config/model-settings.js";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
 import { DEFAULT_POLICY } from "../../../functions/src/domain/policy.js";
 
@@ -64,14 +65,20 @@ describe("loadConfig defaults", () => {
       stepDeadlineSeconds: 300,
       totalDeadlineSeconds: 1_800,
     });
-    assert.deepEqual(config.model, {
+    const { roles, prices, ...model } = config.model;
+    assert.deepEqual(model, {
       provider: "auto",
-      geminiModel: "gemini-2.5-flash",
+      geminiModel: "gemini-3.5-flash",
+      geminiLiteModel: "gemini-3.1-flash-lite",
       embeddingModel: "gemini-embedding-001",
+      timeoutMs: 90_000,
+      maxRetryWaitMs: 60_000,
       contextWindowTokens: 1_048_576,
       compressAt: 0.7,
       fallbackToOffline: true,
     });
+    assert.deepEqual(roles, DEFAULT_ROLE_SETTINGS);
+    assert.deepEqual(prices, DEFAULT_PRICES);
     assert.deepEqual(config.ingest, {
       ignoreCategories: [],
       minimumSeverity: "LOW",
@@ -97,7 +104,7 @@ describe("loadConfig from a YAML file", () => {
   it("reads the file and keeps defaults for what it does not set", () => {
     const config = loadConfig({ file: configFile(FILE), env: {} });
     assert.equal(config.model.provider, "offline");
-    assert.equal(config.model.geminiModel, "gemini-2.5-flash");
+    assert.equal(config.model.geminiModel, "gemini-3.5-flash");
     assert.deepEqual(config.agent, {
       ...DEFAULT_POLICY,
       maxSteps: 6,
@@ -287,5 +294,39 @@ describe("tool allow/deny globs", () => {
     assert.equal(globMatch("Discovery: *", "discovery: Service Account Self-Investigation"), true);
     assert.equal(globMatch("intel", "intel_otx"), false, "anchored at both ends");
     assert.equal(globMatch("otx", "intel_otx"), false);
+  });
+});
+
+describe("loadConfig: per-role model settings", () => {
+  it("overlays a role's file settings on its defaults and adds prices to the table", () => {
+    const file = configFile(
+      [
+        "model:",
+        "  roles:",
+        "    executor: { model: main, thinkingLevel: high }",
+        "  prices:",
+        '    "gemini-4-flash": { input: 2, cachedInput: 0.2, output: 10 }',
+      ].join("\n"),
+    );
+    const config = loadConfig({ file, env: { FERRET_GEMINI_TIMEOUT_MS: "30000" } });
+    assert.deepEqual(config.model.roles.executor, {
+      ...DEFAULT_ROLE_SETTINGS.executor,
+      model: "main",
+      thinkingLevel: "high",
+    });
+    assert.deepEqual(config.model.roles.planner, DEFAULT_ROLE_SETTINGS.planner);
+    assert.deepEqual(config.model.prices["gemini-4-flash"], { input: 2, cachedInput: 0.2, output: 10 });
+    assert.deepEqual(config.model.prices["gemini-3.5-flash"], DEFAULT_PRICES["gemini-3.5-flash"]);
+    assert.equal(config.model.timeoutMs, 30_000);
+  });
+
+  it("rejects an unknown role, an unknown thinking level and a negative price", () => {
+    for (const yaml of [
+      "model: { roles: { summarizer: { model: lite } } }",
+      "model: { roles: { planner: { thinkingLevel: extreme } } }",
+      'model: { prices: { "gemini-3.5-flash": { input: -1, cachedInput: 0, output: 1 } } }',
+    ]) {
+      assert.throws(() => loadConfig({ file: configFile(yaml), env: {} }), ConfigError, yaml);
+    }
   });
 });

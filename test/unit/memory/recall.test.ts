@@ -76,6 +76,8 @@ describe("createRecall", () => {
       "similarity goes to the port; the adapter makes it a distance",
     );
     assert.equal(store.searches[0]?.limit, 32);
+    // Filtered by the store before the nearest K are taken, not after.
+    assert.equal(store.searches[0]?.embeddingSpace, "gemini:gemini-embedding-001");
     assert.equal(store.searches[0]?.vector.length, 768);
     assert.deepEqual(store.touched, [{ ids: hits.map((m) => m.id), at: "2026-05-01T12:00:00.000Z" }]);
   });

@@ -235,17 +235,6 @@ describe("classifyProviderError: not retryable", () => {
           },
         },
       ],
-      [
-        404,
-        {
-          error: {
-            code: 404,
-            message:
-              "models/gemini-9 is not found for API version v1beta, or is not supported for generateContent.",
-            status: "NOT_FOUND",
-          },
-        },
-      ],
     ];
     for (const [status, body] of cases) {
       const error = classifyProviderError(apiError(status, body));

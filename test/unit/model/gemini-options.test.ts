@@ -10,8 +10,6 @@ import {
 describe("geminiOptionsFromEnv", () => {
   it("uses the Developer API with a key, preferring GOOGLE_API_KEY like the SDK", () => {
     assert.deepEqual(geminiOptionsFromEnv({ GEMINI_API_KEY: "g", GOOGLE_API_KEY: "o" }), {
-      model: "gemini-2.5-flash",
-      embeddingModel: "gemini-embedding-001",
       vertexai: false,
       apiKey: "o",
     });
@@ -25,17 +23,14 @@ describe("geminiOptionsFromEnv", () => {
         GOOGLE_CLOUD_PROJECT: "sec-prod",
         GOOGLE_CLOUD_LOCATION: "europe-west1",
         GEMINI_API_KEY: "ignored",
+        // Model names and the timeout belong to the config now; the SDK's variables stay here.
         FERRET_GEMINI_MODEL: "gemini-2.5-pro",
-        FERRET_GEMINI_EMBEDDING_MODEL: "text-embedding-005",
         FERRET_GEMINI_TIMEOUT_MS: "30000",
       }),
       {
-        model: "gemini-2.5-pro",
-        embeddingModel: "text-embedding-005",
         vertexai: true,
         project: "sec-prod",
         location: "europe-west1",
-        timeoutMs: 30_000,
       },
     );
     assert.equal(
@@ -72,6 +67,9 @@ describe("embedBatchSize", () => {
     assert.equal(embedBatchSize(resolve({})), 100);
     assert.equal(embedBatchSize(resolve({ vertexai: true })), 1);
     assert.equal(embedBatchSize(resolve({ vertexai: true, embeddingModel: "text-embedding-005" })), 250);
+    // Vertex sends gemini-embedding-2 through :embedContent, which takes one content.
+    assert.equal(embedBatchSize(resolve({ vertexai: true, embeddingModel: "gemini-embedding-2" })), 1);
+    assert.equal(embedBatchSize(resolve({ embeddingModel: "gemini-embedding-2" })), 100);
     assert.equal(embedBatchSize(resolve({ embedBatchSize: 7 })), 7);
   });
 });

@@ -2,16 +2,15 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import {
   ConfigError,
-  FerretError,
   ModelOutputError,
   ModelUnavailableError,
   TokenLimitError,
 } from "../../../functions/src/domain/errors.js";
-import { ProviderUnavailableError } from "../../../functions/src/model/errors.js";
+import { ModelGlitchError, ProviderUnavailableError } from "../../../functions/src/model/errors.js";
 import { GeminiModel } from "../../../functions/src/model/gemini.js";
 import { MessageSchema } from "../../../functions/src/model/message-schema.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
-import { withRetry } from "../../../functions/src/model/retry.js";
+import { nudgeText, withRetry } from "../../../functions/src/model/retry.js";
 import { FakeGeminiServer, geminiAnswer } from "./fake-gemini-server.js";
 
 const server = new FakeGeminiServer();
@@ -86,7 +85,8 @@ describe("GeminiModel.generate: what goes on the wire", () => {
     assert.equal(server.requests.length, 1);
     const sent = server.requests[0]!;
     assert.equal(sent.method, "POST");
-    assert.equal(sent.path, "/v1beta/models/gemini-2.5-flash:generateContent");
+    // The executor is a "lite" role by default.
+    assert.equal(sent.path, "/v1beta/models/gemini-3.1-flash-lite:generateContent");
     assert.equal(sent.headers["x-goog-api-key"], "test-key");
     assert.deepEqual(sent.body, {
       contents: [
@@ -136,9 +136,10 @@ describe("GeminiModel.generate: what goes on the wire", () => {
           ],
         },
       ],
+      // Gemini 3 keeps its default temperature; the role's thinking level goes out instead.
       generationConfig: {
-        temperature: 0.3,
         maxOutputTokens: 2048,
+        thinkingConfig: { thinkingLevel: "MEDIUM" },
         responseMimeType: "application/json",
         responseJsonSchema: {
           type: "object",
@@ -148,7 +149,7 @@ describe("GeminiModel.generate: what goes on the wire", () => {
     });
   });
 
-  it("uses the configured default temperature and model, and sends no labels to the Developer API", async () => {
+  it("gives a 2.5 model its temperature, a thinking budget and the role's output cap, and no labels on the Developer API", async () => {
     server.reply(geminiAnswer([{ text: "ok" }]));
     await gemini({ model: "gemini-2.5-pro", temperature: 0.1 }).generate({
       ...simple,
@@ -159,7 +160,7 @@ describe("GeminiModel.generate: what goes on the wire", () => {
     assert.deepEqual(sent.body, {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
       systemInstruction: { parts: [{ text: "You plan." }] },
-      generationConfig: { temperature: 0.1 },
+      generationConfig: { temperature: 0.1, maxOutputTokens: 8192, thinkingConfig: { thinkingBudget: 4096 } },
     });
   });
 });
@@ -192,9 +193,15 @@ describe("GeminiModel.generate: what comes back", () => {
     const response = await gemini().generate(simple);
 
     assert.equal(response.text, "I will query the logs.");
-    assert.equal(response.model, "gemini-2.5-flash");
+    assert.equal(response.model, "gemini-3.5-flash");
     assert.equal(response.finishReason, "STOP");
-    assert.deepEqual(response.usage, { llmCalls: 1, inputTokens: 1_007, outputTokens: 250 });
+    assert.deepEqual(response.usage, {
+      llmCalls: 1,
+      inputTokens: 1_007,
+      outputTokens: 250,
+      cachedInputTokens: 0,
+      thinkingTokens: 200,
+    });
     assert.equal(response.toolCalls.length, 2);
     assert.deepEqual(response.toolCalls[0], {
       id: "fc-1",
@@ -296,7 +303,7 @@ describe("GeminiModel.generate: what comes back", () => {
       assert.ok(error instanceof ModelOutputError);
       assert.equal(
         error.message,
-        "gemini-2.5-flash returned no candidate: prompt blocked (PROHIBITED_CONTENT)",
+        "gemini-3.5-flash returned no candidate: prompt blocked (PROHIBITED_CONTENT)",
       );
       return true;
     });
@@ -307,8 +314,14 @@ describe("GeminiModel.generate: what comes back", () => {
     });
     await assert.rejects(model.generate(simple), (error: unknown) => {
       assert.ok(error instanceof ModelOutputError);
-      assert.match(error.message, /empty answer \(output token limit reached before any answer\)/);
-      assert.deepEqual(error.details?.usage, { llmCalls: 1, inputTokens: 10, outputTokens: 100 });
+      assert.match(error.message, /output token limit \(MAX_TOKENS\)/);
+      assert.deepEqual(error.details?.usage, {
+        llmCalls: 1,
+        inputTokens: 10,
+        outputTokens: 100,
+        cachedInputTokens: 0,
+        thinkingTokens: 100,
+      });
       return true;
     });
   });
@@ -395,7 +408,7 @@ describe("GeminiModel errors through the SDK", () => {
     assert.equal(server.requests.length, 1);
   });
 
-  it("a wrong model name is a non-retryable configuration error", async () => {
+  it("a retired or unknown model is unavailable without retries, so the offline fallback takes over", async () => {
     server.reply({
       status: 404,
       json: {
@@ -409,9 +422,10 @@ describe("GeminiModel errors through the SDK", () => {
     await assert.rejects(
       withRetry(gemini({ model: "gemini-0" }), { sleep: async () => {} }).generate(simple),
       (error) => {
-        assert.ok(error instanceof FerretError);
-        assert.equal(error.code, "config");
+        assert.ok(error instanceof ProviderUnavailableError);
+        assert.equal(error.final, "model_not_found");
         assert.equal(error.retryable, false);
+        assert.match(error.message, /gemini-0 is not found.*retired or unknown; set FERRET_GEMINI_MODEL/);
         return true;
       },
     );
@@ -439,6 +453,130 @@ describe("GeminiModel errors through the SDK", () => {
         return true;
       },
     );
+  });
+});
+
+describe("GeminiModel: per-role models, thinking by model family, glitches", () => {
+  it("sends thinkingLevel to Gemini 3, thinkingBudget to 2.5 and nothing to 2.0", async () => {
+    server.reply(geminiAnswer([{ text: "a" }]), geminiAnswer([{ text: "b" }]), geminiAnswer([{ text: "c" }]));
+    const roles = {
+      planner: { model: "main", thinkingLevel: "high" as const, thinkingBudget: 512, maxOutputTokens: 1000 },
+    };
+    for (const model of ["gemini-3.5-flash", "gemini-2.5-flash", "gemini-2.0-flash"]) {
+      await gemini({ model, roles }).generate(simple);
+    }
+    assert.deepEqual(
+      server.requests.map((r) => (r.body as { generationConfig: unknown }).generationConfig),
+      [
+        { maxOutputTokens: 1000, thinkingConfig: { thinkingLevel: "HIGH" } },
+        { maxOutputTokens: 1000, thinkingConfig: { thinkingBudget: 512 } },
+        { maxOutputTokens: 1000 },
+      ],
+    );
+  });
+
+  it("routes each role to its model: lite roles to the lite model, explicit ids as given", async () => {
+    server.reply(geminiAnswer([{ text: "a" }]), geminiAnswer([{ text: "b" }]), geminiAnswer([{ text: "c" }]));
+    const model = gemini({
+      model: "gemini-3.5-flash",
+      liteModel: "gemini-3.1-flash-lite",
+      roles: {
+        concluder: {
+          model: "gemini-3.5-pro",
+          thinkingLevel: "high",
+          thinkingBudget: 0,
+          maxOutputTokens: 900,
+        },
+      },
+    });
+    await model.generate({ ...simple, purpose: "planner" });
+    await model.generate({ ...simple, purpose: "compressor" });
+    const concluded = await model.generate({ ...simple, purpose: "concluder" });
+    assert.deepEqual(
+      server.requests.map((r) => r.path),
+      [
+        "/v1beta/models/gemini-3.5-flash:generateContent",
+        "/v1beta/models/gemini-3.1-flash-lite:generateContent",
+        "/v1beta/models/gemini-3.5-pro:generateContent",
+      ],
+    );
+    assert.equal(concluded.model, "gemini-3.5-pro");
+    assert.deepEqual(model.modelIds().sort(), [
+      "gemini-3.1-flash-lite",
+      "gemini-3.5-flash",
+      "gemini-3.5-pro",
+    ]);
+  });
+
+  it("retries a MALFORMED_FUNCTION_CALL once with a nudge that joins the last user turn", async () => {
+    server.reply(
+      {
+        json: {
+          candidates: [{ content: { role: "model", parts: [] }, finishReason: "MALFORMED_FUNCTION_CALL" }],
+          usageMetadata: { promptTokenCount: 300, thoughtsTokenCount: 20 },
+        },
+      },
+      geminiAnswer([{ functionCall: { name: "query_logs", args: { table: "activity" } } }]),
+    );
+    const request: GenerateRequest = {
+      ...simple,
+      purpose: "executor",
+      messages: [
+        { role: "user", text: "Step s1." },
+        { role: "model", toolCalls: [{ id: "c1", name: "query_logs", args: {} }] },
+        { role: "tool", responses: [{ id: "c1", name: "query_logs", response: { rows: 0 } }] },
+      ],
+    };
+    const response = await withRetry(gemini(), { sleep: async () => {} }).generate(request);
+
+    assert.equal(response.toolCalls[0]!.name, "query_logs");
+    assert.equal(response.usage.llmCalls, 2);
+    assert.equal(response.usage.inputTokens, 300 + 120);
+    const retried = (server.requests[1]!.body as { contents: Array<{ role: string; parts: unknown[] }> })
+      .contents;
+    assert.equal(retried.length, 3, "the nudge joins the tool-result turn instead of opening a new one");
+    assert.equal(retried[2]!.role, "user");
+    assert.deepEqual(retried[2]!.parts.at(-1), {
+      text: nudgeText(new ModelGlitchError("", "malformed_function_call", {})),
+    });
+  });
+
+  it("classifies OTHER as a glitch and SAFETY as final", async () => {
+    server.reply(
+      { json: { candidates: [{ content: { role: "model", parts: [] }, finishReason: "OTHER" }] } },
+      { json: { candidates: [{ content: { role: "model", parts: [] }, finishReason: "SAFETY" }] } },
+    );
+    await assert.rejects(
+      gemini().generate(simple),
+      (e) => e instanceof ModelGlitchError && e.glitch === "other",
+    );
+    await assert.rejects(
+      gemini().generate(simple),
+      (e) => e instanceof ModelOutputError && !(e instanceof ModelGlitchError),
+    );
+  });
+
+  it("asks the provider whether each configured model exists", async () => {
+    server.reply(
+      { json: { name: "models/gemini-3.5-flash" } },
+      {
+        status: 404,
+        json: {
+          error: { code: 404, message: "models/gemini-3.1-flash-lite is not found", status: "NOT_FOUND" },
+        },
+      },
+      { json: { name: "models/gemini-embedding-001" } },
+    );
+    const checks = await gemini().checkModels();
+    assert.deepEqual(
+      checks.map((c) => [c.model, c.ok]),
+      [
+        ["gemini-3.5-flash", true],
+        ["gemini-3.1-flash-lite", false],
+        ["gemini-embedding-001", true],
+      ],
+    );
+    assert.match(checks[1]!.error ?? "", /retired or unknown/);
   });
 });
 
@@ -476,6 +614,45 @@ describe("GeminiModel.embed", () => {
     assert.deepEqual(server.requests[1]!.body, { requests: [item("claim three")] });
   });
 
+  it("sends gemini-embedding-2 one content per text on the Developer API (not one content of N parts)", async () => {
+    const vec = (x: number) => Array.from({ length: 768 }, (_, i) => (i === 1 ? x : 0));
+    server.reply({ json: { embeddings: [{ values: vec(1) }, { values: vec(2) }] } });
+    const vectors = await gemini({ embeddingModel: "gemini-embedding-2" }).embed({
+      texts: ["first claim", "second claim"],
+      task: "RETRIEVAL_DOCUMENT",
+    });
+    assert.equal(vectors.length, 2);
+    const body = server.requests[0]!.body as { requests: Array<{ content: { parts: unknown[] } }> };
+    assert.equal(server.requests[0]!.path, "/v1beta/models/gemini-embedding-2:batchEmbedContents");
+    assert.deepEqual(
+      body.requests.map((r) => r.content.parts),
+      [[{ text: "first claim" }], [{ text: "second claim" }]],
+    );
+  });
+
+  it("sends gemini-embedding-2 one text per :embedContent request on Vertex", async () => {
+    const vec = (x: number) => Array.from({ length: 768 }, (_, i) => (i === 2 ? x : 0));
+    server.reply({ json: { embedding: { values: vec(3) } } }, { json: { embedding: { values: vec(4) } } });
+    const model = new GeminiModel({
+      vertexai: true,
+      apiKey: "k",
+      baseUrl,
+      embeddingModel: "gemini-embedding-2",
+    });
+    const vectors = await model.embed({ texts: ["a", "b"], task: "RETRIEVAL_QUERY" });
+    assert.deepEqual(
+      vectors.map((v) => v[2]),
+      [1, 1],
+    );
+    assert.deepEqual(
+      server.requests.map((r) => r.path),
+      [
+        "/v1beta1/publishers/google/models/gemini-embedding-2:embedContent",
+        "/v1beta1/publishers/google/models/gemini-embedding-2:embedContent",
+      ],
+    );
+  });
+
   it("rejects vectors of the wrong size", async () => {
     server.reply({ json: { embeddings: [{ values: [1, 2, 3] }] } });
     await assert.rejects(gemini().embed({ texts: ["x"], task: "RETRIEVAL_QUERY" }), ModelOutputError);
@@ -504,13 +681,13 @@ describe("GeminiModel on Vertex AI (express mode against the fake)", () => {
 
     assert.equal(
       server.requests[0]!.path,
-      "/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent",
+      "/v1beta1/publishers/google/models/gemini-3.5-flash:generateContent",
     );
     assert.deepEqual(server.requests[0]!.body, {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
       systemInstruction: { parts: [{ text: "You plan." }] },
       labels: { investigation_id: "inv_abc-1", purpose: "planner" },
-      generationConfig: {},
+      generationConfig: { maxOutputTokens: 8192, thinkingConfig: { thinkingLevel: "MEDIUM" } },
     });
     assert.deepEqual(
       server.requests.slice(1).map((r) => [r.path, r.body]),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
+import { ModelOutputError, ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import { metered } from "../../../functions/src/model/metered.js";
 import type { GenerateRequest, Purpose } from "../../../functions/src/model/port.js";
 import { ScriptedModel } from "../../../functions/src/model/scripted.js";
@@ -69,5 +69,21 @@ describe("metered", () => {
     await meter.model.embed({ texts: ["a", "b"], task: "RETRIEVAL_DOCUMENT" });
     await meter.model.embed({ texts: ["c"], task: "RETRIEVAL_QUERY" });
     assert.deepEqual(meter.embeddings(), { calls: 2, failures: 0, texts: 3 });
+  });
+});
+
+describe("metered: failed calls that were billed", () => {
+  it("adds the usage a refused answer reported to the purpose's and the total's usage", async () => {
+    const billed = { llmCalls: 1, inputTokens: 12_559, outputTokens: 0, costUsd: 0.0188 };
+    const inner = new ScriptedModel([new ModelOutputError("prompt blocked", { usage: billed }), "ok"]);
+    const meter = metered(inner);
+    await assert.rejects(meter.model.generate(ask("planner")), ModelOutputError);
+    assert.equal(meter.totals().failures, 1);
+    assert.deepEqual(meter.totals().usage, billed);
+    assert.deepEqual(meter.byPurpose().planner?.usage, billed);
+    // An outage reports nothing billed and adds nothing.
+    const down = metered(new ScriptedModel([new ModelUnavailableError("503")]));
+    await assert.rejects(down.model.generate(ask("planner")), ModelUnavailableError);
+    assert.deepEqual(down.totals().usage, { llmCalls: 0, inputTokens: 0, outputTokens: 0 });
   });
 });

@@ -6,9 +6,9 @@ import {
   ModelUnavailableError,
   TokenLimitError,
 } from "../../../functions/src/domain/errors.js";
-import { ProviderUnavailableError } from "../../../functions/src/model/errors.js";
+import { ModelGlitchError, ProviderUnavailableError } from "../../../functions/src/model/errors.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
-import { backoffDelay, type RetryInfo, withRetry } from "../../../functions/src/model/retry.js";
+import { backoffDelay, nudgeText, type RetryInfo, withRetry } from "../../../functions/src/model/retry.js";
 import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 
 const request: GenerateRequest = {
@@ -98,15 +98,54 @@ describe("withRetry", () => {
     assert.equal((await withRetry(inner, options).generate(request)).text, "ok");
   });
 
-  it("uses the provider's RetryInfo as a floor, capped by maxDelayMs", async () => {
+  it("waits the provider's RetryInfo delay (beyond maxDelayMs) when it is within maxRetryAfterMs", async () => {
     const inner = new ScriptedModel([
       new ProviderUnavailableError("429", { httpStatus: 429, retryAfterMs: 700 }),
-      new ProviderUnavailableError("429", { httpStatus: 429, retryAfterMs: 60_000 }),
+      // Gemini's typical per-minute answer: "retryDelay": "37s".
+      new ProviderUnavailableError("429", { httpStatus: 429, retryAfterMs: 37_000 }),
       "ok",
     ]);
     const { slept, options } = harness([0.1]);
-    await withRetry(inner, options).generate(request);
-    assert.deepEqual(slept, [700, 1_000]);
+    await withRetry(inner, { ...options, maxRetryAfterMs: 60_000 }).generate(request);
+    assert.deepEqual(slept, [700, 37_000]);
+  });
+
+  it("does not wait for a RetryInfo delay beyond maxRetryAfterMs: the error goes up at once", async () => {
+    const late = new ProviderUnavailableError("429", { httpStatus: 429, retryAfterMs: 90_000 });
+    const inner = new ScriptedModel([late, "unused"]);
+    const { slept, options } = harness([0.1]);
+    await assert.rejects(
+      withRetry(inner, { ...options, maxRetryAfterMs: 60_000 }).generate(request),
+      (error) => error === late,
+    );
+    assert.deepEqual(slept, []);
+    assert.equal(inner.calls.length, 1);
+  });
+
+  it("never retries a spent daily quota or a retired model, though both are ModelUnavailableError", async () => {
+    for (const final of ["daily_quota", "model_not_found"] as const) {
+      const error = new ProviderUnavailableError(final, { httpStatus: 429, retryAfterMs: 10, final });
+      assert.ok(error instanceof ModelUnavailableError);
+      const inner = new ScriptedModel([error, "unused"]);
+      const { slept, options } = harness([0.5]);
+      await assert.rejects(withRetry(inner, options).generate(request), (thrown) => thrown === error);
+      assert.equal(inner.calls.length, 1);
+      assert.deepEqual(slept, []);
+    }
+  });
+
+  it("stops waiting when the step's signal aborts, with the provider's error", async () => {
+    const busy = new ModelUnavailableError("503");
+    const inner = new ScriptedModel([busy, "unused"]);
+    const controller = new AbortController();
+    const model = withRetry(inner, {
+      sleep: () => {
+        controller.abort();
+        return new Promise(() => {});
+      },
+    });
+    await assert.rejects(model.generate({ ...request, signal: controller.signal }), (e) => e === busy);
+    assert.equal(inner.calls.length, 1);
   });
 
   it("retries embed calls the same way", async () => {
@@ -138,5 +177,54 @@ describe("backoffDelay", () => {
   it("scales the cap by random with full jitter", () => {
     assert.equal(backoffDelay(3, { ...base, jitter: "full" }), 2_000);
     assert.equal(backoffDelay(3, { ...base, jitter: "full", random: () => 0 }), 0);
+  });
+});
+
+describe("withRetry: glitches of the answer", () => {
+  const billed = { llmCalls: 1, inputTokens: 900, outputTokens: 40, thinkingTokens: 30 };
+  const glitches = [
+    new ModelGlitchError("MALFORMED_FUNCTION_CALL", "malformed_function_call", { usage: billed }),
+    new ModelGlitchError("empty", "empty_answer", { usage: billed }),
+    new ModelGlitchError("OTHER", "other", { usage: billed }),
+  ];
+
+  for (const glitch of glitches) {
+    it(`asks once more with a nudge after ${glitch.glitch}, counting both calls' tokens`, async () => {
+      const inner = new ScriptedModel([glitch, "second time right"]);
+      const { slept, retries, options } = harness([0.5]);
+      const response = await withRetry(inner, options).generate(request);
+
+      assert.equal(response.text, "second time right");
+      assert.equal(inner.calls.length, 2);
+      assert.deepEqual(slept, [], "a glitch is not a rate limit: no wait");
+      const nudge = inner.calls[1]!.request.messages.at(-1);
+      assert.deepEqual(nudge, { role: "user", text: nudgeText(glitch) });
+      assert.deepEqual(inner.calls[1]!.request.messages.slice(0, -1), request.messages);
+      assert.equal(retries[0]?.nudged, true);
+      assert.equal(response.usage.llmCalls, 2);
+      assert.equal(response.usage.inputTokens, 900 + inner.calls[1]!.response!.usage.inputTokens);
+      assert.equal(response.usage.thinkingTokens, 30);
+    });
+  }
+
+  it("nudges only once: a second glitch goes up carrying both calls' usage", async () => {
+    const second = new ModelGlitchError("empty again", "empty_answer", { usage: billed });
+    const inner = new ScriptedModel([glitches[0]!, second, "never"]);
+    const { options } = harness([0.5]);
+    await assert.rejects(withRetry(inner, options).generate(request), (error) => error === second);
+    assert.equal(inner.calls.length, 2);
+    assert.deepEqual(second.details?.usage, {
+      llmCalls: 2,
+      inputTokens: 1_800,
+      outputTokens: 80,
+      thinkingTokens: 60,
+    });
+  });
+
+  it("does not nudge after a final refusal (safety, MAX_TOKENS): it is a plain ModelOutputError", async () => {
+    const refused = new ModelOutputError("stopped with finish reason SAFETY", { finishReason: "SAFETY" });
+    const inner = new ScriptedModel([refused, "unused"]);
+    await assert.rejects(withRetry(inner).generate(request), (error) => error === refused);
+    assert.equal(inner.calls.length, 1);
   });
 });

@@ -80,10 +80,13 @@ export class FirestoreMemoryStore implements MemoryStore {
       );
     }
     if (query.limit < 1) return [];
+    const inScope = this.db.collection(MEMORIES).where("scope", "==", query.scope);
+    // An equality prefix, so the space is filtered before the nearest K (vector index prefix).
+    const inSpace = query.embeddingSpace
+      ? inScope.where("embeddingSpace", "==", query.embeddingSpace)
+      : inScope;
     const snapshot = await this.call(`search memories of ${query.scope}`, () =>
-      this.db
-        .collection(MEMORIES)
-        .where("scope", "==", query.scope)
+      inSpace
         .findNearest({
           vectorField: "embedding",
           queryVector: query.vector,
