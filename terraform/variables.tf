@@ -157,9 +157,9 @@ variable "slack_channel_id" {
 }
 
 variable "enable_otx" {
-  description = "Give the step executor the AlienVault OTX API key (secret ferret-otx-api-key, env OTX_API_KEY). The secret must have a version before apply when true."
+  description = "Look up IOCs in AlienVault OTX: sets FERRET_OTX_ENABLED and mounts the secret ferret-otx-api-key as OTX_API_KEY in the planner, step executor and reflector (all three build the tool catalog). The secret must have a version before apply when true."
   type        = bool
-  default     = true
+  default     = false
 }
 
 # -----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import type {
 import { EMBEDDING_DIMENSIONS } from "../../model/port.js";
 import { checked } from "./codec.js";
 import { grpcCode, NOT_FOUND, toStorageError } from "./errors.js";
+import type { VectorIndex } from "./indexes.js";
 import { EXPIRE_AT_FIELD, markerExpiry } from "./paths.js";
 
 /**
@@ -35,10 +36,19 @@ import { EXPIRE_AT_FIELD, markerExpiry } from "./paths.js";
  *   memorySessions/{sha256(sessionId)}       once-only marker and audit record of one
  *                                            introspected agent session
  *
- * The vector index on memories (scope, embedding 768-d, flat) is declared in
- * terraform/firestore.tf; the emulator needs none.
+ * The vector index on memories (MEMORY_VECTOR_INDEX) is declared in terraform/firestore.tf;
+ * the emulator needs none.
  */
 export const MEMORIES = "memories";
+/** What `search` needs in production: the scope equality filter, then the vector. */
+export const MEMORY_VECTOR_INDEX = {
+  collectionGroup: MEMORIES,
+  prefixFields: ["scope"],
+  vectorField: "embedding",
+  dimension: EMBEDDING_DIMENSIONS,
+  usedBy: "FirestoreMemoryStore.search (memory recall)",
+} as const satisfies VectorIndex;
+const [SCOPE_FIELD] = MEMORY_VECTOR_INDEX.prefixFields;
 export const MEMORY_SESSIONS = "memorySessions";
 /** Set by findNearest on each hit; never stored. */
 const DISTANCE_FIELD = "searchDistance";
@@ -83,9 +93,9 @@ export class FirestoreMemoryStore implements MemoryStore {
     const snapshot = await this.call(`search memories of ${query.scope}`, () =>
       this.db
         .collection(MEMORIES)
-        .where("scope", "==", query.scope)
+        .where(SCOPE_FIELD, "==", query.scope)
         .findNearest({
-          vectorField: "embedding",
+          vectorField: MEMORY_VECTOR_INDEX.vectorField,
           queryVector: query.vector,
           limit: Math.min(query.limit, MAX_NEAREST),
           distanceMeasure: "COSINE",
