@@ -45,10 +45,11 @@ let armed: number[] = [];
 const realSetTimeout = globalThis.setTimeout;
 beforeEach(() => {
   armed = [];
-  globalThis.setTimeout = ((handler: () => void, ms?: number, ...rest: unknown[]) => {
+  const recording = (handler: () => void, ms?: number): NodeJS.Timeout => {
     if (typeof ms === "number" && ms >= 1_000) armed.push(ms / 1000);
-    return realSetTimeout(handler, ms, ...rest);
-  }) as typeof setTimeout;
+    return realSetTimeout(handler, ms);
+  };
+  globalThis.setTimeout = recording as typeof setTimeout;
 });
 afterEach(() => {
   globalThis.setTimeout = realSetTimeout;
