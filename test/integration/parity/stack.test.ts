@@ -24,6 +24,7 @@ import { after, before, describe, test } from "node:test";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
+import { smokeTest } from "../../../functions/src/doctor/smoke.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { investigationIdFor, TERMINAL_STATUSES } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
@@ -187,5 +188,14 @@ describe("an investigation through functions started with Terraform's environmen
       const log = readFileSync(p.logFile, "utf8");
       assert.doesNotMatch(log, /ConfigError/, `${p.name} reported a configuration error; see ${p.logFile}`);
     }
+  });
+
+  test("ferret doctor's synthetic finding is investigated to its end", async () => {
+    const result = await smokeTest(
+      { bus, store, now: () => new Date(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
+      { projectId, organizationId: "123456789012", timeoutMs: 480_000, pollMs: 1_000 },
+    );
+    assert.equal(result.ok, true, result.lines.join("; "));
+    assert.match(result.lines[0] ?? "", /^investigation inv-[a-f0-9]{24} ended (concluded|needs_human)/);
   });
 });
