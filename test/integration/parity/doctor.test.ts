@@ -144,4 +144,34 @@ describe("ferret doctor on the project Terraform deploys", () => {
     assert.match(lines.join("\n"), /FAIL {2}APIs: could not check: PERMISSION_DENIED/);
     assert.match(lines.join("\n"), /synthetic finding not sent: fix the failures above first/);
   });
+
+  test("without an organization the synthetic finding is skipped, not failed", async () => {
+    const variant = VARIANTS[0];
+    assert.ok(variant);
+    const deployment = await deploymentFor(variant);
+    const lines: string[] = [];
+    const ok = await runDoctor(
+      {
+        inventory: inventoryOf(stateFromTerraform(deployment)),
+        smoke: {
+          bus: { publish: async () => assert.fail("no synthetic finding without an organization") },
+          store: { get: async () => undefined },
+          now: () => new Date(),
+          sleep: async () => {},
+        },
+        close: async () => {},
+      },
+      {
+        projectId: String(deployment.vars.project_id),
+        region: "us-central1",
+        databaseId: "ferret",
+        smoke: true,
+        timeoutSeconds: 1,
+      },
+      { line: (text) => lines.push(text) },
+    );
+    assert.equal(ok, true, lines.join("\n"));
+    assert.match(lines.join("\n"), /SCC notification config: skipped/);
+    assert.match(lines.join("\n"), /synthetic finding not sent: give --organization/);
+  });
 });
