@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type StepEvent, WorkflowError } from "./index.js";
+import { InvalidWorkflowError, loadWorkflow, type StepEvent, WorkflowError } from "./index.js";
 import { run, runError } from "./test-support.js";
 
 /** Step names in the order they started. */
@@ -255,9 +255,16 @@ describe("for", () => {
     return: \${${expr}}
 `;
     assert.equal(await run(yaml("outer")), 3);
+    // Reading them after the loop is refused at load time, as the loop_scope sample documents.
     for (const name of ["inner", "v"]) {
-      const payload = await runError(yaml(name));
-      assert.deepEqual((payload as { tags: unknown }).tags, ["KeyError"], name);
+      assert.throws(
+        () => loadWorkflow(yaml(name)),
+        (err: unknown) =>
+          err instanceof InvalidWorkflowError &&
+          err.path === "main.steps[2]" &&
+          err.message.includes(`variable '${name}' is not defined`),
+        name,
+      );
     }
   });
 

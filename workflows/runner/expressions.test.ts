@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { InvalidWorkflowError, loadWorkflow } from "./index.js";
 import { run, runError } from "./test-support.js";
 
 /** A workflow that assigns `vars`, then returns `${expr}` (single-quoted, as YAML needs for `: `). */
@@ -127,8 +128,12 @@ describe("variables, fields and indexing", () => {
     assert.deepEqual(await evalExpr("{}"), {});
   });
 
-  it("raises KeyError for an undefined variable", async () => {
-    assert.deepEqual(tagsOf(await evalError("nobody")), ["KeyError"]);
+  it("refuses at load time a read of a variable no earlier step assigns", () => {
+    assert.throws(
+      () => loadWorkflow(exprWorkflow("nobody", "")),
+      (err: unknown) =>
+        err instanceof InvalidWorkflowError && err.message.includes("variable 'nobody' is not defined"),
+    );
   });
 });
 
@@ -154,6 +159,12 @@ describe("expression functions", () => {
   it("list.concat appends one element to a copy", async () => {
     assert.deepEqual(await evalExpr('list.concat(["a"], "b")'), ["a", "b"]);
     assert.deepEqual(await evalExpr("list.concat([1], [2])"), [1, [2]]);
+  });
+
+  it("list.prepend puts one element in front of a copy", async () => {
+    assert.deepEqual(await evalExpr('list.prepend(["a"], "b")'), ["b", "a"]);
+    assert.deepEqual(await evalExpr("list.prepend([1], [2])"), [[2], 1]);
+    assert.deepEqual(tagsOf(await evalError('list.prepend("a", 1)')), ["TypeError"]);
   });
 
   it("converts with int, double and string", async () => {

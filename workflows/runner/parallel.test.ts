@@ -55,12 +55,12 @@ describe("parallel branches", () => {
       (name) => `
         - ${name}:
             steps:
-              - get:
+              - get_${name}:
                   call: http.get
                   args:
                     url: https://svc.test/${name}
                   result: r
-              - store:
+              - store_${name}:
                   assign:
                     - results["${name}"]: \${r.body}`,
     )
@@ -182,7 +182,14 @@ describe("parallel branches", () => {
     return: \${${expr}}
 `;
     assert.equal(await run(yaml("out")), 11);
-    await assert.rejects(run(yaml("local")), /variable 'local' is not defined/);
+    // Reading a branch's variable after the parallel step is refused before the run starts.
+    assert.throws(
+      () => loadWorkflow(yaml("local")),
+      (err: unknown) =>
+        err instanceof InvalidWorkflowError &&
+        err.path === "main.steps[2]" &&
+        /variable 'local' is not defined/.test(err.message),
+    );
   });
 });
 
@@ -207,7 +214,7 @@ describe("parallel write rules", () => {
                     - temp: 2
         - bad:
             steps:
-              - w:
+              - w2:
                   assign:
                     - input: 5
 `),

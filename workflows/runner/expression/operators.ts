@@ -1,4 +1,5 @@
 import { tagged } from "../errors.js";
+import { checkedStringBytes } from "../sizes.js";
 import {
   type Double,
   deepEqual,
@@ -51,7 +52,11 @@ function contains(left: WfValue, right: WfValue): boolean {
 export function applyBinary(op: ValueOp, left: WfValue, right: WfValue): WfValue {
   switch (op) {
     case "+": {
-      if (typeof left === "string" && typeof right === "string") return left + right;
+      if (typeof left === "string" && typeof right === "string") {
+        const joined = left + right;
+        checkedStringBytes(joined);
+        return joined;
+      }
       const [a, b, ints] = numeric(op, left, right);
       return arith(ints, a + b);
     }

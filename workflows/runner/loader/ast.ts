@@ -69,7 +69,11 @@ export interface NestedStepsStep extends StepBase {
 export interface LoopSpec {
   value: string;
   index?: string;
-  source: { kind: "in"; list: Template } | { kind: "range"; from: Template; to: Template };
+  source:
+    | { kind: "in"; list: Template }
+    | { kind: "range"; from: Template; to: Template }
+    /** `range: ${[a, b]}`: one expression that must evaluate to a two-number list. */
+    | { kind: "range-expression"; bounds: Template };
   body: StepList;
 }
 

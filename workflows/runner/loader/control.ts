@@ -1,5 +1,5 @@
 import { InvalidWorkflowError, UnsupportedConstructError } from "../errors.js";
-import { compileTemplate } from "../expression/template.js";
+import { compileTemplate, expressionSource } from "../expression/template.js";
 import type { WfMap, WfValue } from "../values.js";
 import type { LoopSpec, ParallelStep, StepList, SwitchCase, TryStep } from "./ast.js";
 import { parseRetry } from "./retry.js";
@@ -49,6 +49,8 @@ export function parseFor(raw: WfValue, path: string, ctx: ParseContext): LoopSpe
 }
 
 function parseRange(raw: WfValue, path: string): LoopSpec["source"] {
+  // The for-loop reference documents both `range: [1, 9]` and `range: ${[a, b]}`.
+  if (expressionSource(raw) !== null) return { kind: "range-expression", bounds: compileTemplate(raw, path) };
   const bounds = expectList(raw, path, "range");
   const [from, to] = bounds;
   if (bounds.length !== 2 || from === undefined || to === undefined) {
@@ -111,6 +113,14 @@ export function parseTry(
   const tryPath = `${path}.try`;
   // `try:` holds either `steps:` or the body of a single step; both run as a one-step list.
   const inner = parseStepBody(name, expectMap(step.get("try") ?? null, tryPath, "try"), tryPath, ctx);
+  if (inner.kind === "for") {
+    // Known issue (https://cloud.google.com/workflows/docs/issues): deploying `try:` that
+    // directly holds `for:` fails with "loop step name should not be empty".
+    throw new InvalidWorkflowError(
+      tryPath,
+      "a for loop cannot be placed directly under try (loop step name should not be empty); wrap it in a named step under try: steps:",
+    );
+  }
   const result: Omit<TryStep, "name" | "path"> = {
     kind: "try",
     // The synthetic list has no names of its own so that jumps resolve in the enclosing list.

@@ -5,7 +5,10 @@ import { isList, isMap, type WfValue } from "../values.js";
 import type { Param, Subworkflow, WorkflowDefinition } from "./ast.js";
 import { checkSubworkflowCalls } from "./check-calls.js";
 import { checkJumps } from "./check-jumps.js";
+import { checkStepNames } from "./check-names.js";
+import { checkParallelLimits } from "./check-parallel-limits.js";
 import { checkParallelWrites } from "./check-parallel-writes.js";
+import { checkVariables } from "./check-variables.js";
 import { checkKeys, expectList, expectMap, expectName, required, singleEntry } from "./shape.js";
 import { type ParseContext, parseStepList } from "./steps.js";
 import { parseSource } from "./yaml.js";
@@ -25,8 +28,11 @@ export function loadWorkflow(yamlText: string, options: LoadOptions = {}): Loade
   const root = parseSource(yamlText, sourceName);
   const definition = isList(root) ? implicitMain(root) : explicitForm(root, sourceName);
   for (const sub of [definition.main, ...definition.subworkflows.values()]) {
+    checkStepNames(sub);
     checkJumps(sub.body);
     checkParallelWrites(sub);
+    checkParallelLimits(sub.body);
+    checkVariables(sub);
   }
   checkSubworkflowCalls(definition);
   return { definition };

@@ -1,6 +1,8 @@
-import { DeadlineExceededError } from "../errors.js";
+import { DeadlineExceededError, tagged } from "../errors.js";
+import { MAX_STEPS_PER_EXECUTION } from "../limits.js";
 import type { FunctionContext } from "../stdlib/functions.js";
 import { fetchTransport } from "./fetch-transport.js";
+import { MemoryMeter } from "./memory.js";
 import type { HttpTransport, LogEntry, RunOptions, StepEvent } from "./options.js";
 
 function realSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -24,6 +26,9 @@ export class RunContext implements FunctionContext {
   private readonly deadlineMs: number | null;
   private readonly deadlineAt: number | null;
   private readonly controller = new AbortController();
+  /** Variables and arguments alive in this execution, against the documented memory limit. */
+  readonly memory = new MemoryMeter();
+  private stepsRun = 0;
   private readonly logHook: ((entry: LogEntry) => void) | undefined;
   private readonly stepHook: ((event: StepEvent) => void) | undefined;
 
@@ -97,6 +102,17 @@ export class RunContext implements FunctionContext {
 
   log(entry: LogEntry): void {
     this.logHook?.(entry);
+  }
+
+  /** Counts one executed step against the documented per-execution limit. */
+  countStep(): void {
+    this.stepsRun++;
+    if (this.stepsRun > MAX_STEPS_PER_EXECUTION) {
+      throw tagged(
+        "ResourceLimitError",
+        `the execution exceeded the limit of ${MAX_STEPS_PER_EXECUTION} steps`,
+      );
+    }
   }
 
   step(event: StepEvent): void {

@@ -18,6 +18,8 @@ export const NORMAL: Completion = { kind: "normal" };
 export interface Frame {
   routine: string;
   depth: number;
+  /** Parallel steps enclosing the running step, across subworkflow calls. */
+  parallelDepth: number;
 }
 
 /** What the step handlers in separate files need from the interpreter. */

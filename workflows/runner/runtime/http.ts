@@ -1,4 +1,5 @@
 import { DeadlineExceededError, errorMap, RaisedError, tagged } from "../errors.js";
+import { MAX_HTTP_RESPONSE_BYTES } from "../limits.js";
 import { toText } from "../stdlib/convert.js";
 import { decodeJson, encodeJson } from "../stdlib/json.js";
 import { isList, isMap, isNumber, mapOf, numberValue, typeName, type WfValue } from "../values.js";
@@ -31,12 +32,20 @@ export async function httpCall(
       throw translateFailure(err);
     });
 
+  const responseBytes = Buffer.byteLength(response.body);
+  if (responseBytes > MAX_HTTP_RESPONSE_BYTES) {
+    throw tagged(
+      "ResourceLimitError",
+      `HTTP response of ${responseBytes} bytes exceeds the ${MAX_HTTP_RESPONSE_BYTES}-byte limit`,
+    );
+  }
   const result = mapOf({
     code: response.status,
     headers: new Map(Object.entries(response.headers)),
     body: decodeBody(response),
   });
-  if (response.status >= 200 && response.status < 300) return result;
+  // Only 4xx and 5xx raise HttpError; a 1xx-3xx response is a result like a 2xx.
+  if (response.status < 400) return result;
   result.set("message", `HTTP server responded with error code ${response.status}`);
   result.set("tags", ["HttpError"]);
   throw new RaisedError(result);

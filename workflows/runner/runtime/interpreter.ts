@@ -1,6 +1,7 @@
 import { RaisedError, tagged } from "../errors.js";
 import type { EvalEnv } from "../expression/evaluate.js";
 import { evaluateTemplate } from "../expression/template.js";
+import { MAX_CALL_DEPTH } from "../limits.js";
 import type {
   CallStep,
   NextTarget,
@@ -19,9 +20,6 @@ import { assignTo } from "./lvalue.js";
 import { runParallel } from "./parallel.js";
 import { Scope } from "./scope.js";
 import { runTry } from "./try.js";
-
-// Guards the JS stack against runaway recursion between subworkflows.
-const MAX_CALL_DEPTH = 200;
 
 function afterNext(target: NextTarget): Completion {
   switch (target.kind) {
@@ -62,18 +60,28 @@ export class Interpreter implements Executor {
     caller: Frame | null,
   ): Promise<WfValue> {
     const sub = this.routine(name);
-    const frame: Frame = { routine: name, depth: (caller?.depth ?? -1) + 1 };
+    const frame: Frame = {
+      routine: name,
+      depth: (caller?.depth ?? -1) + 1,
+      parallelDepth: caller?.parallelDepth ?? 0,
+    };
     if (frame.depth > MAX_CALL_DEPTH)
       throw tagged("RecursionError", `maximum call depth ${MAX_CALL_DEPTH} exceeded`);
-    const scope = new Scope(null, "function");
-    for (const param of sub.params) {
-      if (args.has(param.name)) scope.define(param.name, args.get(param.name) ?? null);
-      else if (param.defaultValue)
-        scope.define(param.name, evaluateTemplate(param.defaultValue, this.env(scope)));
-      else throw tagged("TypeError", `${name}: missing argument '${param.name}'`);
+    const scope = new Scope(null, "function", new Set(), this.ctx.memory);
+    try {
+      for (const param of sub.params) {
+        // Arguments are passed by value: the callee must not see later changes by the
+        // caller, nor change the caller's data through its parameters.
+        if (args.has(param.name)) scope.define(param.name, clone(args.get(param.name) ?? null));
+        else if (param.defaultValue)
+          scope.define(param.name, evaluateTemplate(param.defaultValue, this.env(scope)));
+        else throw tagged("TypeError", `${name}: missing argument '${param.name}'`);
+      }
+      const completion = await this.execList(sub.body, scope, frame);
+      return completion.kind === "return" ? clone(completion.value) : null;
+    } finally {
+      scope.release();
     }
-    const completion = await this.execList(sub.body, scope, frame);
-    return completion.kind === "return" ? completion.value : null;
   }
 
   async execList(list: StepList, scope: Scope, frame: Frame): Promise<Completion> {
@@ -96,6 +104,7 @@ export class Interpreter implements Executor {
 
   private async execStep(step: Step, scope: Scope, frame: Frame): Promise<Completion> {
     this.ctx.checkDeadline();
+    this.ctx.countStep();
     const startedAt = this.ctx.now();
     const event = { step: step.name, path: step.path, routine: frame.routine };
     this.ctx.step({ ...event, phase: "start", atMs: startedAt });

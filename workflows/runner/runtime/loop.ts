@@ -1,4 +1,5 @@
 import { tagged } from "../errors.js";
+import type { EvalEnv } from "../expression/evaluate.js";
 import { evaluateTemplate } from "../expression/template.js";
 import type { LoopSpec } from "../loader/ast.js";
 import {
@@ -22,8 +23,7 @@ export function loopItems(loop: LoopSpec, exec: Executor, scope: Scope): WfValue
     if (!isList(list)) throw tagged("TypeError", `for 'in' must be a list, got ${typeName(list)}`);
     return list;
   }
-  const from = evaluateTemplate(loop.source.from, env);
-  const to = evaluateTemplate(loop.source.to, env);
+  const [from, to] = rangeBounds(loop.source, env);
   if (!isNumber(from) || !isNumber(to)) {
     throw tagged("TypeError", `for range bounds must be numbers, got ${typeName(from)} and ${typeName(to)}`);
   }
@@ -31,6 +31,15 @@ export function loopItems(loop: LoopSpec, exec: Executor, scope: Scope): WfValue
   const start = numberValue(from);
   for (let v = start; v <= numberValue(to); v++) items.push(isInt(from) ? v : makeDouble(v));
   return items;
+}
+
+function rangeBounds(source: Exclude<LoopSpec["source"], { kind: "in" }>, env: EvalEnv): [WfValue, WfValue] {
+  if (source.kind === "range") return [evaluateTemplate(source.from, env), evaluateTemplate(source.to, env)];
+  const bounds = evaluateTemplate(source.bounds, env);
+  if (!isList(bounds) || bounds.length !== 2) {
+    throw tagged("TypeError", `for range must evaluate to a list of two numbers, got ${typeName(bounds)}`);
+  }
+  return [bounds[0] ?? null, bounds[1] ?? null];
 }
 
 /** Binds the loop variables of one iteration in `iterationScope`. */
@@ -49,11 +58,15 @@ export async function runForLoop(
   const items = loopItems(loop, exec, scope);
   // One scope for the whole loop: variables first assigned in the body disappear afterwards.
   const loopScope = new Scope(scope, "loop");
-  for (const [i, item] of items.entries()) {
-    bindIteration(loop, loopScope, item, i);
-    const completion = await exec.execList(loop.body, loopScope, frame);
-    if (completion.kind === "break") break;
-    if (completion.kind === "return" || completion.kind === "jump") return completion;
+  try {
+    for (const [i, item] of items.entries()) {
+      bindIteration(loop, loopScope, item, i);
+      const completion = await exec.execList(loop.body, loopScope, frame);
+      if (completion.kind === "break") break;
+      if (completion.kind === "return" || completion.kind === "jump") return completion;
+    }
+    return NORMAL;
+  } finally {
+    loopScope.release();
   }
-  return NORMAL;
 }

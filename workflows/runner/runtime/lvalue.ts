@@ -23,12 +23,14 @@ export function assignTo(target: LValue, value: WfValue, scope: Scope, env: Eval
     if (typeof last !== "string")
       throw tagged("TypeError", `map key must be a string, got ${typeName(last)}`);
     container.set(last, value);
+    scope.updated(target.root, path);
   } else if (isList(container)) {
     if (!isInt(last)) throw tagged("TypeError", `list index must be an int, got ${typeName(last)}`);
     if (last < 0 || last >= container.length) {
       throw tagged("IndexError", `list index ${last} out of range (length ${container.length})`);
     }
     container[last] = value;
+    scope.updated(target.root, path);
   } else {
     throw tagged("TypeError", `cannot assign into a ${typeName(container)}`);
   }

@@ -1,5 +1,6 @@
 import { errorMap, InvalidWorkflowError, RaisedError, tagged } from "../errors.js";
 import { evaluateTemplate } from "../expression/template.js";
+import { MAX_PARALLEL_NESTING } from "../limits.js";
 import type { ParallelStep } from "../loader/ast.js";
 import { isInt, mapOf, typeName, type WfValue } from "../values.js";
 import type { Executor, Frame } from "./executor.js";
@@ -34,8 +35,15 @@ export async function runParallel(
       );
     }
   }
+  if (frame.parallelDepth >= MAX_PARALLEL_NESTING) {
+    throw tagged(
+      "ParallelNestingError",
+      `parallel steps can be nested at most ${MAX_PARALLEL_NESTING} deep (here through subworkflow calls)`,
+    );
+  }
   const shared = new Set(step.shared);
-  const branches = buildBranches(step, exec, scope, frame, shared);
+  const inner: Frame = { ...frame, parallelDepth: frame.parallelDepth + 1 };
+  const branches = buildBranches(step, exec, scope, inner, shared);
   const results = await runPool(
     branches.map((b) => b.run),
     concurrencyLimit(step, exec, scope),
@@ -70,7 +78,12 @@ function buildBranches(
     return work.branches.map((branch) => ({
       id: branch.name,
       run: async () => {
-        await exec.execList(branch.body, new Scope(scope, "branch", shared), frame);
+        const branchScope = new Scope(scope, "branch", shared);
+        try {
+          await exec.execList(branch.body, branchScope, frame);
+        } finally {
+          branchScope.release();
+        }
       },
     }));
   }
@@ -78,8 +91,12 @@ function buildBranches(
     id: i,
     run: async () => {
       const iterationScope = new Scope(scope, "branch", shared);
-      bindIteration(work.loop, iterationScope, item, i);
-      await exec.execList(work.loop.body, iterationScope, frame);
+      try {
+        bindIteration(work.loop, iterationScope, item, i);
+        await exec.execList(work.loop.body, iterationScope, frame);
+      } finally {
+        iterationScope.release();
+      }
     },
   }));
 }

@@ -1,20 +1,28 @@
 import { InvalidWorkflowError, tagged } from "../errors.js";
+import { sizeOf } from "../sizes.js";
 import type { WfValue } from "../values.js";
+import type { MemoryMeter } from "./memory.js";
 
 /**
  * Variable scopes. A subworkflow gets a fresh "function" scope; `for` bodies get a
  * "loop" scope (variables first assigned there vanish after the loop); each parallel
  * branch or iteration gets a "branch" scope that may only write parent variables
- * listed in its `shared` set.
+ * listed in its `shared` set. Every stored value is accounted in the execution's
+ * MemoryMeter until the scope is released.
  */
 export class Scope {
   private readonly vars = new Map<string, WfValue>();
+  private readonly sizes = new Map<string, number>();
+  private readonly meter: MemoryMeter | null;
 
   constructor(
     readonly parent: Scope | null,
     readonly kind: "function" | "loop" | "branch",
     readonly shared: ReadonlySet<string> = new Set(),
-  ) {}
+    meter: MemoryMeter | null = null,
+  ) {
+    this.meter = meter ?? parent?.meter ?? null;
+  }
 
   has(name: string): boolean {
     return this.vars.has(name) || (this.parent?.has(name) ?? false);
@@ -29,12 +37,12 @@ export class Scope {
 
   /** Binds a name in this very scope (parameters, loop variables). */
   define(name: string, value: WfValue): void {
-    this.vars.set(name, value);
+    this.store(name, value);
   }
 
   /** Assigns like an `assign` step: updates the visible variable, or creates it here. */
   assign(name: string, value: WfValue, path: string): void {
-    (this.ownerForWrite(name, path) ?? this).vars.set(name, value);
+    (this.ownerForWrite(name, path) ?? this).store(name, value);
   }
 
   /** Reads a variable for an in-place update of one of its elements (`a.b: 1`). */
@@ -42,6 +50,27 @@ export class Scope {
     const owner = this.ownerForWrite(name, path);
     if (!owner) throw tagged("KeyError", `variable '${name}' is not defined`);
     return owner.vars.get(name) ?? null;
+  }
+
+  /** Re-measures a variable after one of its elements was updated in place. */
+  updated(name: string, path: string): void {
+    const owner = this.ownerForWrite(name, path);
+    if (owner) owner.store(name, owner.vars.get(name) ?? null);
+  }
+
+  /** Gives back the memory of this scope's variables; called when the scope ends. */
+  release(): void {
+    let total = 0;
+    for (const size of this.sizes.values()) total += size;
+    this.sizes.clear();
+    this.meter?.release(total);
+  }
+
+  private store(name: string, value: WfValue): void {
+    const size = sizeOf(value);
+    this.meter?.reserve(size - (this.sizes.get(name) ?? 0));
+    this.sizes.set(name, size);
+    this.vars.set(name, value);
   }
 
   /**

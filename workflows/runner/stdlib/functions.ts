@@ -96,6 +96,14 @@ export const EXPRESSION_FUNCTIONS: ReadonlyMap<string, ExpressionFunction> = new
     }),
   ],
   [
+    "list.prepend",
+    fn(["objs", "val"], 2, (a) => {
+      const list = arg(a, 0);
+      if (!isList(list)) throw tagged("TypeError", `list.prepend objs must be a list, got ${typeName(list)}`);
+      return [arg(a, 1), ...list];
+    }),
+  ],
+  [
     "json.encode_to_string",
     fn(["data", "indent"], 1, (a) => encodeJson(arg(a, 0), parseIndentOption(arg(a, 1)))),
   ],
