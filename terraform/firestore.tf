@@ -49,17 +49,19 @@ locals {
   }
 
   # Flat vector indexes for findNearest (the distance measure, COSINE, is chosen per query).
-  # prefix_fields are equality filters applied before the nearest-neighbour search.
+  # prefix_fields are equality filters applied before the nearest-neighbour search: the adapters'
+  # FINDING_EMBEDDING_INDEX (embedding space) and MEMORY_VECTOR_INDEX (memory scope), checked by
+  # test/unit/terraform. The emulator runs these queries without any index; production does not.
   firestore_vector_indexes = {
     finding_embeddings = {
       collection    = "findingEmbeddings"
-      prefix_fields = []
+      prefix_fields = ["space"]
       vector_field  = "embedding"
       dimension     = 768
     }
     memories_by_scope = {
       collection    = "memories"
-      prefix_fields = ["scope"]
+      prefix_fields = ["scope", "embeddingSpace"]
       vector_field  = "embedding"
       dimension     = 768
     }

@@ -98,5 +98,6 @@ resource "google_cloudfunctions2_function" "function" {
     google_project_iam_member.grant,
     google_storage_bucket_iam_member.grant,
     google_secret_manager_secret_iam_member.grant,
+    time_sleep.build_iam_propagation,
   ]
 }

@@ -23,19 +23,27 @@ locals {
   # scope:
   #   project        role on the ferret project
   #   topic          role on the Pub/Sub topic named by target
+  #   dead_letter_topic  role on "<target>-dead-letter", the dead-letter topic of the topic named by target
   #   secret         role on the Secret Manager secret keyed by target (secrets.tf)
   #   log_dataset    role on the BigQuery log-sink dataset (var.log_dataset_id)
   #   function       role on the Cloud Run service behind the function keyed by target
   #   source_bucket  role on the bucket holding the source archive
+  #   gcf_sources_bucket  role on gcf-v2-sources-<project number>-<region>, the bucket Cloud Functions
+  #                  creates and builds from (a project grant conditioned on that bucket's name)
   grants = [
     # ingest: records investigations, starts workflow executions, announces them.
     { sa = "ingest", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "ingest", scope = "project", target = null, role = "roles/workflows.invoker" },
     { sa = "ingest", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+    # settle() (functions/src/functions/event-functions.ts) parks a message it can never process
+    # in its topic's dead-letter topic at once, so each Pub/Sub-fed function publishes there.
+    { sa = "ingest", scope = "dead_letter_topic", target = "scc-findings", role = "roles/pubsub.publisher" },
 
-    # planner: reads/writes investigation state, calls Gemini.
+    # planner: reads/writes investigation state, calls Gemini. It builds the step executor's tool
+    # catalog to plan with, and the OTX adapter in it needs the key (mounted only with enable_otx).
     { sa = "planner", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "planner", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "planner", scope = "secret", target = "otx-api-key", role = "roles/secretmanager.secretAccessor" },
     { sa = "planner", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
 
     # stepExecutor: tools, log analysis on the sink dataset only, OTX, sub-agent sessions.
@@ -47,9 +55,10 @@ locals {
     { sa = "stepExecutor", scope = "topic", target = "agent-sessions", role = "roles/pubsub.publisher" },
     { sa = "stepExecutor", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
 
-    # reflector
+    # reflector: like the planner, builds the tool catalog.
     { sa = "reflector", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "reflector", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "reflector", scope = "secret", target = "otx-api-key", role = "roles/secretmanager.secretAccessor" },
     { sa = "reflector", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
 
     # concluder
@@ -65,10 +74,12 @@ locals {
     # memoryIntrospector: memories in Firestore, embeddings on Vertex AI.
     { sa = "memoryIntrospector", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "memoryIntrospector", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "memoryIntrospector", scope = "dead_letter_topic", target = "agent-sessions", role = "roles/pubsub.publisher" },
 
     # notifier: Slack thread ids in Firestore, the Slack bot token.
     { sa = "notifier", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "notifier", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
+    { sa = "notifier", scope = "dead_letter_topic", target = "investigation-events", role = "roles/pubsub.publisher" },
 
     # workflow: calls the HTTP functions and nothing else.
     { sa = "workflow", scope = "project", target = null, role = "roles/logging.logWriter" },
@@ -83,11 +94,18 @@ locals {
     { sa = "pubsubPush", scope = "function", target = "memoryIntrospector", role = "roles/run.invoker" },
     { sa = "pubsubPush", scope = "function", target = "notifier", role = "roles/run.invoker" },
 
-    # build: Cloud Build identity for the function builds.
+    # build: Cloud Build identity for the function builds. Gen2 copies the archive from our bucket
+    # into gcf-v2-sources-<number>-<region> and the build fetches it from there
+    # (hashicorp/terraform-provider-google#20571: "Access to bucket gcf-v2-sources-… denied").
     { sa = "build", scope = "project", target = null, role = "roles/logging.logWriter" },
     { sa = "build", scope = "project", target = null, role = "roles/artifactregistry.writer" },
     { sa = "build", scope = "source_bucket", target = null, role = "roles/storage.objectViewer" },
+    { sa = "build", scope = "gcf_sources_bucket", target = null, role = "roles/storage.objectViewer" },
   ]
+
+  # Cloud Functions creates this bucket on the first deployment in a region, so it cannot be
+  # granted on before it exists; the project-level grant below is conditioned on its name.
+  gcf_sources_bucket = "gcf-v2-sources-${data.google_project.ferret.number}-${var.region}"
 
   # Legacy dataset-ACL names of the predefined roles used with scope log_dataset.
   bigquery_legacy_roles = {
@@ -114,11 +132,24 @@ resource "google_project_iam_member" "grant" {
   member  = google_service_account.sa[each.value.sa].member
 }
 
+data "google_project" "ferret" {
+  project_id = var.project_id
+}
+
 resource "google_pubsub_topic_iam_member" "grant" {
   for_each = { for g in local.grants : "${g.sa} ${g.role} ${g.target}" => g if g.scope == "topic" }
 
   project = var.project_id
   topic   = google_pubsub_topic.topic[each.value.target].name
+  role    = each.value.role
+  member  = google_service_account.sa[each.value.sa].member
+}
+
+resource "google_pubsub_topic_iam_member" "dead_letter_grant" {
+  for_each = { for g in local.grants : "${g.sa} ${g.role} ${g.target}" => g if g.scope == "dead_letter_topic" }
+
+  project = var.project_id
+  topic   = google_pubsub_topic.dead_letter[each.value.target].name
   role    = each.value.role
   member  = google_service_account.sa[each.value.sa].member
 }
@@ -160,4 +191,33 @@ resource "google_storage_bucket_iam_member" "grant" {
   bucket = google_storage_bucket.source.name
   role   = each.value.role
   member = google_service_account.sa[each.value.sa].member
+}
+
+# Objects in a bucket are named projects/_/buckets/BUCKET/objects/OBJECT in IAM conditions, so the
+# prefix admits the staging bucket and its objects only.
+resource "google_project_iam_member" "gcf_sources" {
+  for_each = { for g in local.grants : "${g.sa} ${g.role}" => g if g.scope == "gcf_sources_bucket" }
+
+  project = var.project_id
+  role    = each.value.role
+  member  = google_service_account.sa[each.value.sa].member
+
+  condition {
+    title       = "ferret-gcf-v2-sources"
+    description = "Only the Cloud Functions gen2 staging bucket the builds fetch the source from."
+    expression  = "resource.name.startsWith(\"projects/_/buckets/${local.gcf_sources_bucket}\")"
+  }
+}
+
+# The provider's documented builder example (google_cloudfunctions2_function,
+# "cloudfunctions2_basic_builder") waits 60 s after granting the build account its roles: a
+# build that starts before they propagate fails to fetch the source.
+resource "time_sleep" "build_iam_propagation" {
+  create_duration = "60s"
+
+  depends_on = [
+    google_project_iam_member.grant,
+    google_project_iam_member.gcf_sources,
+    google_storage_bucket_iam_member.grant,
+  ]
 }

@@ -175,10 +175,11 @@ locals {
 
   # Environment variable name => key in local.secrets, per function.
   secret_env = {
-    ingest             = {}
-    planner            = {}
+    ingest = {}
+    # Every function with the intel group builds the OTX adapter, which needs the key.
+    planner            = { OTX_API_KEY = "otx-api-key" }
     stepExecutor       = { OTX_API_KEY = "otx-api-key" }
-    reflector          = {}
+    reflector          = { OTX_API_KEY = "otx-api-key" }
     concluder          = {}
     compressor         = {}
     memoryIntrospector = {}

@@ -169,9 +169,9 @@ variable "slack_channel_id" {
 }
 
 variable "enable_otx" {
-  description = "Give the step executor the AlienVault OTX API key (secret ferret-otx-api-key, env OTX_API_KEY). The secret must have a version before apply when true."
+  description = "Look up IOCs in AlienVault OTX: sets FERRET_OTX_ENABLED and mounts the secret ferret-otx-api-key as OTX_API_KEY in the planner, step executor and reflector (all three build the tool catalog). The secret must have a version before apply when true."
   type        = bool
-  default     = true
+  default     = false
 }
 
 # -----------------------------------------------------------------------------
@@ -183,8 +183,9 @@ variable "functions" {
     Per-function runtime settings, keyed by entry point. Set only what you change, e.g.
     { stepExecutor = { timeout_seconds = 1200, max_instances = 40 } }.
     memory: Cloud Functions gen2 memory (e.g. 512Mi, 1Gi); cpu: vCPUs as a string, null = derived from memory;
-    timeout_seconds: at most 1800 (Workflows HTTP call limit), at most 600 for Pub/Sub-pushed functions
-    (the push acknowledgement deadline); min_instances/max_instances: instance bounds.
+    timeout_seconds: at most 1770 for the functions the workflow calls (it waits 30 s longer, and no
+    Workflows HTTP call may exceed 1800 s), at most 600 for Pub/Sub-pushed functions (the push
+    acknowledgement deadline); min_instances/max_instances: instance bounds.
   EOT
   type = object({
     ingest = optional(object({
@@ -249,6 +250,11 @@ variable "functions" {
   validation {
     condition     = alltrue([for name, f in var.functions : f.timeout_seconds >= 1 && f.timeout_seconds <= 1800])
     error_message = "Every timeout_seconds must be between 1 and 1800 (the Workflows HTTP call limit)."
+  }
+
+  validation {
+    condition     = alltrue([for name in ["planner", "stepExecutor", "reflector", "concluder", "compressor"] : var.functions[name].timeout_seconds <= 1770])
+    error_message = "The workflow-called functions (planner, stepExecutor, reflector, concluder, compressor) need timeout_seconds <= 1770: the workflow waits 30 s longer than the function may run, and no Workflows HTTP call may exceed 1800 s."
   }
 
   validation {

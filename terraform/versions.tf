@@ -16,9 +16,15 @@ terraform {
       version = ">= 7.0.0, < 9.0.0"
     }
     archive = {
-      # 2.4.0 added glob patterns to archive_file.excludes.
+      # 2.5.0 added glob patterns to archive_file.excludes (earlier versions would upload .env
+      # and *.tfvars with the source).
       source  = "hashicorp/archive"
-      version = ">= 2.4.0, < 3.0.0"
+      version = ">= 2.5.0, < 3.0.0"
+    }
+    time = {
+      # time_sleep: lets the build account's grants propagate before the first build (iam.tf).
+      source  = "hashicorp/time"
+      version = ">= 0.9.0, < 1.0.0"
     }
   }
 }

@@ -2,7 +2,9 @@
 # workflows/investigate.yaml by scripts/render-workflow-template.ts (Workflows' own ${...}
 # expressions escaped as $${...}); test/unit/terraform checks it renders back byte for byte.
 # The YAML reaches the HTTP functions through sys.get_env("FERRET_*_URL") and calls them with
-# `auth: {type: OIDC}` as the workflow service account.
+# `auth: {type: OIDC}` as the workflow service account. FERRET_*_TIMEOUT_SECONDS hand it each
+# function's own timeout: every call waits 30 s longer, so the function gives up first and a
+# retry never overlaps a running attempt.
 
 resource "google_workflows_workflow" "investigate" {
   project     = var.project_id
@@ -22,6 +24,12 @@ resource "google_workflows_workflow" "investigate" {
     FERRET_REFLECTOR_URL     = google_cloudfunctions2_function.function["reflector"].service_config[0].uri
     FERRET_CONCLUDER_URL     = google_cloudfunctions2_function.function["concluder"].service_config[0].uri
     FERRET_COMPRESSOR_URL    = google_cloudfunctions2_function.function["compressor"].service_config[0].uri
+
+    FERRET_PLANNER_TIMEOUT_SECONDS       = tostring(var.functions.planner.timeout_seconds)
+    FERRET_STEP_EXECUTOR_TIMEOUT_SECONDS = tostring(var.functions.stepExecutor.timeout_seconds)
+    FERRET_REFLECTOR_TIMEOUT_SECONDS     = tostring(var.functions.reflector.timeout_seconds)
+    FERRET_CONCLUDER_TIMEOUT_SECONDS     = tostring(var.functions.concluder.timeout_seconds)
+    FERRET_COMPRESSOR_TIMEOUT_SECONDS    = tostring(var.functions.compressor.timeout_seconds)
   }
 
   depends_on = [

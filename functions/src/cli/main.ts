@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { errorMessage, FerretError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
+import { doctorCommand } from "./doctor.js";
 import { evalCommand } from "./eval.js";
 import { investigate } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
@@ -99,6 +100,7 @@ program
 
 program.addCommand(memoriesCommand());
 program.addCommand(sweepCommand());
+program.addCommand(doctorCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -116,6 +116,7 @@ export function memoriesCommand(
         });
         const matches = await b.store.search({
           scope: opts.scope,
+          embeddingSpace: space,
           vector: vector ?? [],
           minSimilarity: opts.minSimilarity ?? b.minSimilarity,
           limit: opts.limit ?? b.maxRecalled,

@@ -16,7 +16,7 @@ export interface MemorySearch {
    * Only memories embedded in this space (model). Filtered before the nearest K are taken,
    * so vectors of another model can neither show up nor crowd out comparable ones.
    */
-  embeddingSpace?: string;
+  embeddingSpace: string;
 }
 
 /** Everything one introspected session changes, applied all or nothing. */

@@ -3,8 +3,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { FINDING_EMBEDDING_INDEX } from "../../../functions/src/adapters/firestore/finding-embeddings.js";
 import { INVESTIGATION_INDEXES } from "../../../functions/src/adapters/firestore/indexes.js";
-import { MEMORY_SESSIONS } from "../../../functions/src/adapters/firestore/memory-store.js";
+import {
+  MEMORY_SESSIONS,
+  MEMORY_VECTOR_INDEX,
+} from "../../../functions/src/adapters/firestore/memory-store.js";
 import {
   COLLECTIONS,
   EXPIRE_AT_FIELD,
@@ -32,18 +36,20 @@ const EXPECTED_COMPOSITE: readonly (readonly string[])[] = INVESTIGATION_INDEXES
 ]);
 
 /**
- * Vector indexes: collection, equality-filter prefix, vector field, dimension. Not yet exported by
- * the code (no memory/finding-embedding adapter exists), so written out from the architecture.
+ * Vector indexes: collection, equality-filter prefix, vector field, dimension, from the constants
+ * next to the findNearest queries that need them (the emulator runs those queries without any).
  */
 const EXPECTED_VECTOR: readonly {
   collection: string;
   prefix: readonly string[];
   field: string;
   dim: number;
-}[] = [
-  { collection: "findingEmbeddings", prefix: [], field: "embedding", dim: 768 },
-  { collection: "memories", prefix: ["scope"], field: "embedding", dim: 768 },
-];
+}[] = [FINDING_EMBEDDING_INDEX, MEMORY_VECTOR_INDEX].map((index) => ({
+  collection: index.collectionGroup,
+  prefix: [...index.prefixFields],
+  field: index.vectorField,
+  dim: index.dimension,
+}));
 
 function compositeIndexes(): string[][] {
   return Object.entries(obj(local(tf, "firestore_composite_indexes"), "composite indexes")).map(
@@ -81,7 +87,10 @@ test("composite indexes are exactly INVESTIGATION_INDEXES from the Firestore ada
   assert.equal(dyn[0]?.for_each, "${each.value.fields}");
 });
 
-test("vector indexes: flat, 768-dimensional, on findingEmbeddings and memories (scope prefix)", () => {
+test("vector indexes: flat, 768-dimensional, exactly the ones the adapters' findNearest queries need", () => {
+  // Both queries filter before findNearest; without the prefix field production refuses them.
+  assert.deepEqual(FINDING_EMBEDDING_INDEX.prefixFields, ["space"]);
+  assert.deepEqual(MEMORY_VECTOR_INDEX.prefixFields, ["scope", "embeddingSpace"]);
   const declared = Object.entries(obj(local(tf, "firestore_vector_indexes"), "vector indexes")).map(
     ([key, v]) => {
       const index = obj(v, key);

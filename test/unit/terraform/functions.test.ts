@@ -199,7 +199,10 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
   notifier: [...COMMON_ENV, "FERRET_SLACK_CHANNEL", "FERRET_SLACK_CLAIM_STALE_SECONDS"],
 };
 const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
+  // Planner and reflector build the same tool catalog, and the OTX adapter needs its key there too.
+  planner: { OTX_API_KEY: "otx-api-key" },
   stepExecutor: { OTX_API_KEY: "otx-api-key" },
+  reflector: { OTX_API_KEY: "otx-api-key" },
   notifier: { SLACK_BOT_TOKEN: "slack-bot-token" },
 };
 
@@ -268,4 +271,36 @@ test("secrets reach only the functions that read them, as secret environment var
   assert.equal(content.version, "latest");
   const versions = resourcesOfType(tf, "google_secret_manager_secret_version");
   assert.equal(versions.size, 0, "secret values never go through Terraform state");
+});
+
+test("every function told to use OTX also gets OTX_API_KEY, and OTX is off by default", () => {
+  const groups = obj(local(tf, "env_groups"), "local.env_groups");
+  const perFunction = obj(local(tf, "function_env_groups"), "local.function_env_groups");
+  const secretEnv = obj(local(tf, "secret_env"), "local.secret_env");
+  for (const name of ENTRY_POINT_NAMES) {
+    const names = strings(perFunction[name], name).flatMap((g) => Object.keys(obj(groups[g], g)));
+    if (!names.includes("FERRET_OTX_ENABLED")) continue;
+    assert.equal(obj(secretEnv[name], name).OTX_API_KEY, "otx-api-key", `${name}: OTX_API_KEY`);
+  }
+  // A first apply must not need an OTX key: the secret is mounted only when enable_otx is set.
+  assert.equal(tf.variables.get("enable_otx")?.default, false);
+});
+
+test("functions wait for the build account's grants to propagate before they are built", () => {
+  // The provider's documented builder example (cloudfunctions2_basic_builder) sleeps 60 s after
+  // granting the build account its roles, before creating the function.
+  const sleep = resource(tf, "time_sleep.build_iam_propagation");
+  assert.match(str(sleep.create_duration, "create_duration"), /^\d+s$/);
+  assert.ok(Number.parseInt(str(sleep.create_duration, "create_duration"), 10) >= 60);
+  const waitsFor = strings(sleep.depends_on, "time_sleep.depends_on");
+  for (const grant of [
+    "google_project_iam_member.grant",
+    "google_project_iam_member.gcf_sources",
+    "google_storage_bucket_iam_member.grant",
+  ])
+    assert.ok(waitsFor.includes(`\${${grant}}`), `time_sleep waits for ${grant}`);
+  assert.ok(
+    strings(fn().depends_on, "function depends_on").includes("${time_sleep.build_iam_propagation}"),
+    "functions depend on the sleep",
+  );
 });

@@ -115,6 +115,23 @@ export function functionUrlEnvVar(entryPoint: string): string {
   return `FERRET_${camelToUpperSnake(entryPoint)}_URL`;
 }
 
+/** FERRET_<NAME>_TIMEOUT_SECONDS, the workflow env var holding an HTTP function's own timeout. */
+export function functionTimeoutEnvVar(entryPoint: string): string {
+  return `FERRET_${camelToUpperSnake(entryPoint)}_TIMEOUT_SECONDS`;
+}
+
+/** Each function's default timeout_seconds, read from the optional() defaults of var.functions. */
+export function functionTimeoutDefaults(tf: Terraform): Map<string, number> {
+  const type = str(tf.variables.get("functions")?.type, "var.functions type");
+  const out = new Map<string, number>();
+  for (const [, name, body = ""] of type.matchAll(/(\w+)\s*=\s*optional\(object\(\{([^}]*)\}\),\s*\{\}\)/g)) {
+    const timeout = /timeout_seconds\s*=\s*optional\(number,\s*(\d+)\)/.exec(body);
+    if (!name || !timeout?.[1]) throw new Error(`var.functions.${name}: no timeout_seconds default`);
+    out.set(name, Number(timeout[1]));
+  }
+  return out;
+}
+
 function addUnique(target: Map<string, JsonObject>, key: string, value: JsonObject, file: string): void {
   if (target.has(key)) throw new Error(`${file}: ${key} is declared twice`);
   target.set(key, value);

@@ -8,18 +8,20 @@ const tf: Terraform = await loadTerraform();
 
 /**
  * Every grant each ferret service account holds, written out by hand: "<scope>[ <target>]: <role>".
- * Scopes: project, topic <topic>, secret <key in local.secrets>, log_dataset, function <entry point>,
- * source_bucket. Changing a role in terraform/iam.tf must change this table too.
+ * Scopes: project, topic <topic>, dead_letter_topic <source topic>, secret <key in local.secrets>,
+ * log_dataset, function <entry point>, source_bucket, gcf_sources_bucket. Changing a role in terraform/iam.tf must change this table too.
  */
 const EXPECTED_GRANTS: Record<string, readonly string[]> = {
   ingest: [
     "project: roles/datastore.user",
     "project: roles/workflows.invoker",
     "topic investigation-events: roles/pubsub.publisher",
+    "dead_letter_topic scc-findings: roles/pubsub.publisher",
   ],
   planner: [
     "project: roles/datastore.user",
     "project: roles/aiplatform.user",
+    "secret otx-api-key: roles/secretmanager.secretAccessor",
     "topic investigation-events: roles/pubsub.publisher",
   ],
   stepExecutor: [
@@ -34,6 +36,7 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
   reflector: [
     "project: roles/datastore.user",
     "project: roles/aiplatform.user",
+    "secret otx-api-key: roles/secretmanager.secretAccessor",
     "topic investigation-events: roles/pubsub.publisher",
   ],
   concluder: [
@@ -46,8 +49,16 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "project: roles/aiplatform.user",
     "topic investigation-events: roles/pubsub.publisher",
   ],
-  memoryIntrospector: ["project: roles/datastore.user", "project: roles/aiplatform.user"],
-  notifier: ["project: roles/datastore.user", "secret slack-bot-token: roles/secretmanager.secretAccessor"],
+  memoryIntrospector: [
+    "project: roles/datastore.user",
+    "project: roles/aiplatform.user",
+    "dead_letter_topic agent-sessions: roles/pubsub.publisher",
+  ],
+  notifier: [
+    "project: roles/datastore.user",
+    "secret slack-bot-token: roles/secretmanager.secretAccessor",
+    "dead_letter_topic investigation-events: roles/pubsub.publisher",
+  ],
   workflow: [
     "project: roles/logging.logWriter",
     "function planner: roles/run.invoker",
@@ -65,6 +76,7 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "project: roles/logging.logWriter",
     "project: roles/artifactregistry.writer",
     "source_bucket: roles/storage.objectViewer",
+    "gcf_sources_bucket: roles/storage.objectViewer",
   ],
 };
 
@@ -85,6 +97,11 @@ const SCOPE_RESOURCES: Record<string, ScopeResource> = {
     address: "google_pubsub_topic_iam_member.grant",
     targetAttr: "topic",
     target: "${google_pubsub_topic.topic[each.value.target].name}",
+  },
+  dead_letter_topic: {
+    address: "google_pubsub_topic_iam_member.dead_letter_grant",
+    targetAttr: "topic",
+    target: "${google_pubsub_topic.dead_letter[each.value.target].name}",
   },
   secret: {
     address: "google_secret_manager_secret_iam_member.grant",
@@ -109,6 +126,13 @@ const SCOPE_RESOURCES: Record<string, ScopeResource> = {
     address: "google_storage_bucket_iam_member.grant",
     targetAttr: "bucket",
     target: "${google_storage_bucket.source.name}",
+  },
+  // A project-level member limited by an IAM condition to the gen2 staging bucket, which Cloud
+  // Functions creates itself on the first deployment (so no bucket-level grant can precede it).
+  gcf_sources_bucket: {
+    address: "google_project_iam_member.gcf_sources",
+    targetAttr: "project",
+    target: "${var.project_id}",
   },
 };
 
@@ -160,9 +184,10 @@ test("grants reference things that exist", () => {
   for (const g of grants()) {
     assert.ok(g.scope in SCOPE_RESOURCES, `${g.sa}: unknown scope ${g.scope}`);
     assert.match(g.role, /^roles\/[a-zA-Z.]+$/, `${g.sa}: predefined role`);
-    const needsTarget = ["topic", "secret", "function"].includes(g.scope);
+    const needsTarget = ["topic", "dead_letter_topic", "secret", "function"].includes(g.scope);
     assert.equal(g.target !== null, needsTarget, `${describeGrant(g)}: target`);
-    if (g.scope === "topic") assert.ok(topics.has(g.target), `${describeGrant(g)}: no such topic`);
+    if (g.scope === "topic" || g.scope === "dead_letter_topic")
+      assert.ok(topics.has(g.target), `${describeGrant(g)}: no such topic`);
     if (g.scope === "secret") assert.ok(String(g.target) in secrets, `${describeGrant(g)}: no such secret`);
     if (g.scope === "function")
       assert.ok(String(g.target) in functions, `${describeGrant(g)}: no such function`);
@@ -244,4 +269,38 @@ test("only the workflow invokes the HTTP functions and only the push identity th
     resource(tf, "google_workflows_workflow.investigate").service_account,
     '${google_service_account.sa["workflow"].id}',
   );
+});
+
+test("each Pub/Sub-fed function may publish to its own dead-letter topic (settle() parks poison messages there)", () => {
+  // functions/src/functions/event-functions.ts publishes a message it can never process to
+  // deadLetterTopic(topic) itself; without publisher there it is retried for an hour instead.
+  for (const ep of ENTRY_POINTS) {
+    if (ep.trigger !== "pubsub") continue;
+    const held = grants().filter((g) => g.sa === ep.name && g.scope === "dead_letter_topic");
+    assert.deepEqual(
+      held.map((g) => `${g.target}: ${g.role}`),
+      [`${ep.topic}: roles/pubsub.publisher`],
+      `${ep.name}: publisher on ${ep.topic}-dead-letter`,
+    );
+  }
+  const r = resource(tf, "google_pubsub_topic_iam_member.dead_letter_grant");
+  assert.equal(r.topic, "${google_pubsub_topic.dead_letter[each.value.target].name}");
+});
+
+test("the build account may read the gen2 staging bucket gcf-v2-sources-<project number>-<region>", () => {
+  // Gen2 builds fetch the source from the staging bucket, not from ours
+  // (hashicorp/terraform-provider-google#20571: "Access to bucket gcf-v2-sources-… denied").
+  const r = resource(tf, "google_project_iam_member.gcf_sources");
+  assert.equal(r.role, "${each.value.role}");
+  const [condition] = arr(r.condition, "gcf_sources.condition").map((c) => obj(c, "condition"));
+  assert.ok(condition, "the grant is conditioned on the staging bucket");
+  assert.equal(
+    norm(str(condition.expression, "condition.expression")),
+    'resource.name.startsWith("projects/_/buckets/${local.gcf_sources_bucket}")',
+  );
+  assert.equal(
+    local(tf, "gcf_sources_bucket"),
+    "gcf-v2-sources-${data.google_project.ferret.number}-${var.region}",
+  );
+  assert.ok(tf.data.has("google_project.ferret"), "data.google_project.ferret gives the project number");
 });

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Terraform expressions, not JS templates.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -46,7 +46,9 @@ test("Terraform and every provider are pinned to a version range", () => {
   }
   assert.match(str(settings.required_version, "required_version"), /^>= ?\d+\.\d+(\.\d+)?, < ?\d+/);
   const required = obj(block(settings, "required_providers", "terraform"), "required_providers");
-  assert.deepEqual(Object.keys(required).sort(), ["archive", "google", "google-beta"]);
+  assert.deepEqual(Object.keys(required).sort(), ["archive", "google", "google-beta", "time"]);
+  // archive_file's glob excludes (which keep .env and *.tfvars out of the upload) arrived in 2.5.0.
+  assert.match(str(obj(required.archive, "archive").version, "archive.version"), /^>= ?2\.5\.0,/);
   for (const [name, spec] of Object.entries(required)) {
     const version = str(obj(spec, name).version, `${name}.version`);
     assert.match(version, /^(>= ?\d+\.\d+\.\d+, < ?\d+\.\d+\.\d+|~> ?\d+\.\d+)$/, `${name}: bounded range`);
@@ -142,4 +144,15 @@ test("every reference in an expression names a declared resource, data source, v
 test("docs/deploy.md and the decision record exist", () => {
   assert.ok(existsSync(join(REPO_ROOT, "docs", "deploy.md")));
   assert.ok(existsSync(join(REPO_ROOT, "docs", "decisions", "0004-terraform-deployment.md")));
+});
+
+test("docs/deploy.md's pre-flight checklist names every API Terraform enables and domain-restricted sharing", () => {
+  const doc = readFileSync(join(REPO_ROOT, "docs", "deploy.md"), "utf8");
+  const preflight = doc.slice(doc.indexOf("### Pre-flight checklist"), doc.indexOf("## 1. "));
+  assert.ok(preflight.length > 0, "docs/deploy.md has a pre-flight checklist before step 1");
+  for (const api of strings(local(tf, "apis"), "local.apis"))
+    assert.ok(preflight.includes(`\`${api}\``), `pre-flight lists ${api}`);
+  // Google-managed service agents are outside the customer's domain, so the constraint matters.
+  assert.match(preflight, /iam\.allowedPolicyMemberDomains[^\n]*\*\*affects ferret\.\*\*/);
+  assert.doesNotMatch(doc, /allowedPolicyMemberDomains` does not affect/);
 });

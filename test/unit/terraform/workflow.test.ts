@@ -6,6 +6,8 @@ import { test } from "node:test";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { toTerraformTemplate } from "../../../scripts/render-workflow-template.js";
 import {
+  functionTimeoutDefaults,
+  functionTimeoutEnvVar,
   functionUrlEnvVar,
   loadTerraform,
   obj,
@@ -54,10 +56,13 @@ test("the workflow template renders back to exactly workflows/investigate.yaml",
   );
 });
 
-test("the workflow gets one FERRET_*_URL per HTTP function, pointing at that function", () => {
+test("the workflow gets one FERRET_*_URL and FERRET_*_TIMEOUT_SECONDS per HTTP function, pointing at that function", () => {
   const envVars = obj(resource(tf, "google_workflows_workflow.investigate").user_env_vars, "user_env_vars");
   const http = ENTRY_POINTS.filter((ep) => ep.trigger === "http").map((ep) => ep.name);
-  assert.deepEqual(Object.keys(envVars).sort(), http.map(functionUrlEnvVar).sort());
+  assert.deepEqual(
+    Object.keys(envVars).sort(),
+    [...http.map(functionUrlEnvVar), ...http.map(functionTimeoutEnvVar)].sort(),
+  );
   for (const name of http) {
     assert.equal(
       envVars[functionUrlEnvVar(name)],
@@ -66,6 +71,22 @@ test("the workflow gets one FERRET_*_URL per HTTP function, pointing at that fun
     );
   }
   assert.equal(functionUrlEnvVar("stepExecutor"), "FERRET_STEP_EXECUTOR_URL");
+});
+
+test("the workflow's HTTP timeouts come from the same variables as the functions' timeouts", () => {
+  const envVars = obj(resource(tf, "google_workflows_workflow.investigate").user_env_vars, "user_env_vars");
+  const yaml = workflowYaml();
+  const defaults = functionTimeoutDefaults(tf);
+  for (const ep of ENTRY_POINTS.filter((e) => e.trigger === "http")) {
+    const name = functionTimeoutEnvVar(ep.name);
+    assert.equal(envVars[name], `\${tostring(var.functions.${ep.name}.timeout_seconds)}`, name);
+    // Outside Terraform (the local stack, tests) the YAML falls back to Terraform's default.
+    const fallback = new RegExp(`int\\(sys\\.get_env\\("${name}",\\s*"(\\d+)"\\)\\)`).exec(yaml);
+    assert.ok(fallback, `the workflow reads ${name} with a fallback`);
+    assert.equal(Number(fallback[1]), defaults.get(ep.name), `${name}: fallback = var.functions default`);
+  }
+  // No literal timeout is left in a call: each one is a function's timeout.
+  assert.doesNotMatch(yaml, /^\s*timeout:\s*\d+\s*$/m);
 });
 
 test("every sys.get_env() in the workflow is provided by user_env_vars", () => {

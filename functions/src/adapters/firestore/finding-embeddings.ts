@@ -9,6 +9,7 @@ import {
   type SimilarFinding,
 } from "../../tools/related-findings.js";
 import { toStorageError } from "./errors.js";
+import type { VectorIndex } from "./indexes.js";
 
 export const FINDING_EMBEDDINGS_COLLECTION = "findingEmbeddings";
 
@@ -19,12 +20,12 @@ export const FINDING_EMBEDDINGS_COLLECTION = "findingEmbeddings";
  */
 export const FINDING_EMBEDDING_INDEX = {
   collectionGroup: FINDING_EMBEDDINGS_COLLECTION,
-  fields: [
-    { fieldPath: "space", order: "ASCENDING" },
-    { fieldPath: "embedding", vectorConfig: { dimension: EMBEDDING_DIMENSIONS, flat: {} } },
-  ],
+  prefixFields: ["space"],
+  vectorField: "embedding",
+  dimension: EMBEDDING_DIMENSIONS,
   usedBy: "FirestoreFindingEmbeddings.nearest (related_findings by similarity)",
-} as const;
+} as const satisfies VectorIndex;
+const [SPACE_FIELD] = FINDING_EMBEDDING_INDEX.prefixFields;
 
 /** Returned by findNearest next to each document; not stored. */
 const DISTANCE_FIELD = "vectorDistance";
@@ -91,9 +92,9 @@ export class FirestoreFindingEmbeddings implements FindingEmbeddings {
     const fetch = Math.min(options.limit + (options.excludeId ? 1 : 0), 1_000);
     const query = this.db
       .collection(FINDING_EMBEDDINGS_COLLECTION)
-      .where("space", "==", this.options.space)
+      .where(SPACE_FIELD, "==", this.options.space)
       .findNearest({
-        vectorField: "embedding",
+        vectorField: FINDING_EMBEDDING_INDEX.vectorField,
         queryVector: [...vector],
         limit: fetch,
         distanceMeasure: "COSINE",

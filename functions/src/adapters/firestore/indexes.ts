@@ -48,3 +48,17 @@ export const INVESTIGATION_INDEXES: readonly CompositeIndex[] = [
     usedBy: "InvestigationStore.findRelated({ iocValue })",
   },
 ];
+
+/**
+ * A flat vector index for findNearest: equality filters on prefixFields (in this order), then
+ * the vector. Production refuses a findNearest after a where() without the matching index.
+ * The adapters that issue those queries declare theirs (FINDING_EMBEDDING_INDEX,
+ * MEMORY_VECTOR_INDEX); terraform/firestore.tf declares each one (checked by test/unit/terraform).
+ */
+export interface VectorIndex {
+  readonly collectionGroup: string;
+  readonly prefixFields: readonly string[];
+  readonly vectorField: string;
+  readonly dimension: number;
+  readonly usedBy: string;
+}

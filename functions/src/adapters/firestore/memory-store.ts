@@ -27,6 +27,7 @@ import type {
 import { EMBEDDING_DIMENSIONS } from "../../model/port.js";
 import { checked } from "./codec.js";
 import { grpcCode, NOT_FOUND, toStorageError } from "./errors.js";
+import type { VectorIndex } from "./indexes.js";
 import { EXPIRE_AT_FIELD, markerExpiry } from "./paths.js";
 
 /**
@@ -35,10 +36,18 @@ import { EXPIRE_AT_FIELD, markerExpiry } from "./paths.js";
  *   memorySessions/{sha256(sessionId)}       once-only marker and audit record of one
  *                                            introspected agent session
  *
- * The vector index on memories (scope, embedding 768-d, flat) is declared in
- * terraform/firestore.tf; the emulator needs none.
+ * The vector index on memories (MEMORY_VECTOR_INDEX) is declared in terraform/firestore.tf;
+ * the emulator needs none.
  */
 export const MEMORIES = "memories";
+/** What `search` needs in production: the scope and embedding-space equality filters, then the vector. */
+export const MEMORY_VECTOR_INDEX = {
+  collectionGroup: MEMORIES,
+  prefixFields: ["scope", "embeddingSpace"],
+  vectorField: "embedding",
+  dimension: EMBEDDING_DIMENSIONS,
+  usedBy: "FirestoreMemoryStore.search (memory recall)",
+} as const satisfies VectorIndex;
 export const MEMORY_SESSIONS = "memorySessions";
 /** Set by findNearest on each hit; never stored. */
 const DISTANCE_FIELD = "searchDistance";
@@ -80,15 +89,15 @@ export class FirestoreMemoryStore implements MemoryStore {
       );
     }
     if (query.limit < 1) return [];
-    const inScope = this.db.collection(MEMORIES).where("scope", "==", query.scope);
-    // An equality prefix, so the space is filtered before the nearest K (vector index prefix).
-    const inSpace = query.embeddingSpace
-      ? inScope.where("embeddingSpace", "==", query.embeddingSpace)
-      : inScope;
+    const [scopeField, spaceField] = MEMORY_VECTOR_INDEX.prefixFields;
+    // Equality prefixes, so scope and embedding space are filtered before the nearest K.
     const snapshot = await this.call(`search memories of ${query.scope}`, () =>
-      inSpace
+      this.db
+        .collection(MEMORIES)
+        .where(scopeField, "==", query.scope)
+        .where(spaceField, "==", query.embeddingSpace)
         .findNearest({
-          vectorField: "embedding",
+          vectorField: MEMORY_VECTOR_INDEX.vectorField,
           queryVector: query.vector,
           limit: Math.min(query.limit, MAX_NEAREST),
           distanceMeasure: "COSINE",

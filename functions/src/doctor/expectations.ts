@@ -1,0 +1,70 @@
+import { FINDING_EMBEDDING_INDEX } from "../adapters/firestore/finding-embeddings.js";
+import {
+  type CompositeIndex,
+  INVESTIGATION_INDEXES,
+  type VectorIndex,
+} from "../adapters/firestore/indexes.js";
+import { MEMORY_VECTOR_INDEX } from "../adapters/firestore/memory-store.js";
+import { ENTRY_POINTS, type EntryPointName } from "../platform/entrypoints.js";
+
+/**
+ * What a working deployment has, as terraform/ creates it (test/unit/terraform/doctor.test.ts
+ * checks each table against the .tf files), for `ferret doctor` to compare a project with.
+ */
+export const REQUIRED_APIS: readonly string[] = [
+  "aiplatform.googleapis.com",
+  "artifactregistry.googleapis.com",
+  "bigquery.googleapis.com",
+  "cloudbuild.googleapis.com",
+  "cloudfunctions.googleapis.com",
+  "cloudresourcemanager.googleapis.com",
+  "cloudscheduler.googleapis.com",
+  "firestore.googleapis.com",
+  "iam.googleapis.com",
+  "iamcredentials.googleapis.com",
+  "logging.googleapis.com",
+  "pubsub.googleapis.com",
+  "run.googleapis.com",
+  "secretmanager.googleapis.com",
+  "securitycenter.googleapis.com",
+  "storage.googleapis.com",
+  "workflowexecutions.googleapis.com",
+  "workflows.googleapis.com",
+];
+
+/** Cloud Functions service name and service account id of each entry point. */
+export const FUNCTIONS: Readonly<Record<EntryPointName, { service: string; accountId: string }>> = {
+  ingest: { service: "ferret-ingest", accountId: "ferret-ingest" },
+  planner: { service: "ferret-planner", accountId: "ferret-planner" },
+  stepExecutor: { service: "ferret-step-executor", accountId: "ferret-step-executor" },
+  reflector: { service: "ferret-reflector", accountId: "ferret-reflector" },
+  concluder: { service: "ferret-concluder", accountId: "ferret-concluder" },
+  compressor: { service: "ferret-compressor", accountId: "ferret-compressor" },
+  memoryIntrospector: { service: "ferret-memory-introspector", accountId: "ferret-memory-introspector" },
+  notifier: { service: "ferret-notifier", accountId: "ferret-notifier" },
+};
+
+/** Roles each function's account holds on the project (resource-level grants are not listed). */
+export const PROJECT_ROLES: Readonly<Record<EntryPointName, readonly string[]>> = {
+  ingest: ["roles/datastore.user", "roles/workflows.invoker"],
+  planner: ["roles/datastore.user", "roles/aiplatform.user"],
+  stepExecutor: ["roles/datastore.user", "roles/aiplatform.user", "roles/bigquery.jobUser"],
+  reflector: ["roles/datastore.user", "roles/aiplatform.user"],
+  concluder: ["roles/datastore.user", "roles/aiplatform.user"],
+  compressor: ["roles/datastore.user", "roles/aiplatform.user"],
+  memoryIntrospector: ["roles/datastore.user", "roles/aiplatform.user"],
+  notifier: ["roles/datastore.user"],
+};
+
+/** Secret Manager secrets and the environment variable each is mounted as. */
+export const SECRETS = [
+  { secretId: "ferret-slack-bot-token", env: "SLACK_BOT_TOKEN" },
+  { secretId: "ferret-otx-api-key", env: "OTX_API_KEY" },
+] as const;
+
+export const REQUIRED_INDEXES: { composite: readonly CompositeIndex[]; vector: readonly VectorIndex[] } = {
+  composite: INVESTIGATION_INDEXES,
+  vector: [FINDING_EMBEDDING_INDEX, MEMORY_VECTOR_INDEX],
+};
+
+export const ENTRY_POINT_NAMES: readonly EntryPointName[] = ENTRY_POINTS.map((e) => e.name);
