@@ -25,7 +25,7 @@ function uniq(values: Iterable<string>): string[] {
   return [...new Set(values)];
 }
 
-function isPrivateOrReservedIpv4(ip: string): boolean {
+export function isPrivateOrReservedIpv4(ip: string): boolean {
   const [a = 0, b = 0] = ip.split(".").map(Number);
   return (
     a === 10 ||
