@@ -342,13 +342,13 @@ export function normalizeNotification(n: SccNotification): Finding {
     nextSteps: t.str(nonEmpty(f.nextSteps), "nextSteps"),
     envelope: received?.envelope,
     resource: {
-      // The notification's resource, the finding's resourceName, or a resource object some
-      // newer findings carry inside the finding itself.
+      // The finding's own resourceName, the notification's resource, or a resource object
+      // some newer findings carry inside the finding itself.
       name:
         t.str(
           nonEmpty(
-            r?.name,
             f.resourceName,
+            r?.name,
             typeof rawFindingResource?.name === "string" ? rawFindingResource.name : undefined,
           ) ?? "",
           "resource.name",
