@@ -77,6 +77,8 @@ const EMAIL = /^[^\s@]+@([^\s@]+)$/;
 const HASH = /^(?:[a-f0-9]{32}|[a-f0-9]{40}|[a-f0-9]{64})$/i;
 const URL_RE = /^[a-z][a-z0-9+.-]{1,15}:\/\/\S+$/i;
 const RESOURCE = /^\/\/[a-z0-9.-]+\.googleapis\.com\/\S+$/i;
+// Account names: "bob.schmidt" is a user on a VM, not the domain it spells (.schmidt is a TLD).
+const ACCOUNT_KEY = /^(?:user_?name|user|login|account|account_?name|local_?user)$/i;
 // A file system path: "/tmp/.x/start.sh" names a file, not the domain start.sh.
 const FILE_PATH = /^(?:\/|[A-Za-z]:\\)\S*$/;
 
@@ -123,6 +125,7 @@ function walk(root: JsonValue, rootPath: string, label: string, out: Collector):
         continue;
       }
       const whole = classifyWhole(value);
+      if (ACCOUNT_KEY.test(key) && whole?.type !== "principal" && whole?.type !== "ip") continue;
       if (whole) {
         out.add(whole.type, whole.value, path, `${lastKey(path)} (${label})`);
         continue;
