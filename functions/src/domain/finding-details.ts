@@ -94,15 +94,18 @@ export const RESOURCE_CONSUMED: { [key: string]: Consumed } = {
 
 const EPOCH = /^1970-01-01T00:00:00(\.0+)?Z$/;
 
+/** Deeper than this, a value counts as information; json-cap.ts turns it into a marker. */
+const MAX_DEPTH = 64;
+
 /** A proto3 default: carries no information. */
-export function isProtoDefault(value: unknown): boolean {
+export function isProtoDefault(value: unknown, depth = 0): boolean {
   if (value === undefined || value === null || value === "" || value === 0 || value === false) return true;
   // int64 fields are strings in proto3 JSON ("0"), Durations too ("0s").
   if (typeof value === "string")
     return value === "0" || value === "0s" || /_UNSPECIFIED$/.test(value) || EPOCH.test(value);
-  if (Array.isArray(value)) return value.every(isProtoDefault);
-  if (typeof value === "object") return Object.values(value).every(isProtoDefault);
-  return false;
+  if (typeof value !== "object" || depth >= MAX_DEPTH) return false;
+  const items = Array.isArray(value) ? value : Object.values(value);
+  return items.every((item) => isProtoDefault(item, depth + 1));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -113,17 +116,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * The part of `raw` that `consumed` does not cover, with proto3 defaults removed; undefined
  * when nothing is left. Arrays keep their positions so a residual lines up with its item.
  */
-export function residual(raw: unknown, consumed: Consumed | undefined): unknown {
+export function residual(raw: unknown, consumed: Consumed | undefined, depth = 0): unknown {
   if (consumed === true) return undefined;
-  if (consumed === undefined) return isProtoDefault(raw) ? undefined : raw;
+  if (consumed === undefined || depth >= MAX_DEPTH) return isProtoDefault(raw) ? undefined : raw;
   if (Array.isArray(raw)) {
-    const items = raw.map((item) => residual(item, consumed) ?? {});
+    const items = raw.map((item) => residual(item, consumed, depth + 1) ?? {});
     return items.some((item) => !isProtoDefault(item)) ? items : undefined;
   }
   if (!isRecord(raw)) return isProtoDefault(raw) ? undefined : raw;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
-    const rest = residual(value, consumed[key]);
+    const rest = residual(value, consumed[key], depth + 1);
     if (rest !== undefined) out[key] = rest;
   }
   return Object.keys(out).length > 0 ? out : undefined;

@@ -419,6 +419,19 @@ describe("malformed payloads", () => {
     assert.deepEqual(f.notes, ["sourceProperties was [], read as no properties"]);
   });
 
+  it("reads 50 000 levels of nesting in an unknown field and in a typed one without overflowing", () => {
+    const depth = 50_000;
+    const text =
+      `{"finding":{"name":"organizations/1/sources/2/findings/3","category":"x","eventTime":"2026-01-01T00:00:00Z",` +
+      `"kernelRootkit":${'{"d":'.repeat(depth)}1${"}".repeat(depth)},"processes":${"[".repeat(depth)}${"]".repeat(depth)}}}`;
+    const f = ingestPayload(JSON.parse(text));
+    assert.ok(
+      f.truncated.includes(`kernelRootkit${".d".repeat(FINDING_LIMITS.maxDepth - 1)}`),
+      f.truncated.join(", "),
+    );
+    assert.deepEqual(f.notes, ["finding.processes has an unexpected shape; kept verbatim in details"]);
+  });
+
   it("turns 10 000 levels of nesting into a marker, not a stack overflow", () => {
     const n = sccNotification("v1-cryptominer");
     let deep: unknown = "bottom";
