@@ -72,6 +72,8 @@ export const FINDING_CONSUMED: { [key: string]: Consumed } = {
   },
   iamBindings: { action: true, role: true, member: true },
   files: { path: true, sha256: true },
+  // The marks' own names are the finding's name plus "/securityMarks"; the marks are the news.
+  securityMarks: { name: true, canonicalName: true },
   mitreAttack: {
     primaryTactic: true,
     primaryTechniques: true,

@@ -174,7 +174,12 @@ function leaves(raw: unknown): (string | number)[] {
         out.push(v);
     } else if (typeof v === "number" && v !== 0) out.push(v);
     else if (Array.isArray(v)) for (const item of v) visit(item, key);
-    else if (v && typeof v === "object") for (const [k, item] of Object.entries(v)) visit(item, k);
+    else if (v && typeof v === "object")
+      for (const [k, item] of Object.entries(v)) {
+        // The marks' own name is the finding's name plus "/securityMarks": derived, not kept.
+        if (key === "securityMarks" && (k === "name" || k === "canonicalName")) continue;
+        visit(item, k);
+      }
   };
   visit(raw, "");
   return out;
