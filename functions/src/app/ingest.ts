@@ -17,17 +17,50 @@ export type IngestOutcome =
   | { outcome: "duplicate"; investigationId: string }
   | { outcome: "skipped"; reason: string; findingName: string };
 
+/** What ingest does with a finding, and why, in words fit for a log line or the CLI. */
+export interface IngestDecision {
+  action: "investigate" | "skip";
+  reason: string;
+}
+
+/**
+ * The ingest policy: ignored categories, mute, state, then severity. A finding without a
+ * severity was given one from its hints by the normalizer (finding.severitySource says
+ * which); one with neither follows `unspecifiedSeverity`, never the minimum-severity rule,
+ * because an unknown severity is not a low one.
+ */
+export function ingestDecision(finding: Finding, config: Config["ingest"]): IngestDecision {
+  const ignored = config.ignoreCategories.find((glob) => globMatch(glob, finding.category));
+  if (ignored)
+    return { action: "skip", reason: `category "${finding.category}" matches ignore rule "${ignored}"` };
+  if (config.skipMuted && finding.mute === "MUTED") return { action: "skip", reason: "the finding is muted" };
+  if (config.skipInactive && finding.state !== "ACTIVE")
+    return { action: "skip", reason: `the finding state is ${finding.state}, not ACTIVE` };
+  if (finding.severity === "SEVERITY_UNSPECIFIED") {
+    const why = "the finding has no severity and carries no severity hint";
+    return config.unspecifiedSeverity === "skip"
+      ? { action: "skip", reason: `${why}; ingest.unspecifiedSeverity is skip` }
+      : { action: "investigate", reason: `${why}; ingest.unspecifiedSeverity is investigate` };
+  }
+  if (SEVERITY_RANK[finding.severity] < SEVERITY_RANK[config.minimumSeverity])
+    return {
+      action: "skip",
+      reason: `severity ${finding.severity} is below the minimum ${config.minimumSeverity}`,
+    };
+  const source =
+    finding.severitySource && finding.severitySource !== "finding"
+      ? ` (severity from ${finding.severitySource})`
+      : "";
+  return {
+    action: "investigate",
+    reason: `${finding.state} ${finding.severity} finding at or above the minimum ${config.minimumSeverity}${source}`,
+  };
+}
+
 /** Why a finding is not investigated, or undefined when it should be. */
 export function policySkipReason(finding: Finding, config: Config["ingest"]): string | undefined {
-  const ignored = config.ignoreCategories.find((glob) => globMatch(glob, finding.category));
-  if (ignored) return `category "${finding.category}" matches ignore rule "${ignored}"`;
-  if (SEVERITY_RANK[finding.severity] < SEVERITY_RANK[config.minimumSeverity]) {
-    return `severity ${finding.severity} is below the minimum ${config.minimumSeverity}`;
-  }
-  if (config.skipMuted && finding.mute === "MUTED") return "the finding is muted";
-  if (config.skipInactive && finding.state !== "ACTIVE")
-    return `the finding state is ${finding.state}, not ACTIVE`;
-  return undefined;
+  const decision = ingestDecision(finding, config);
+  return decision.action === "skip" ? decision.reason : undefined;
 }
 
 /** The queued investigation for a finding: deterministic id, budgets from config. */
@@ -63,11 +96,20 @@ const LAUNCH_CLAIM_TTL_MS = 5 * 60_000;
 export async function ingestNotification(payload: unknown, deps: IngestDeps): Promise<IngestOutcome> {
   const notification = parseNotification(payload);
   const finding = normalizeNotification(notification);
-  const skip = policySkipReason(finding, deps.config.ingest);
-  if (skip) {
-    deps.logger.info("finding skipped by ingest policy", { findingName: finding.name, reason: skip });
-    return { outcome: "skipped", reason: skip, findingName: finding.name };
+  const decision = ingestDecision(finding, deps.config.ingest);
+  if (decision.action === "skip") {
+    deps.logger.info("finding skipped by ingest policy", {
+      findingName: finding.name,
+      reason: decision.reason,
+    });
+    return { outcome: "skipped", reason: decision.reason, findingName: finding.name };
   }
+  if (finding.severitySource !== "finding" || (finding.notes?.length ?? 0) > 0)
+    deps.logger.info("finding accepted by ingest policy", {
+      findingName: finding.name,
+      reason: decision.reason,
+      notes: finding.notes ?? [],
+    });
   const investigation = newInvestigation(finding, {
     config: deps.config,
     now: deps.now(),

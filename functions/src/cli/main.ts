@@ -1,8 +1,10 @@
 import { Command, InvalidArgumentError, Option } from "commander";
+import { loadConfig } from "../config/config.js";
 import { errorMessage, FerretError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
 import { doctorCommand } from "./doctor.js";
 import { evalCommand } from "./eval.js";
+import { inspectNotification, printInspectReport } from "./inspect.js";
 import { investigate } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
 import { sweepCommand } from "./sweep.js";
@@ -96,6 +98,19 @@ program
   .action(async (dir: string, opts: { json: boolean; model: "auto" | "gemini" | "offline" }) => {
     const report = await evalCommand(dir, { json: opts.json, model: opts.model }, printer);
     process.exitCode = report.totals.verdictsRight === report.totals.scenarios ? 0 : 4;
+  });
+
+program
+  .command("inspect")
+  .description(
+    "Show what ferret makes of a notification without investigating: the normalized finding, what was truncated, every IOC with its JSON path, the resources touched, the category's catalog entry and the ingest decision with its reason. Accepts a Pub/Sub notification, an SCC export row or a bare finding (the console's JSON tab).",
+  )
+  .argument("<path>", "a notification JSON file, or a scenario directory holding notification.json")
+  .option("--json", "print the report as JSON", false)
+  .action((path: string, opts: { json: boolean }) => {
+    const report = inspectNotification(path, { json: opts.json, config: loadConfig() });
+    if (opts.json) printer.line(JSON.stringify(report, null, 2));
+    else printInspectReport(printer, report, false);
   });
 
 program.addCommand(memoriesCommand());

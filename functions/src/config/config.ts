@@ -35,6 +35,11 @@ export const ConfigSchema = z.strictObject({
       minimumSeverity: SeveritySchema.default("LOW"),
       skipMuted: z.boolean().default(true),
       skipInactive: z.boolean().default(true),
+      /**
+       * A finding with no severity and no severity hint in its sourceProperties: investigate
+       * it (default: an unknown severity is not a low one) or skip it, saying why either way.
+       */
+      unspecifiedSeverity: z.enum(["investigate", "skip"]).default("investigate"),
     })
     .prefault({}),
   tools: z
@@ -114,6 +119,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_MIN_SEVERITY: { path: "ingest.minimumSeverity", type: "string" },
   FERRET_SKIP_MUTED: { path: "ingest.skipMuted", type: "boolean" },
   FERRET_SKIP_INACTIVE: { path: "ingest.skipInactive", type: "boolean" },
+  FERRET_UNSPECIFIED_SEVERITY: { path: "ingest.unspecifiedSeverity", type: "string" },
   FERRET_TOOLS_ALLOW: { path: "tools.allow", type: "list" },
   FERRET_TOOLS_DENY: { path: "tools.deny", type: "list" },
   FERRET_LOG_WAREHOUSE: { path: "logs.warehouse", type: "string" },

@@ -1,9 +1,17 @@
-import { isIP } from "node:net";
 import { z } from "zod";
 import { InvalidInputError } from "./errors.js";
-import { extractIocs, type Ioc, mergeIocs } from "./ioc.js";
-import { type JsonValue, JsonValueSchema, jsonBytes } from "./json.js";
-import { type SccNotification, SccNotificationSchema } from "./notification.js";
+import { FINDING_CONSUMED, isProtoDefault, RESOURCE_CONSUMED, residualFields } from "./finding-details.js";
+import { findingIocOccurrences } from "./finding-iocs.js";
+import type { Ioc } from "./ioc.js";
+import { type JsonValue, JsonValueSchema } from "./json.js";
+import { CutList, fitBudget, toCappedJson } from "./json-cap.js";
+import {
+  type EnvelopeKind,
+  type SccNotification,
+  SccNotificationSchema,
+  unwrapEnvelope,
+} from "./notification.js";
+import { severityHints } from "./severity-hints.js";
 
 export const SeveritySchema = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "SEVERITY_UNSPECIFIED"]);
 export type Severity = z.infer<typeof SeveritySchema>;
@@ -20,6 +28,10 @@ export const FINDING_LIMITS = {
   stringChars: 4_000,
   listItems: 100,
   sourcePropertiesBytes: 32_000,
+  /** Budget of the verbatim `details` (documented fields ferret does not type). */
+  detailsBytes: 32_000,
+  /** Nesting kept in free-form JSON; deeper values become a marker. */
+  maxDepth: 16,
 } as const;
 
 const CappedStr = z.string().max(FINDING_LIMITS.stringChars);
@@ -37,6 +49,19 @@ export const FindingSchema = z.object({
   description: CappedStr.optional(),
   externalUri: CappedStr.optional(),
   notificationConfigName: CappedStr.optional(),
+  /** The project-scoped name (v2 and recent v1); `name` may be organization-scoped. */
+  canonicalName: CappedStr.optional(),
+  /** The source's display name, e.g. "Event Threat Detection". */
+  parentDisplayName: CappedStr.optional(),
+  /** SCC's own remediation steps, Markdown. */
+  nextSteps: CappedStr.optional(),
+  /**
+   * Where `severity` came from: "finding" (its own field), a sourceProperties hint path
+   * (see severity-hints.ts), or "none". Absent on findings stored before it existed.
+   */
+  severitySource: CappedStr.optional(),
+  /** Which shape the finding arrived in (notification, export row, bare finding). */
+  envelope: z.enum(["notification", "export", "finding"]).optional(),
   resource: z.object({
     name: CappedStr,
     type: CappedStr.optional(),
@@ -60,6 +85,10 @@ export const FindingSchema = z.object({
       serviceName: CappedStr.optional(),
       methodName: CappedStr.optional(),
       serviceAccountKeyName: CappedStr.optional(),
+      principalSubject: CappedStr.optional(),
+      userName: CappedStr.optional(),
+      /** serviceAccountDelegationInfo: each delegate's email (or subject), first first. */
+      delegationChain: CappedList(CappedStr).optional(),
     })
     .optional(),
   processes: z
@@ -99,6 +128,14 @@ export const FindingSchema = z.object({
     tactics: CappedList(CappedStr),
   }),
   sourceProperties: z.record(z.string(), JsonValueSchema),
+  /**
+   * Every other documented (or new) Finding and Resource field, verbatim, keyed by its path
+   * ("exfiltration", "kubernetes", "processes" for untyped process parts, "resource.folders"…).
+   * See finding-details.ts. Absent on findings stored before it existed.
+   */
+  details: z.record(z.string(), JsonValueSchema).optional(),
+  /** What normalization noticed: fields of an unexpected shape kept verbatim, hints used. */
+  notes: z.array(z.string()).optional(),
   /** Paths of fields that were cut to fit FINDING_LIMITS; shown to the agent so it knows. */
   truncated: z.array(z.string()),
 });
@@ -129,7 +166,7 @@ function toSeverity(raw: string | undefined): Severity {
   return parsed.success ? parsed.data : "SEVERITY_UNSPECIFIED";
 }
 
-function signatureLabels(n: SccNotification): string[] {
+function signatureLabels(n: SccNotification, sourceProperties: Record<string, JsonValue>): string[] {
   const out: string[] = [];
   for (const sig of n.finding.indicator?.signatures ?? []) {
     const family = sig.memoryHashSignature?.binaryFamily;
@@ -138,87 +175,219 @@ function signatureLabels(n: SccNotification): string[] {
       if (d.binary) out.push(`memory-hash-binary:${d.binary}`);
     if (sig.yaraRuleSignature?.yaraRule) out.push(`yara:${sig.yaraRuleSignature.yaraRule}`);
   }
-  return out;
-}
-
-function capSourceProperties(
-  props: Record<string, unknown> | undefined,
-  t: Truncator,
-): Record<string, JsonValue> {
-  if (!props) return {};
-  const parsed = z.record(z.string(), JsonValueSchema).safeParse(props);
-  const safe = parsed.success ? parsed.data : {};
-  if (jsonBytes(safe) <= FINDING_LIMITS.sourcePropertiesBytes) return safe;
-  t.paths.push("sourceProperties");
-  const out: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(safe)) {
-    const next = { ...out, [k]: v };
-    if (jsonBytes(next) > FINDING_LIMITS.sourcePropertiesBytes) break;
-    out[k] = v;
+  // VM Threat Detection findings from before `indicator.signatures` carry their detections in
+  // sourceProperties.threats (memory_hash_detector / yara_rule_detector).
+  const threats = sourceProperties.threats;
+  for (const threat of Array.isArray(threats) ? threats : []) {
+    if (!isJsonObject(threat)) continue;
+    const memory = threat.memory_hash_detector;
+    if (isJsonObject(memory)) {
+      if (typeof memory.binary === "string") out.push(`memory-hash:${memory.binary}`);
+      for (const d of Array.isArray(memory.detections) ? memory.detections : [])
+        if (isJsonObject(d) && typeof d.binary_name === "string")
+          out.push(`memory-hash-binary:${d.binary_name}`);
+    }
+    const yara = threat.yara_rule_detector;
+    if (isJsonObject(yara) && typeof yara.yara_rule_name === "string")
+      out.push(`yara:${yara.yara_rule_name}`);
   }
-  return out;
+  return [...new Set(out)];
 }
 
-/** Parses the Pub/Sub payload (already base64-decoded) into an SCC notification. */
+function isJsonObject(value: unknown): value is Record<string, JsonValue> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const JSON_LIMITS = {
+  stringChars: FINDING_LIMITS.stringChars,
+  listItems: FINDING_LIMITS.listItems,
+  maxDepth: FINDING_LIMITS.maxDepth,
+};
+
+/** sourceProperties as a capped object; any other shape is noted (and kept in details). */
+function readSourceProperties(
+  raw: unknown,
+  cuts: CutList,
+  notes: string[],
+): { props: Record<string, JsonValue>; unparsed?: JsonValue } {
+  if (raw === undefined || raw === null) return { props: {} };
+  if (isJsonObject(raw)) {
+    const capped = toCappedJson(raw, "sourceProperties", JSON_LIMITS, cuts) as Record<string, JsonValue>;
+    return { props: fitBudget(capped, FINDING_LIMITS.sourcePropertiesBytes, "sourceProperties", cuts) };
+  }
+  if (isProtoDefault(raw)) {
+    notes.push(`sourceProperties was ${JSON.stringify(raw)}, read as no properties`);
+    return { props: {} };
+  }
+  notes.push("sourceProperties is not an object; kept verbatim in details");
+  return { props: {}, unparsed: toCappedJson(raw, "sourceProperties", JSON_LIMITS, cuts) };
+}
+
+/** Raw notifications as received, and their envelope, keyed by the parsed object. */
+const RAW = new WeakMap<object, { raw: Record<string, unknown>; envelope: EnvelopeKind }>();
+
+/**
+ * Parses the Pub/Sub payload (already base64-decoded) into an SCC notification. An SCC
+ * export row or a bare finding is accepted too (see unwrapEnvelope). Only the name, the
+ * category and the eventTime are required; see notification.ts.
+ */
 export function parseNotification(payload: unknown): SccNotification {
-  const result = SccNotificationSchema.safeParse(payload);
+  const { payload: unwrapped, envelope } = unwrapEnvelope(payload);
+  const result = SccNotificationSchema.safeParse(unwrapped);
   if (!result.success) {
     const issues = result.error.issues
       .slice(0, 5)
       .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new InvalidInputError(`not an SCC notification: ${issues.join("; ")}`, { issues });
   }
+  RAW.set(result.data, { raw: unwrapped as Record<string, unknown>, envelope });
   return result.data;
+}
+
+/** An optional timestamp ferret does not rely on: kept when it is ISO 8601, else noted. */
+function isoTime(value: string | undefined, path: string, notes: string[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (z.iso.datetime({ offset: true }).safeParse(value).success) return value;
+  notes.push(`${path} ${JSON.stringify(value.slice(0, 40))} is not an ISO 8601 time; left out`);
+  return undefined;
+}
+
+/** `{ key: value }` when there is a value, so fields added later do not appear as undefined keys. */
+function optionalField<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
+}
+
+function nonEmpty(...values: (string | undefined)[]): string | undefined {
+  return values.find((v) => typeof v === "string" && v.trim() !== "");
+}
+
+/** Finding and resource keys SCC sent whose typed parse failed (a shape ferret did not expect). */
+function unparsedKeys(raw: Record<string, unknown> | undefined, parsed: Record<string, unknown> | undefined) {
+  const keys = new Set<string>();
+  for (const [key, value] of Object.entries(raw ?? {}))
+    if (value !== undefined && value !== null && parsed?.[key] === undefined) keys.add(key);
+  return keys;
 }
 
 /** Turns a v1 or v2 SCC notification into the Finding the agent works on. */
 export function normalizeNotification(n: SccNotification): Finding {
   const t = new Truncator();
+  const cuts = new CutList();
+  const notes: string[] = [];
   const f = n.finding;
   const r = n.resource;
+  const received = RAW.get(n);
+  const rawNotification = received?.raw ?? (n as Record<string, unknown>);
+  const rawFinding = (rawNotification.finding ?? {}) as Record<string, unknown>;
+  const rawResource = isJsonObject(rawNotification.resource)
+    ? (rawNotification.resource as Record<string, unknown>)
+    : undefined;
+
+  const badFinding = unparsedKeys(rawFinding, f as Record<string, unknown>);
+  badFinding.delete("sourceProperties");
+  const badResource = unparsedKeys(rawResource, r as Record<string, unknown> | undefined);
+  for (const key of badFinding)
+    if (!isProtoDefault(rawFinding[key]))
+      notes.push(`finding.${key} has an unexpected shape; kept verbatim in details`);
+  for (const key of badResource)
+    if (!isProtoDefault(rawResource?.[key]))
+      notes.push(`resource.${key} has an unexpected shape; kept verbatim in details`);
+
+  const sp = readSourceProperties(f.sourceProperties, cuts, notes);
   const hashes = [
     ...(f.processes ?? []).flatMap((p) => [p.binary?.sha256, p.script?.sha256]),
     ...(f.files ?? []).map((file) => file.sha256),
   ].filter((h): h is string => typeof h === "string" && h.length > 0);
 
+  const own = toSeverity(f.severity);
+  const hint =
+    own === "SEVERITY_UNSPECIFIED"
+      ? severityHints(sp.props).find((h) => toSeverity(h.raw) !== "SEVERITY_UNSPECIFIED")
+      : undefined;
+  const severity = hint ? toSeverity(hint.raw) : own;
+  const severitySource = own !== "SEVERITY_UNSPECIFIED" ? "finding" : (hint?.path ?? "none");
+  if (hint) notes.push(`severity ${severity} taken from ${hint.path} (the finding has none)`);
+
+  const rawDetails: Record<string, unknown> = {
+    ...residualFields(rawFinding, FINDING_CONSUMED, "", badFinding),
+    ...residualFields(rawResource, RESOURCE_CONSUMED, "resource.", badResource),
+  };
+  if (sp.unparsed !== undefined) rawDetails.sourceProperties = sp.unparsed;
+  for (const [key, value] of Object.entries(rawNotification))
+    if (key !== "finding" && key !== "resource" && key !== "notificationConfigName" && !isProtoDefault(value))
+      rawDetails[`notification.${key}`] = value;
+  const capped = toCappedJson(rawDetails, "", JSON_LIMITS, cuts) as Record<string, JsonValue>;
+  const details = fitBudget(capped, FINDING_LIMITS.detailsBytes, "", cuts);
+
+  const delegates = (f.access?.serviceAccountDelegationInfo ?? [])
+    .map((d) => nonEmpty(d.principalEmail, d.principalSubject))
+    .filter((d): d is string => d !== undefined);
+  const rawFindingResource = isJsonObject(rawFinding.resource) ? rawFinding.resource : undefined;
+
   const finding: Finding = {
     name: t.str(f.name, "name") ?? "",
     category: t.str(f.category, "category") ?? "",
-    severity: toSeverity(f.severity),
-    findingClass: t.str(f.findingClass ?? "FINDING_CLASS_UNSPECIFIED", "findingClass") ?? "",
-    state: t.str(f.state ?? "STATE_UNSPECIFIED", "state") ?? "",
-    mute: t.str(f.mute ?? "MUTE_UNSPECIFIED", "mute") ?? "",
+    severity,
+    severitySource,
+    findingClass: t.str(nonEmpty(f.findingClass) ?? "FINDING_CLASS_UNSPECIFIED", "findingClass") ?? "",
+    state: t.str(nonEmpty(f.state) ?? "STATE_UNSPECIFIED", "state") ?? "",
+    mute: t.str(nonEmpty(f.mute) ?? "MUTE_UNSPECIFIED", "mute") ?? "",
     eventTime: f.eventTime,
-    createTime: f.createTime,
-    description: t.str(f.description, "description"),
-    externalUri: t.str(f.externalUri, "externalUri"),
-    notificationConfigName: t.str(n.notificationConfigName, "notificationConfigName"),
+    createTime: isoTime(nonEmpty(f.createTime), "createTime", notes),
+    description: t.str(nonEmpty(f.description), "description"),
+    externalUri: t.str(nonEmpty(f.externalUri), "externalUri"),
+    notificationConfigName: t.str(nonEmpty(n.notificationConfigName), "notificationConfigName"),
+    canonicalName: t.str(nonEmpty(f.canonicalName), "canonicalName"),
+    parentDisplayName: t.str(nonEmpty(f.parentDisplayName), "parentDisplayName"),
+    nextSteps: t.str(nonEmpty(f.nextSteps), "nextSteps"),
+    envelope: received?.envelope,
     resource: {
-      name: t.str(r?.name ?? f.resourceName ?? "", "resource.name") ?? "",
-      type: t.str(r?.type, "resource.type"),
-      project: t.str(r?.project ?? r?.gcpMetadata?.project, "resource.project"),
+      // The finding's own resourceName, the notification's resource, or a resource object
+      // some newer findings carry inside the finding itself.
+      name:
+        t.str(
+          nonEmpty(
+            f.resourceName,
+            r?.name,
+            typeof rawFindingResource?.name === "string" ? rawFindingResource.name : undefined,
+          ) ?? "",
+          "resource.name",
+        ) ?? "",
+      type: t.str(nonEmpty(r?.type), "resource.type"),
+      project: t.str(nonEmpty(r?.project, r?.gcpMetadata?.project, r?.project_name), "resource.project"),
       projectDisplayName: t.str(
-        r?.projectDisplayName ?? r?.gcpMetadata?.projectDisplayName,
+        nonEmpty(r?.projectDisplayName, r?.gcpMetadata?.projectDisplayName, r?.project_display_name),
         "resource.projectDisplayName",
       ),
-      displayName: t.str(r?.displayName, "resource.displayName"),
+      displayName: t.str(nonEmpty(r?.displayName, r?.display_name), "resource.displayName"),
     },
     indicators: {
       ipAddresses: t.strs(f.indicator?.ipAddresses, "indicator.ipAddresses"),
       domains: t.strs(f.indicator?.domains, "indicator.domains"),
       uris: t.strs(f.indicator?.uris, "indicator.uris"),
       hashes: t.strs([...new Set(hashes.map((h) => h.toLowerCase()))], "hashes"),
-      signatures: t.strs(signatureLabels(n), "indicator.signatures"),
+      signatures: t.strs(signatureLabels(n, sp.props), "indicator.signatures"),
     },
     access: f.access
       ? {
-          principalEmail: t.str(f.access.principalEmail, "access.principalEmail"),
-          callerIp: t.str(f.access.callerIp, "access.callerIp"),
-          callerIpRegion: t.str(f.access.callerIpGeo?.regionCode, "access.callerIpGeo.regionCode"),
-          userAgent: t.str(f.access.userAgent, "access.userAgent"),
-          serviceName: t.str(f.access.serviceName, "access.serviceName"),
-          methodName: t.str(f.access.methodName, "access.methodName"),
-          serviceAccountKeyName: t.str(f.access.serviceAccountKeyName, "access.serviceAccountKeyName"),
+          principalEmail: t.str(nonEmpty(f.access.principalEmail), "access.principalEmail"),
+          callerIp: t.str(nonEmpty(f.access.callerIp), "access.callerIp"),
+          callerIpRegion: t.str(nonEmpty(f.access.callerIpGeo?.regionCode), "access.callerIpGeo.regionCode"),
+          userAgent: t.str(nonEmpty(f.access.userAgent), "access.userAgent"),
+          serviceName: t.str(nonEmpty(f.access.serviceName), "access.serviceName"),
+          methodName: t.str(nonEmpty(f.access.methodName), "access.methodName"),
+          serviceAccountKeyName: t.str(
+            nonEmpty(f.access.serviceAccountKeyName),
+            "access.serviceAccountKeyName",
+          ),
+          ...optionalField(
+            "principalSubject",
+            t.str(nonEmpty(f.access.principalSubject), "access.principalSubject"),
+          ),
+          ...optionalField("userName", t.str(nonEmpty(f.access.userName), "access.userName")),
+          ...(delegates.length > 0
+            ? { delegationChain: t.strs(delegates, "access.serviceAccountDelegationInfo") }
+            : {}),
         }
       : undefined,
     processes: t.list(f.processes, "processes").map((p, i) => ({
@@ -246,17 +415,19 @@ export function normalizeNotification(n: SccNotification): Finding {
       sha256: t.str(file.sha256?.toLowerCase(), `files[${i}].sha256`),
     })),
     mitre: {
-      primaryTactic: t.str(f.mitreAttack?.primaryTactic, "mitreAttack.primaryTactic"),
+      primaryTactic: t.str(nonEmpty(f.mitreAttack?.primaryTactic), "mitreAttack.primaryTactic"),
       techniques: t.strs(
         [...(f.mitreAttack?.primaryTechniques ?? []), ...(f.mitreAttack?.additionalTechniques ?? [])],
         "mitreAttack.techniques",
       ),
       tactics: t.strs(f.mitreAttack?.additionalTactics, "mitreAttack.additionalTactics"),
     },
-    sourceProperties: capSourceProperties(f.sourceProperties, t),
+    sourceProperties: sp.props,
+    ...(Object.keys(details).length > 0 ? { details } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
     truncated: [],
   };
-  finding.truncated = t.paths;
+  finding.truncated = [...t.paths, ...cuts.paths];
   const checked = FindingSchema.safeParse(finding);
   if (!checked.success) {
     const issues = checked.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`);
@@ -265,40 +436,11 @@ export function normalizeNotification(n: SccNotification): Finding {
   return checked.data;
 }
 
-/** Every IOC the finding itself carries, typed; the seed for planning and for intel lookups. */
+/**
+ * Every IOC the finding carries, typed, each with the JSON path it was read from: documented
+ * fields, sourceProperties (nested or flattened) and the verbatim details (finding-iocs.ts).
+ * The seed for planning and for intel lookups.
+ */
 export function findingIocs(f: Finding): Ioc[] {
-  const listed: Ioc[] = [
-    ...f.indicators.ipAddresses.map((value): Ioc => ({ type: "ip", value, context: "SCC indicator" })),
-    ...f.indicators.domains.map(
-      (value): Ioc => ({ type: "domain", value: value.toLowerCase(), context: "SCC indicator" }),
-    ),
-    ...f.indicators.uris.map((value): Ioc => ({ type: "url", value, context: "SCC indicator" })),
-    ...f.indicators.hashes.map((value): Ioc => ({ type: "hash", value, context: "process or file hash" })),
-    ...f.connections.flatMap((c): Ioc[] =>
-      c.destinationIp
-        ? [
-            {
-              type: "ip",
-              value: c.destinationIp,
-              context: `connection destination port ${c.destinationPort ?? "?"}`,
-            },
-          ]
-        : [],
-    ),
-  ];
-  // Audit logs redact some callers to "gce-internal-ip" (or "private"); only a real address is an IP IOC.
-  if (f.access?.callerIp && isIP(f.access.callerIp))
-    listed.push({ type: "ip", value: f.access.callerIp, context: "caller IP" });
-  if (f.access?.principalEmail)
-    listed.push({ type: "principal", value: f.access.principalEmail, context: "acting principal" });
-  for (const b of f.iamBindings) {
-    if (b.member)
-      listed.push({
-        type: "principal",
-        value: b.member.replace(/^(user|serviceAccount|group):/, ""),
-        context: `IAM ${b.action ?? ""} ${b.role ?? ""}`.trim(),
-      });
-  }
-  const fromArgs = f.processes.flatMap((p) => extractIocs(p.args.join(" ")));
-  return mergeIocs(listed, fromArgs);
+  return findingIocOccurrences(f).iocs;
 }

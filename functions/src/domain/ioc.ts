@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { findDomains, isDomainName, normalizeHost } from "./domain-grammar.js";
 
 export const IocTypeSchema = z.enum(["ip", "domain", "url", "hash", "email", "principal"]);
 export type IocType = z.infer<typeof IocTypeSchema>;
@@ -8,6 +9,8 @@ export const IocSchema = z.object({
   value: z.string().min(1).max(2048),
   /** Where the IOC was seen or why it matters, in a few words. */
   context: z.string().max(500).optional(),
+  /** The JSON path in the finding the IOC was read from, when it came from a finding. */
+  path: z.string().max(1_000).optional(),
 });
 export type Ioc = z.infer<typeof IocSchema>;
 
@@ -17,15 +20,12 @@ const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g;
 const SHA256 = /\b[a-fA-F0-9]{64}\b/g;
 const SHA1 = /\b[a-fA-F0-9]{40}\b/g;
 const MD5 = /\b[a-fA-F0-9]{32}\b/g;
-// Domains need a known-looking TLD to keep file names like "config.json" out.
-const DOMAIN =
-  /\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ru|cn|xyz|top|info|biz|co|me|cc|tk|pw|su|onion|site|online|club|app|dev|cloud|us|uk|de|fr|jp|in|br|link|live|pro|work|zip|mov|sh|to|ws|gg|ly|la|tv|eu|nl|ch|se|no|pl|ua|kz|ir|kp|vn|id|th|tr|ro|cz|hu|lt|lv|ee|be|at|au|ca|es|it|pt|gr|fi|dk|ie|il|sg|hk|tw|kr|my|ph|nz|za|mx|ar|cl|pe|ve)\b/gi;
 
 function uniq(values: Iterable<string>): string[] {
   return [...new Set(values)];
 }
 
-function isPrivateOrReservedIpv4(ip: string): boolean {
+export function isPrivateOrReservedIpv4(ip: string): boolean {
   const [a = 0, b = 0] = ip.split(".").map(Number);
   return (
     a === 10 ||
@@ -49,7 +49,9 @@ export function extractIocs(text: string, options: { includePrivateIps?: boolean
   const urls = uniq((text.match(URL_RE) ?? []).map((u) => u.replace(/[),.;\]]+$/, "")));
   for (const value of urls) out.push({ type: "url", value });
   const withoutUrls = urls.reduce((t, u) => t.split(u).join(" "), text);
-  const emails = uniq(withoutUrls.match(EMAIL) ?? []);
+  const emails = uniq(withoutUrls.match(EMAIL) ?? []).filter((e) =>
+    isDomainName(e.slice(e.lastIndexOf("@") + 1)),
+  );
   for (const value of emails) out.push({ type: "email", value });
   const withoutEmails = emails.reduce((t, e) => t.split(e).join(" "), withoutUrls);
   for (const value of uniq(withoutEmails.match(IPV4) ?? [])) {
@@ -62,7 +64,8 @@ export function extractIocs(text: string, options: { includePrivateIps?: boolean
   ]);
   const longest = hashes.filter((h) => !hashes.some((o) => o !== h && o.includes(h)));
   for (const value of longest) out.push({ type: "hash", value: value.toLowerCase() });
-  for (const value of uniq((withoutEmails.match(DOMAIN) ?? []).map((d) => d.toLowerCase()))) {
+  // Domains follow the public suffix list (domain-grammar.ts), the grammar defanging uses too.
+  for (const value of uniq(findDomains(withoutEmails).map((d) => normalizeHost(d.value)))) {
     out.push({ type: "domain", value });
   }
   return out;

@@ -6,13 +6,28 @@ import { z } from "zod";
  * the finding name (v2 has /locations/{loc}/) and in where the resource's project sits
  * (v1: resource.project, v2: resource.gcpMetadata.project). Unknown fields are kept
  * (looseObject) because SCC adds fields without notice and we must not reject them.
+ *
+ * Validation covers only what ferret relies on: a finding with a name, a category and an
+ * eventTime. Every other field is typed leniently: one with an unexpected shape parses as
+ * absent (`lenient`), and the normalizer keeps its raw value verbatim in `details` with a
+ * note, so nothing is rejected or dropped for a shape ferret does not need.
  */
 const Str = z.string();
 const StrArr = z.array(z.string());
 
+/** An optional field whose unexpected shape reads as absent instead of failing the whole parse. */
+function lenient<T extends z.ZodType>(schema: T) {
+  return schema.optional().catch(undefined);
+}
+
 export const SccAccessSchema = z.looseObject({
   principalEmail: Str.optional(),
   principalSubject: Str.optional(),
+  userName: Str.optional(),
+  /** The delegation chain, first delegate first (documented as serviceAccountDelegationInfo). */
+  serviceAccountDelegationInfo: z
+    .array(z.looseObject({ principalEmail: Str.optional(), principalSubject: Str.optional() }))
+    .optional(),
   callerIp: Str.optional(),
   callerIpGeo: z.looseObject({ regionCode: Str.optional() }).optional(),
   userAgent: Str.optional(),
@@ -60,59 +75,101 @@ export const SccSignatureSchema = z.looseObject({
 
 export const SccFindingSchema = z.looseObject({
   name: Str.min(1),
-  canonicalName: Str.optional(),
-  parent: Str.optional(),
-  resourceName: Str.optional(),
-  state: Str.optional(),
+  canonicalName: lenient(Str),
+  parent: lenient(Str),
+  parentDisplayName: lenient(Str),
+  resourceName: lenient(Str),
+  state: lenient(Str),
   category: Str.min(1),
-  externalUri: Str.optional(),
-  sourceProperties: z.record(z.string(), z.unknown()).optional(),
+  externalUri: lenient(Str),
+  /** A map per the API; Google's own sample of an inactive v2 finding sends `[]`. */
+  sourceProperties: z.unknown().optional(),
   eventTime: Str.min(1),
-  createTime: Str.optional(),
-  severity: Str.optional(),
-  mute: Str.optional(),
-  findingClass: Str.optional(),
-  description: Str.optional(),
-  nextSteps: Str.optional(),
-  indicator: z
-    .looseObject({
+  createTime: lenient(Str),
+  severity: lenient(Str),
+  mute: lenient(Str),
+  findingClass: lenient(Str),
+  description: lenient(Str),
+  nextSteps: lenient(Str),
+  indicator: lenient(
+    z.looseObject({
       ipAddresses: StrArr.optional(),
       domains: StrArr.optional(),
       uris: StrArr.optional(),
       signatures: z.array(SccSignatureSchema).optional(),
-    })
-    .optional(),
-  access: SccAccessSchema.optional(),
-  processes: z.array(SccProcessSchema).optional(),
-  connections: z.array(SccConnectionSchema).optional(),
-  files: z.array(z.looseObject({ path: Str.optional(), sha256: Str.optional() })).optional(),
-  iamBindings: z
-    .array(z.looseObject({ action: Str.optional(), role: Str.optional(), member: Str.optional() }))
-    .optional(),
-  mitreAttack: z
-    .looseObject({
+    }),
+  ),
+  access: lenient(SccAccessSchema),
+  processes: lenient(z.array(SccProcessSchema)),
+  connections: lenient(z.array(SccConnectionSchema)),
+  files: lenient(z.array(z.looseObject({ path: Str.optional(), sha256: Str.optional() }))),
+  iamBindings: lenient(
+    z.array(z.looseObject({ action: Str.optional(), role: Str.optional(), member: Str.optional() })),
+  ),
+  mitreAttack: lenient(
+    z.looseObject({
       primaryTactic: Str.optional(),
       primaryTechniques: StrArr.optional(),
       additionalTactics: StrArr.optional(),
       additionalTechniques: StrArr.optional(),
-    })
-    .optional(),
+    }),
+  ),
 });
 
+/** v1 and v2 Resource; the SCC export rows (BigQuery, Security Operations) use snake_case. */
 export const SccResourceSchema = z.looseObject({
-  name: Str.optional(),
-  displayName: Str.optional(),
-  type: Str.optional(),
-  project: Str.optional(),
-  projectDisplayName: Str.optional(),
-  location: Str.optional(),
-  gcpMetadata: z.looseObject({ project: Str.optional(), projectDisplayName: Str.optional() }).optional(),
+  name: lenient(Str),
+  displayName: lenient(Str),
+  display_name: lenient(Str),
+  type: lenient(Str),
+  project: lenient(Str),
+  project_name: lenient(Str),
+  projectDisplayName: lenient(Str),
+  project_display_name: lenient(Str),
+  location: lenient(Str),
+  gcpMetadata: lenient(z.looseObject({ project: Str.optional(), projectDisplayName: Str.optional() })),
 });
 
 export const SccNotificationSchema = z.looseObject({
-  notificationConfigName: Str.optional(),
+  notificationConfigName: lenient(Str),
   finding: SccFindingSchema,
-  resource: SccResourceSchema.optional(),
+  resource: lenient(SccResourceSchema),
 });
 export type SccNotification = z.infer<typeof SccNotificationSchema>;
 export type SccFinding = z.infer<typeof SccFindingSchema>;
+
+/**
+ * The shapes a finding arrives in. "notification": the Pub/Sub NotificationMessage
+ * ({notificationConfigName, finding, resource}). "export": a continuous-export row as the
+ * BigQuery export and Google Security Operations receive it ({findings, resource,
+ * sourceProperties} with sourceProperties beside the finding). "finding": a bare Finding, as
+ * the API's findings.list or the console's JSON tab gives it.
+ */
+export type EnvelopeKind = "notification" | "export" | "finding";
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Rewrites an export row or a bare finding into the notification shape; says which it was. */
+export function unwrapEnvelope(payload: unknown): { payload: unknown; envelope: EnvelopeKind } {
+  if (!isObject(payload)) return { payload, envelope: "notification" };
+  const inner = isObject(payload.finding)
+    ? payload.finding
+    : isObject(payload.findings)
+      ? payload.findings
+      : undefined;
+  // Export rows put sourceProperties beside the finding, under "finding" or "findings".
+  if (inner && (payload.findings !== undefined || payload.sourceProperties !== undefined)) {
+    const { finding: _finding, findings: _findings, sourceProperties, ...rest } = payload;
+    const finding =
+      sourceProperties !== undefined && inner.sourceProperties === undefined
+        ? { ...inner, sourceProperties }
+        : inner;
+    return { payload: { ...rest, finding }, envelope: "export" };
+  }
+  if ("finding" in payload) return { payload, envelope: "notification" };
+  if (typeof payload.name === "string" && typeof payload.category === "string")
+    return { payload: { finding: payload }, envelope: "finding" };
+  return { payload, envelope: "notification" };
+}

@@ -1,3 +1,4 @@
+import { DOT_CLASS, HOST_CANDIDATE_SRC, isDomainName } from "../domain/domain-grammar.js";
 import type { Ioc } from "../domain/ioc.js";
 
 /**
@@ -8,30 +9,31 @@ import type { Ioc } from "../domain/ioc.js";
 
 const DOT = "[.]";
 const AT = "[@]";
+// "." and its IDNA look-alikes (ideographic, fullwidth, halfwidth ideographic full stops).
+const ANY_DOT = /[.\u3002\uFF0E\uFF61]/g;
 
-// Slack and most clients only auto-link names ending in a real TLD, so a TLD allowlist keeps
-// API method names ("compute.instances.insert") and file names ("config.json") readable.
-const TLDS =
-  "com|net|org|io|ru|cn|xyz|top|info|biz|co|me|cc|tk|pw|su|onion|site|online|club|app|dev|cloud|us|uk|de|fr|jp|in|br|link|live|pro|work|zip|mov|sh|to|ws|gg|ly|la|tv|eu|nl|ch|se|no|pl|ua|kz|ir|kp|vn|id|th|tr|ro|cz|hu|lt|lv|ee|be|at|au|ca|es|it|pt|gr|fi|dk|ie|il|sg|hk|tw|kr|my|ph|nz|za|mx|ar|cl|pe|ve|gov|edu|mil|int|ai|so|vip|icu|shop|store|tech|space|website|host|fun|lol|bar|cyou|sbs|buzz|click|page|run|ms|goog|google|xn--[a-z0-9-]{1,59}";
-
-const LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+// Domains are what the public suffix list says they are (domain/domain-grammar.ts, the same
+// grammar the IOC extractor uses), so API method names ("compute.instances.insert") and file
+// names ("config.json") stay readable while every real TLD, IDN or punycode, is broken.
+const NAME_CHAR = "[\\p{L}\\p{N}\\p{M}]";
 // Not followed by more name: a further label, or an already defanged "[.]".
-const DOMAIN_SRC = `(?:${LABEL}\\.)+(?:${TLDS})(?![a-z0-9-]|\\[|\\.[a-z0-9])`;
+const DOMAIN_SRC = `${HOST_CANDIDATE_SRC}(?!${NAME_CHAR}|-|\\[|${DOT_CLASS}${NAME_CHAR})`;
 const IPV4_SRC = "(?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)(?![\\d.]*\\d)";
 const URL_SRC = "[a-z][a-z0-9+.-]{1,15}://[^\\s<>\"'`]+";
-const EMAIL_SRC = `[a-z0-9._%+-]+@${DOMAIN_SRC}`;
+const EMAIL_SRC = `[\\p{L}\\p{N}._%+-]+@${DOMAIN_SRC}`;
 
 /** One pass over the text, so a replacement is never matched again by a later pattern. */
 const ANY_INDICATOR = new RegExp(
-  `(?<![a-z0-9.-])(?:(?<url>${URL_SRC})|(?<email>${EMAIL_SRC})|(?<ip>${IPV4_SRC})|(?<domain>${DOMAIN_SRC}))`,
-  "gi",
+  `(?<!${NAME_CHAR}|${DOT_CLASS}|-)(?:(?<url>${URL_SRC})|(?<email>${EMAIL_SRC})|(?<ip>${IPV4_SRC})|(?<domain>${DOMAIN_SRC}))`,
+  "giu",
 );
 
 function lastDot(value: string): string {
   // Already defanged values pass through unchanged, so defanging twice is harmless.
   if (value.includes(DOT)) return value;
-  const i = value.lastIndexOf(".");
-  return i < 0 ? value : `${value.slice(0, i)}${DOT}${value.slice(i + 1)}`;
+  let last = -1;
+  for (const m of value.matchAll(ANY_DOT)) last = m.index ?? last;
+  return last < 0 ? value : `${value.slice(0, last)}${DOT}${value.slice(last + 1)}`;
 }
 
 export function defangIp(ip: string): string {
@@ -116,9 +118,12 @@ export function defangText(text: string): string {
   return text.replace(ANY_INDICATOR, (match: string, ...args: unknown[]) => {
     const groups = args.at(-1) as Record<string, string | undefined>;
     if (groups.url) return defangUrl(groups.url);
-    if (groups.email) return defangEmail(groups.email);
+    if (groups.email)
+      return isDomainName(groups.email.slice(groups.email.lastIndexOf("@") + 1))
+        ? defangEmail(groups.email)
+        : match;
     if (groups.ip) return defangIp(groups.ip);
-    if (groups.domain) return defangDomain(groups.domain);
+    if (groups.domain) return isDomainName(groups.domain) ? defangDomain(groups.domain) : match;
     return match;
   });
 }

@@ -8,9 +8,14 @@ import { defangText } from "./defang.js";
  * first so nothing can hide between a `<` and a `!` or disguise a file name.
  */
 
-// Soft hyphen, Mongolian vowel separator, zero-width space/joiners, word joiner and
-// invisible operators, BOM: invisible in Slack and only useful to split tokens.
-const INVISIBLE = /[\u00AD\u180E\u200B-\u200D\u2060-\u2064\uFEFF]/g;
+// Soft hyphen, combining grapheme joiner, Hangul and Khmer fillers, Mongolian free variation
+// selectors and vowel separator, zero-width space/joiners, word joiner and invisible
+// operators, BOM, interlinear annotation marks, invisible musical
+// formatting, and the Unicode tag block (U+E0000–E007F, which can smuggle a hidden ASCII
+// copy of a text): invisible in Slack and only useful to split or hide tokens.
+const INVISIBLE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is removed on its own, joined or not
+  /[\u00AD\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200D\u2060-\u2065\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0000}-\u{E007F}]/gu;
 // Direction marks, embeddings, overrides and isolates: shown as a marker because a reversed
 // file name (the U+202E trick) is itself evidence an analyst should see.
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;

@@ -13,7 +13,7 @@ import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { investigationIdFor, TERMINAL_STATUSES } from "../../../functions/src/domain/investigation.js";
 import { iocKey } from "../../../functions/src/domain/ioc.js";
-import type { JsonObject } from "../../../functions/src/domain/json.js";
+import { type JsonObject, jsonBytes } from "../../../functions/src/domain/json.js";
 import { type LocalStack, startLocalStack } from "../../../functions/src/local/stack.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
@@ -272,7 +272,10 @@ describe("context compression on the local stack", { timeout: 600_000 }, () => {
     const after = new Set(historyIocs(stored.messages).map(iocKey));
     const lost = historyIocs(before.messages).filter((ioc) => !after.has(iocKey(ioc)));
     assert.deepEqual(lost, [], "no indicator of the uncompressed history was lost");
-    assert.ok(stored.messages.length < before.messages.length);
+    // Smaller in bytes: where the 70% split falls (after the task message alone, or after the
+    // first tool round too) depends on how large the finding in the task message is.
+    assert.ok(before.messages.length > stored.messages.length - 1, "no message was added");
+    assert.ok(jsonBytes(stored.messages) < jsonBytes(before.messages));
     assert.match(
       head?.role === "user" ? head.text : "",
       /appended by ferret, verbatim\):\n(- .+\n)*- ip: 203\.0\.113\.88/,

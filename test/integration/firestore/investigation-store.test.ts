@@ -66,6 +66,22 @@ describe("create", () => {
     assert.deepEqual((await store.require(inv.id)).finding.sourceProperties, sourceProperties);
   });
 
+  test("keeps a finding's verbatim details (nested arrays, reserved names) through a round trip", async () => {
+    const base = buildInvestigation();
+    const details = {
+      kubernetes: { pods: [{ ns: "default", labels: [[{ name: "app" }]] }] },
+      "resource.__folders__": [["//cloudresourcemanager.googleapis.com/folders/1"]],
+    };
+    const inv = {
+      ...base,
+      finding: { ...base.finding, details, notes: ["a note"], severitySource: "finding" },
+    };
+    await store.create(inv, []);
+    const back = (await store.require(inv.id)).finding;
+    assert.deepEqual(back.details, details);
+    assert.deepEqual(back.notes, ["a note"]);
+  });
+
   test("three concurrent duplicates: exactly one creates, one set of initial events", async () => {
     const inv = buildInvestigation();
     const stores = [independentStore(), independentStore(), independentStore()];

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { policySkipReason } from "../../../functions/src/app/ingest.js";
+import { ingestDecision, policySkipReason } from "../../../functions/src/app/ingest.js";
 import { ConfigSchema } from "../../../functions/src/config/config.js";
 import {
   type Finding,
@@ -41,10 +41,48 @@ test("findings below the minimum severity are skipped", () => {
     policySkipReason(finding({ severity: "LOW" }), ingest({ minimumSeverity: "MEDIUM" })) ?? "",
     /LOW is below the minimum MEDIUM/,
   );
+});
+
+test("a finding with neither severity nor hint follows ingest.unspecifiedSeverity, with the reason given", () => {
+  const none = finding({ severity: undefined });
+  assert.equal(none.severitySource, "none");
+  assert.deepEqual(ingestDecision(none, ingest({ minimumSeverity: "HIGH" })), {
+    action: "investigate",
+    reason:
+      "the finding has no severity and carries no severity hint; ingest.unspecifiedSeverity is investigate",
+  });
+  assert.deepEqual(ingestDecision(none, ingest({ unspecifiedSeverity: "skip" })), {
+    action: "skip",
+    reason: "the finding has no severity and carries no severity hint; ingest.unspecifiedSeverity is skip",
+  });
+});
+
+test("a finding without a severity takes the one its sourceProperties hint at, and the minimum applies", () => {
+  const hinted = finding({ severity: undefined, sourceProperties: { SeverityLevel: "Low" } });
+  assert.equal(hinted.severity, "LOW");
+  assert.equal(hinted.severitySource, "sourceProperties.SeverityLevel");
   assert.match(
-    policySkipReason(finding({ severity: undefined }), ingest({ minimumSeverity: "LOW" })) ?? "",
-    /SEVERITY_UNSPECIFIED/,
+    policySkipReason(hinted, ingest({ minimumSeverity: "MEDIUM" })) ?? "",
+    /LOW is below the minimum MEDIUM/,
   );
+  const etd = finding({ severity: "SEVERITY_UNSPECIFIED", sourceProperties: { detectionPriority: "HIGH" } });
+  assert.deepEqual(ingestDecision(etd, ingest({ minimumSeverity: "HIGH" })), {
+    action: "investigate",
+    reason:
+      "ACTIVE HIGH finding at or above the minimum HIGH (severity from sourceProperties.detectionPriority)",
+  });
+});
+
+test("the finding's own severity wins over a hint", () => {
+  const own = finding({ severity: "LOW", sourceProperties: { detectionPriority: "HIGH" } });
+  assert.equal(own.severity, "LOW");
+  assert.equal(own.severitySource, "finding");
+});
+
+test("a hint that is not a severity is not used", () => {
+  const junk = finding({ severity: undefined, sourceProperties: { SeverityLevel: "URGENT!!" } });
+  assert.equal(junk.severity, "SEVERITY_UNSPECIFIED");
+  assert.equal(junk.severitySource, "none");
 });
 
 test("muted and inactive findings are skipped unless configured otherwise", () => {

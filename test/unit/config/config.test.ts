@@ -84,6 +84,7 @@ describe("loadConfig defaults", () => {
       minimumSeverity: "LOW",
       skipMuted: true,
       skipInactive: true,
+      unspecifiedSeverity: "investigate",
     });
     assert.deepEqual(config.tools, { allow: ["*"], deny: [] });
     assert.deepEqual(config.memory, { minSimilarity: 0.8, maxRecalled: 32 });

@@ -29,10 +29,13 @@ function invalidInput(fn: () => unknown): InvalidInputError {
 
 const FINDING_KEYS = [
   "access",
+  "canonicalName",
   "category",
   "connections",
   "createTime",
   "description",
+  "details",
+  "envelope",
   "eventTime",
   "externalUri",
   "files",
@@ -42,10 +45,13 @@ const FINDING_KEYS = [
   "mitre",
   "mute",
   "name",
+  "nextSteps",
   "notificationConfigName",
+  "parentDisplayName",
   "processes",
   "resource",
   "severity",
+  "severitySource",
   "sourceProperties",
   "state",
   "truncated",
@@ -155,8 +161,10 @@ describe("normalizeNotification: v1 and v2 notifications", () => {
     assert.equal(v2.resource.project, "//cloudresourcemanager.googleapis.com/projects/987654321098");
     assert.equal(v2.resource.projectDisplayName, "acme-prod");
 
-    const { name: _n1, notificationConfigName: _c1, ...rest1 } = v1;
-    const { name: _n2, notificationConfigName: _c2, ...rest2 } = v2;
+    // v2 resources carry more (location, resourcePath…): kept verbatim in details.
+    assert.equal(v2.details?.["resource.location"], "us-central1-a");
+    const { name: _n1, notificationConfigName: _c1, canonicalName: _k1, details: _d1, ...rest1 } = v1;
+    const { name: _n2, notificationConfigName: _c2, canonicalName: _k2, details: _d2, ...rest2 } = v2;
     assert.deepEqual(rest2, rest1);
   });
 
@@ -173,6 +181,7 @@ describe("normalizeNotification: v1 and v2 notifications", () => {
       methodName: "SetIamPolicy",
       serviceAccountKeyName:
         "//iam.googleapis.com/projects/acme-prod/serviceAccounts/ci-deployer@acme-prod.iam.gserviceaccount.com/keys/0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+      principalSubject: "serviceAccount:ci-deployer@acme-prod.iam.gserviceaccount.com",
     });
     assert.deepEqual(f.iamBindings, [
       { action: "ADD", role: "roles/owner", member: "user:mallory.contractor@gmail.com" },
@@ -187,7 +196,8 @@ describe("normalizeNotification: v1 and v2 notifications", () => {
     assert.equal(f.resource.type, "google.cloud.resourcemanager.Project");
   });
 
-  it("tolerates fields SCC adds without notice and does not carry them into the finding", () => {
+  it("keeps fields SCC adds without notice verbatim in details and types the rest as before", () => {
+    const baseline = sccFinding("v2-cryptominer");
     const n = sccNotification("v2-cryptominer");
     n.someFutureEnvelopeField = { nested: [1, 2, 3] };
     n.finding.kernelRootkit = { name: "Diamorphine", unexpectedCodeModification: true };
@@ -197,15 +207,14 @@ describe("normalizeNotification: v1 and v2 notifications", () => {
 
     const f = ingestPayload(n);
     assert.deepEqual(Object.keys(f).sort(), FINDING_KEYS);
-    assert.deepEqual(Object.keys(f.indicators).sort(), [
-      "domains",
-      "hashes",
-      "ipAddresses",
-      "signatures",
-      "uris",
-    ]);
-    assert.ok(!JSON.stringify(f).includes("Diamorphine"));
-    assert.deepEqual(f, sccFinding("v2-cryptominer"));
+    assert.deepEqual(f.details?.kernelRootkit, { name: "Diamorphine", unexpectedCodeModification: true });
+    assert.deepEqual(f.details?.attackExposure, { score: 4.2, state: "CALCULATED" });
+    assert.deepEqual(Object(f.details?.indicator).newIndicatorKind, ["x"]);
+    assert.deepEqual(f.details?.["resource.adcApplication"], { name: "x" });
+    assert.deepEqual(f.details?.["notification.someFutureEnvelopeField"], { nested: [1, 2, 3] });
+    const { details: _d, ...typed } = f;
+    const { details: _b, ...typedBaseline } = baseline;
+    assert.deepEqual(typed, typedBaseline);
   });
 
   it("fills the documented defaults when optional fields are absent", () => {
@@ -255,36 +264,55 @@ describe("severity parsing", () => {
 describe("findingIocs", () => {
   it("types the cryptominer's indicators, hashes and connection, merging duplicates (first context wins)", () => {
     assert.deepEqual(findingIocs(sccFinding("v1-cryptominer")), [
-      { type: "ip", value: "45.9.148.108", context: "SCC indicator" },
-      { type: "domain", value: "pool.supportxmr.com", context: "SCC indicator" },
-      { type: "url", value: "stratum+tcp://pool.supportxmr.com:3333", context: "SCC indicator" },
+      { type: "ip", value: "45.9.148.108", context: "SCC indicator", path: "indicator.ipAddresses[0]" },
+      {
+        type: "domain",
+        value: "pool.supportxmr.com",
+        context: "SCC indicator",
+        path: "indicator.domains[0]",
+      },
+      {
+        type: "url",
+        value: "stratum+tcp://pool.supportxmr.com:3333",
+        context: "SCC indicator",
+        path: "indicator.uris[0]",
+      },
       {
         type: "hash",
         value: "3f5a1c9e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a19",
         context: "process or file hash",
+        path: "processes[0].binary.sha256",
       },
       {
         type: "hash",
         value: "aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44",
         context: "process or file hash",
+        path: "processes[].script.sha256",
       },
       {
         type: "hash",
         value: "bb22cc33dd44ee55ff66aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44ee55",
         context: "process or file hash",
+        path: "files[0].sha256",
       },
     ]);
   });
 
   it("takes the caller IP, the acting principal and IAM members (prefix stripped)", () => {
     assert.deepEqual(findingIocs(sccFinding("v1-iam-anomalous-grant")), [
-      { type: "ip", value: "203.0.113.77", context: "caller IP" },
+      { type: "ip", value: "203.0.113.77", context: "caller IP", path: "access.callerIp" },
       {
         type: "principal",
         value: "ci-deployer@acme-prod.iam.gserviceaccount.com",
         context: "acting principal",
+        path: "access.principalEmail",
       },
-      { type: "principal", value: "mallory.contractor@gmail.com", context: "IAM ADD roles/owner" },
+      {
+        type: "principal",
+        value: "mallory.contractor@gmail.com",
+        context: "IAM ADD roles/owner",
+        path: "iamBindings[0].member",
+      },
     ]);
   });
 
@@ -311,6 +339,7 @@ describe("findingIocs", () => {
       type: "ip",
       value: "2001:db8::7",
       context: "caller IP",
+      path: "access.callerIp",
     });
   });
 
@@ -323,8 +352,13 @@ describe("findingIocs", () => {
     ];
     n.finding.connections = [{ destinationIp: "192.0.2.10", destinationPort: 4444, protocol: "TCP" }];
     assert.deepEqual(findingIocs(ingestPayload(n)), [
-      { type: "ip", value: "192.0.2.10", context: "connection destination port 4444" },
-      { type: "url", value: "http://198.51.100.23/x.sh" },
+      {
+        type: "ip",
+        value: "192.0.2.10",
+        context: "connection destination port 4444",
+        path: "connections[0].destinationIp",
+      },
+      { type: "url", value: "http://198.51.100.23/x.sh", path: "processes[0].args" },
     ]);
   });
 });
@@ -368,10 +402,46 @@ describe("malformed payloads", () => {
     assert.match(invalidInput(() => ingestPayload(n)).message, /finding\.eventTime: /);
   });
 
-  it("rejects a known field with the wrong shape, naming its path", () => {
+  it("keeps a known field of an unexpected shape verbatim in details, with a note, instead of rejecting", () => {
     const n = sccNotification("v1-cryptominer");
     n.finding.processes = { name: "not a list" };
-    assert.match(invalidInput(() => ingestPayload(n)).message, /finding\.processes: /);
+    const f = ingestPayload(n);
+    assert.deepEqual(f.processes, []);
+    assert.deepEqual(f.details?.processes, { name: "not a list" });
+    assert.deepEqual(f.notes, ["finding.processes has an unexpected shape; kept verbatim in details"]);
+  });
+
+  it("reads Google's inactive v2 sample, whose sourceProperties is [], instead of rejecting it", () => {
+    const n = sccNotification("v2-cryptominer");
+    n.finding.sourceProperties = [];
+    const f = ingestPayload(n);
+    assert.deepEqual(f.sourceProperties, {});
+    assert.deepEqual(f.notes, ["sourceProperties was [], read as no properties"]);
+  });
+
+  it("reads 50 000 levels of nesting in an unknown field and in a typed one without overflowing", () => {
+    const depth = 50_000;
+    const text =
+      `{"finding":{"name":"organizations/1/sources/2/findings/3","category":"x","eventTime":"2026-01-01T00:00:00Z",` +
+      `"kernelRootkit":${'{"d":'.repeat(depth)}1${"}".repeat(depth)},"processes":${"[".repeat(depth)}${"]".repeat(depth)}}}`;
+    const f = ingestPayload(JSON.parse(text));
+    assert.ok(
+      f.truncated.includes(`kernelRootkit${".d".repeat(FINDING_LIMITS.maxDepth - 1)}`),
+      f.truncated.join(", "),
+    );
+    assert.deepEqual(f.notes, ["finding.processes has an unexpected shape; kept verbatim in details"]);
+  });
+
+  it("turns 10 000 levels of nesting into a marker, not a stack overflow", () => {
+    const n = sccNotification("v1-cryptominer");
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 10_000; i++) deep = { d: deep };
+    n.finding.sourceProperties = { deep };
+    const f = ingestPayload(n);
+    assert.ok(f.truncated.some((p) => p.startsWith("sourceProperties.deep.d.d")));
+    assert.ok(
+      JSON.stringify(f.sourceProperties).includes(`nested deeper than ${FINDING_LIMITS.maxDepth} levels`),
+    );
   });
 
   for (const payload of [null, "organizations/1/sources/2/findings/3", 42, [], true]) {
@@ -413,19 +483,27 @@ describe("oversized fields are capped and listed in truncated", () => {
     assert.equal(findingIocs(f).filter((i) => i.type === "ip").length, FINDING_LIMITS.listItems);
   });
 
-  it("caps huge sourceProperties by whole keys, in order", () => {
+  it("caps huge sourceProperties field by field, cutting IOC-free content first and listing each cut", () => {
     const n = sccNotification("v1-cryptominer");
-    const props: Record<string, string> = {};
-    for (let i = 0; i < 200; i++) props[`key${String(i).padStart(3, "0")}`] = "x".repeat(1_000);
+    const props: Record<string, unknown> = {};
+    // 108 KB of console prose before the key that names the attacker, as in the issue.
+    for (let i = 0; i < 27; i++) props[`note${String(i).padStart(2, "0")}`] = "x".repeat(3_990);
+    props.properties = { externalMembers: ["user:mallory@evil-mail.icu"], callerIp: "198.51.100.77" };
     n.finding.sourceProperties = props;
     const f = ingestPayload(n);
 
     assert.ok(jsonBytes(f.sourceProperties) <= FINDING_LIMITS.sourcePropertiesBytes);
-    const kept = Object.keys(f.sourceProperties);
-    assert.ok(kept.length > 20 && kept.length < 200, `kept ${kept.length} keys`);
-    assert.deepEqual(kept, Object.keys(props).slice(0, kept.length));
-    assert.equal(f.sourceProperties.key000, "x".repeat(1_000));
-    assert.deepEqual(f.truncated, ["sourceProperties"]);
+    assert.deepEqual(f.sourceProperties.properties, props.properties, "the IOC-bearing key survives whole");
+    assert.deepEqual(Object.keys(f.sourceProperties), Object.keys(props), "every key is still listed");
+    const cut = f.truncated.filter((p) => p.startsWith("sourceProperties."));
+    assert.ok(cut.length > 0 && cut.every((p) => /^sourceProperties\.note\d\d$/.test(p)), cut.join(", "));
+    const cutKey = (cut[0] as string).slice("sourceProperties.".length);
+    assert.match(String(f.sourceProperties[cutKey]), /^…\[cut: \d+ bytes\]$/);
+    const values = findingIocs(f).map((i) => i.value);
+    assert.ok(
+      values.includes("mallory@evil-mail.icu") && values.includes("198.51.100.77"),
+      values.join(", "),
+    );
   });
 
   it("caps a long description and a list of 500 processes, listing both", () => {

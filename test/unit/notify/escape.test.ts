@@ -153,3 +153,28 @@ describe("hostile corpus through every renderer", () => {
     ]);
   });
 });
+
+describe("stripInvisible: fillers and tag characters", () => {
+  const TAGGED = `ok${String.fromCodePoint(0xe0041, 0xe0042, 0xe007f)}done`;
+  it("removes Unicode tag characters (hidden ASCII copies)", () => {
+    assert.equal(stripInvisible(TAGGED), "okdone");
+  });
+  for (const ch of [
+    "\u034F",
+    "\u115F",
+    "\u1160",
+    "\u17B4",
+    "\u180B",
+    "\u2065",
+    "\u3164",
+    "\uFFA0",
+    "\uFFF9",
+  ]) {
+    it(`removes U+${ch.codePointAt(0)?.toString(16).toUpperCase()}`, () => {
+      assert.equal(stripInvisible(`ev${ch}il.com`), "evil.com");
+    });
+  }
+  it("a filler cannot keep a domain clickable through the whole pipeline", () => {
+    assert.equal(safeText("see evil\u3164.icu now"), "see evil[.]icu now");
+  });
+});

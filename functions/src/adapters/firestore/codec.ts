@@ -12,7 +12,7 @@ import { type StepResult, StepResultSchema } from "../../domain/results.js";
 /**
  * Domain objects ↔ Firestore documents.
  *
- * Free-form JSON (a finding's sourceProperties, tool-call arguments and outputs) is stored
+ * Free-form JSON (a finding's sourceProperties and details, tool-call arguments and outputs) is stored
  * as a JSON string: Firestore rejects arrays nested directly in arrays (query rows often
  * are), field names like `__x__`, and nesting beyond 20 levels, and that content comes from
  * outside. Everything queried or worth reading in the console stays a native field.
@@ -28,6 +28,9 @@ export function encodeInvestigation(investigation: Investigation): DocumentField
     finding: {
       ...investigation.finding,
       sourceProperties: JSON.stringify(investigation.finding.sourceProperties),
+      ...(investigation.finding.details === undefined
+        ? {}
+        : { details: JSON.stringify(investigation.finding.details) }),
     },
   };
 }
@@ -42,6 +45,9 @@ export function decodeInvestigation(data: unknown, path: string): Investigation 
           finding: {
             ...finding,
             sourceProperties: parseJson(finding.sourceProperties, `${path} finding.sourceProperties`),
+            ...(typeof finding.details === "string"
+              ? { details: parseJson(finding.details, `${path} finding.details`) }
+              : {}),
           },
         }
       : raw;

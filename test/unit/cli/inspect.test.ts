@@ -1,0 +1,140 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { promisify } from "node:util";
+import { inspectNotification, printInspectReport } from "../../../functions/src/cli/inspect.js";
+import { ConfigSchema } from "../../../functions/src/config/config.js";
+import { InvalidInputError } from "../../../functions/src/domain/errors.js";
+import { fromRoot } from "../../../functions/src/platform/paths.js";
+
+const config = ConfigSchema.parse({});
+const real = (name: string) => fromRoot("test", "fixtures", "real", "scc", `${name}.json`);
+
+function printed(path: string, describeCategory?: (c: string) => string | undefined): string[] {
+  const lines: string[] = [];
+  const report = inspectNotification(path, {
+    json: false,
+    config,
+    ...(describeCategory ? { describeCategory } : {}),
+  });
+  printInspectReport({ line: (l) => lines.push(l) }, report, describeCategory !== undefined);
+  return lines;
+}
+
+function tempFile(content: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), "ferret-inspect-"));
+  const file = join(dir, "notification.json");
+  writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
+  return file;
+}
+
+describe("ferret inspect", () => {
+  it("reports every IOC with its JSON path, the resources touched and the ingest decision", () => {
+    const report = inspectNotification(real("sra-router-iam-anomalous-grant-remediated"), {
+      json: true,
+      config,
+    });
+    assert.deepEqual(
+      report.iocs.map((o) => [o.type, o.value, o.path]),
+      [
+        [
+          "principal",
+          "test-user@test-project.iam.gserviceaccount.com",
+          "sourceProperties.properties.principalEmail",
+        ],
+        ["principal", "test-user@gmail.com", "sourceProperties.properties.bindingDeltas[0].member"],
+        ["principal", "test-user@gmail.com", "sourceProperties.properties.externalMembers[0]"],
+      ],
+    );
+    assert.deepEqual(report.resources, [
+      {
+        name: "//cloudresourcemanager.googleapis.com/projects/12345678",
+        path: "sourceProperties.affectedResources[0].gcpResourceName",
+      },
+    ]);
+    assert.deepEqual(report.ingest, {
+      action: "investigate",
+      reason: "ACTIVE HIGH finding at or above the minimum LOW",
+    });
+    assert.equal(report.envelope, "notification");
+  });
+
+  it("says why an inactive finding would be skipped, and what it kept verbatim", () => {
+    const lines = printed(real("secops-sensitive-data-risk-inactive"));
+    assert.ok(lines.includes("ingest: skip (the finding state is INACTIVE, not ACTIVE)"), lines.join("\n"));
+    assert.ok(lines.some((l) => l.startsWith("kept verbatim: ") && l.includes("dataAccessEvents")));
+    assert.ok(lines.includes("note: sourceProperties was [], read as no properties"));
+    assert.ok(lines.includes("catalog: no category catalog in this build"));
+  });
+
+  it("shows a severity taken from a hint and where it came from", () => {
+    const lines = printed(real("sra-sha-public-bucket-acl"));
+    assert.ok(lines.includes("  severity: HIGH (from sourceProperties.SeverityLevel)"), lines.join("\n"));
+  });
+
+  it("lists what was truncated", () => {
+    const file = tempFile({
+      finding: {
+        name: "organizations/1/sources/2/findings/3",
+        category: "Malware: Bad Domain",
+        eventTime: "2026-01-01T00:00:00Z",
+        description: "d".repeat(10_000),
+      },
+    });
+    assert.ok(printed(file).includes("truncated: description"));
+  });
+
+  it("prints the catalog entry when a catalog is wired in", () => {
+    const lines = printed(real("sra-etd-bad-ip"), (c) =>
+      c === "C2: Bad IP" ? "C2: Bad IP — T1071" : undefined,
+    );
+    assert.ok(lines.includes("catalog: C2: Bad IP — T1071"));
+  });
+
+  it("keeps escape sequences and invisible characters in a hostile finding off the terminal", () => {
+    const file = tempFile({
+      finding: {
+        name: "organizations/1/sources/2/findings/3",
+        category: "Evil\u001b]0;pwned\u0007\u001b[2J\u202E cat",
+        eventTime: "2026-01-01T00:00:00Z",
+        resourceName: "//compute.googleapis.com/x\u001b]8;;http://evil.icu\u0007y",
+      },
+    });
+    const out = printed(file).join("\n");
+    assert.ok(!out.includes("\u001b") && !out.includes("\u0007"), JSON.stringify(out));
+    assert.ok(out.includes("⟦U+202E⟧"));
+  });
+
+  it("refuses a file that is not JSON, or not a finding, with an invalid-input error", () => {
+    assert.throws(
+      () => inspectNotification(tempFile("{not json"), { json: false, config }),
+      InvalidInputError,
+    );
+    assert.throws(
+      () => inspectNotification(tempFile({ finding: { category: "x" } }), { json: false, config }),
+      (e: unknown) => e instanceof InvalidInputError && /finding\.name/.test(e.message),
+    );
+  });
+
+  it("exits 2 on invalid input and 0 with --json output, like investigate", async () => {
+    const run = promisify(execFile);
+    const cli = fromRoot("functions", "src", "cli", "main.ts");
+    const ok = await run(process.execPath, [
+      "--import",
+      "tsx",
+      cli,
+      "inspect",
+      real("sra-etd-bad-ip"),
+      "--json",
+    ]);
+    assert.equal(JSON.parse(ok.stdout).finding.category, "C2: Bad IP");
+    await assert.rejects(
+      run(process.execPath, ["--import", "tsx", cli, "inspect", tempFile({ nope: 1 })]),
+      (e: { code?: number; stderr?: string }) =>
+        e.code === 2 && /not an SCC notification/.test(e.stderr ?? ""),
+    );
+  });
+});
