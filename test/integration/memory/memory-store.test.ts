@@ -66,7 +66,13 @@ describe("search: findNearest with COSINE, similarity ≥ min means distance ≤
   });
 
   test("the default 0.8 admits 0.9 and 0.8+ε, in order, and nothing below", async () => {
-    const hits = await store.search({ scope: "log_analyst", vector: axis(0), minSimilarity: 0.8, limit: 32 });
+    const hits = await store.search({
+      scope: "log_analyst",
+      embeddingSpace: SPACE,
+      vector: axis(0),
+      minSimilarity: 0.8,
+      limit: 32,
+    });
     assert.deepEqual(
       hits.map((h) => h.memory.id),
       [ids["s0.90"], ids["s0.80+"]],
@@ -79,21 +85,39 @@ describe("search: findNearest with COSINE, similarity ≥ min means distance ≤
 
   test("the threshold is configurable: 0.75 adds 0.8−ε, 0.95 admits none, 0 admits the whole scope", async () => {
     const at = async (minSimilarity: number) =>
-      (await store.search({ scope: "log_analyst", vector: axis(0), minSimilarity, limit: 32 })).map(
-        (h) => h.memory.id,
-      );
+      (
+        await store.search({
+          scope: "log_analyst",
+          embeddingSpace: SPACE,
+          vector: axis(0),
+          minSimilarity,
+          limit: 32,
+        })
+      ).map((h) => h.memory.id);
     assert.deepEqual(await at(0.75), [ids["s0.90"], ids["s0.80+"], ids["s0.80-"]]);
     assert.deepEqual(await at(0.95), []);
     assert.deepEqual(await at(0), [ids["s0.90"], ids["s0.80+"], ids["s0.80-"], ids["s0.70"]]);
   });
 
   test("the seed's bug for contrast: 0.8 taken as a distance would be similarity ≥ 0.2", async () => {
-    const hits = await store.search({ scope: "log_analyst", vector: axis(0), minSimilarity: 0.2, limit: 32 });
+    const hits = await store.search({
+      scope: "log_analyst",
+      embeddingSpace: SPACE,
+      vector: axis(0),
+      minSimilarity: 0.2,
+      limit: 32,
+    });
     assert.equal(hits.length, 4, "every memory of the scope, including the one at 0.7");
   });
 
   test("the scope filter keeps other agents' memories out even when they are nearest", async () => {
-    const hits = await store.search({ scope: "other_agent", vector: axis(0), minSimilarity: 0.8, limit: 32 });
+    const hits = await store.search({
+      scope: "other_agent",
+      embeddingSpace: SPACE,
+      vector: axis(0),
+      minSimilarity: 0.8,
+      limit: 32,
+    });
     assert.deepEqual(
       hits.map((h) => h.memory.id),
       [ids.other],
@@ -102,11 +126,23 @@ describe("search: findNearest with COSINE, similarity ≥ min means distance ≤
 
   test("a vector of the wrong size is refused before Firestore sees it", async () => {
     await assert.rejects(
-      store.search({ scope: "log_analyst", vector: [1, 0, 0], minSimilarity: 0.8, limit: 3 }),
+      store.search({
+        scope: "log_analyst",
+        embeddingSpace: SPACE,
+        vector: [1, 0, 0],
+        minSimilarity: 0.8,
+        limit: 3,
+      }),
       InvalidInputError,
     );
     assert.deepEqual(
-      await store.search({ scope: "log_analyst", vector: axis(0), minSimilarity: 0.8, limit: 0 }),
+      await store.search({
+        scope: "log_analyst",
+        embeddingSpace: SPACE,
+        vector: axis(0),
+        minSimilarity: 0.8,
+        limit: 0,
+      }),
       [],
     );
   });
@@ -120,7 +156,13 @@ describe("search: at most `limit`, the nearest ones", () => {
     const ids = await Promise.all(
       sims.map((s, i) => seedMemory(store, `claim ${i}`, atSimilarity(s, 1 + (i % 5)))),
     );
-    const hits = await store.search({ scope: "log_analyst", vector: axis(0), minSimilarity: 0.8, limit: 32 });
+    const hits = await store.search({
+      scope: "log_analyst",
+      embeddingSpace: SPACE,
+      vector: axis(0),
+      minSimilarity: 0.8,
+      limit: 32,
+    });
     assert.equal(hits.length, 32);
     const expected = ids.map((id, i) => ({ id, s: sims[i] as number })).sort((a, b) => b.s - a.s);
     assert.deepEqual(
@@ -303,9 +345,11 @@ describe("search: by embedding space, before the nearest K are taken", () => {
     const own = await seedMemory(store, "embedded by the current model", atSimilarity(0.85, 2));
     const query = { scope: "log_analyst", vector: axis(0), minSimilarity: 0.8, limit: 1 } as const;
 
-    // Without a space the nearest wins, whatever model made it: the mix the filter prevents.
+    // Each space sees only its own memories: the old model's nearer one stays in its space.
     assert.deepEqual(
-      (await store.search(query)).map((h) => h.memory.id),
+      (await store.search({ ...query, embeddingSpace: "gemini:old-embedding-model" })).map(
+        (h) => h.memory.id,
+      ),
       [foreign],
     );
     const hits = await store.search({ ...query, embeddingSpace: SPACE });

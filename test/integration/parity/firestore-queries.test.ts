@@ -164,6 +164,7 @@ test("every query the adapters issue has the index production needs", async () =
   });
   await new FirestoreMemoryStore(db).search({
     scope: LOG_ANALYST_SCOPE,
+    embeddingSpace: "offline-hash-v1",
     vector: unit,
     minSimilarity: 0.8,
     limit: 3,
