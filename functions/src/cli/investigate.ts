@@ -21,6 +21,7 @@ import {
   printStepResult,
 } from "./progress.js";
 import { loadScenario } from "./scenario.js";
+import { terminalText } from "./terminal-text.js";
 
 export interface InvestigateOptions {
   json: boolean;
@@ -68,7 +69,7 @@ export async function investigate(
       ...(scenario.logsDir ? { FERRET_DUCKDB_DIR: scenario.logsDir } : {}),
       ...(scenario.stixBundle ? { FERRET_STIX_BUNDLE: scenario.stixBundle } : {}),
     },
-    progress: (line) => say(`  · ${line}`),
+    progress: (line) => say(`  · ${terminalText(line)}`),
   });
   const bus = new PubSubEventBus(PROJECT_ID);
   try {
@@ -165,7 +166,7 @@ function printSlackThread(printer: Printer, file: string): void {
     .map((line) => JSON.parse(line) as { args: { blocks?: JsonObject[]; thread_ts?: string } });
   const last = posts.at(-1);
   printer.line(`\nSlack thread: ${posts.length} message(s) written to ${file}; the last one reads:`);
-  for (const line of blocksToPlain(last?.args.blocks ?? [])) printer.line(`  │ ${line}`);
+  for (const line of blocksToPlain(last?.args.blocks ?? [])) printer.line(`  │ ${terminalText(line)}`);
 }
 
 /** The notifier runs asynchronously; wait (briefly) until it recorded the final post. */

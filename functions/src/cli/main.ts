@@ -5,6 +5,7 @@ import { evalCommand } from "./eval.js";
 import { investigate } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
 import { sweepCommand } from "./sweep.js";
+import { terminalText } from "./terminal-text.js";
 
 const printer = { line: (text: string) => process.stdout.write(`${text}\n`) };
 
@@ -88,6 +89,7 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   const retry = error instanceof FerretError ? (error.retryable ? " (retrying may help)" : "") : "";
-  process.stderr.write(`ferret: ${errorMessage(error)}${retry}\n`);
+  // An error message can quote the input that caused it (a finding field, a log line).
+  process.stderr.write(`ferret: ${terminalText(errorMessage(error))}${retry}\n`);
   process.exitCode = error instanceof FerretError && error.code === "invalid_input" ? 2 : 1;
 }
