@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { InvalidInputError } from "./errors.js";
 import { extractIocs, type Ioc, mergeIocs } from "./ioc.js";
-import { type JsonValue, JsonValueSchema, jsonBytes } from "./json.js";
+import { assertJsonBounds, type JsonValue, JsonValueSchema, jsonBytes } from "./json.js";
 import { type SccNotification, SccNotificationSchema } from "./notification.js";
 
 export const SeveritySchema = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "SEVERITY_UNSPECIFIED"]);
@@ -161,6 +161,7 @@ function capSourceProperties(
 
 /** Parses the Pub/Sub payload (already base64-decoded) into an SCC notification. */
 export function parseNotification(payload: unknown): SccNotification {
+  assertJsonBounds(payload, "the notification");
   const result = SccNotificationSchema.safeParse(payload);
   if (!result.success) {
     const issues = result.error.issues
