@@ -22,11 +22,20 @@ export function policySkipReason(finding: Finding, config: Config["ingest"]): st
   const ignored = config.ignoreCategories.find((glob) => globMatch(glob, finding.category));
   if (ignored) return `category "${finding.category}" matches ignore rule "${ignored}"`;
   if (SEVERITY_RANK[finding.severity] < SEVERITY_RANK[config.minimumSeverity]) {
-    return `severity ${finding.severity} is below the minimum ${config.minimumSeverity}`;
+    // A missing or unrecognised severity is normalized to SEVERITY_UNSPECIFIED; say so.
+    const which =
+      finding.severity === "SEVERITY_UNSPECIFIED"
+        ? "severity SEVERITY_UNSPECIFIED (missing, or not an SCC severity: CRITICAL, HIGH, MEDIUM, LOW) is"
+        : `severity ${finding.severity} is`;
+    return `${which} below the minimum ${config.minimumSeverity}`;
   }
   if (config.skipMuted && finding.mute === "MUTED") return "the finding is muted";
-  if (config.skipInactive && finding.state !== "ACTIVE")
-    return `the finding state is ${finding.state}, not ACTIVE`;
+  if (config.skipInactive && finding.state !== "ACTIVE") {
+    const known = ["INACTIVE", "STATE_UNSPECIFIED"].includes(finding.state);
+    return known
+      ? `the finding state is ${finding.state}, not ACTIVE`
+      : `the finding state ${JSON.stringify(finding.state)} is not an SCC state (ACTIVE or INACTIVE, upper case), so it is not ACTIVE`;
+  }
   return undefined;
 }
 

@@ -53,3 +53,14 @@ test("muted and inactive findings are skipped unless configured otherwise", () =
   assert.match(policySkipReason(finding({ state: "INACTIVE" }), ingest()) ?? "", /INACTIVE, not ACTIVE/);
   assert.equal(policySkipReason(finding({ state: "INACTIVE" }), ingest({ skipInactive: false })), undefined);
 });
+
+test("a garbage severity or a lowercase state is skipped with a reason that says so (issue 16)", () => {
+  assert.match(
+    policySkipReason(finding({ severity: "SUPER-BAD" }), ingest()) ?? "",
+    /severity SEVERITY_UNSPECIFIED \(missing, or not an SCC severity: CRITICAL, HIGH, MEDIUM, LOW\) is below the minimum LOW/,
+  );
+  assert.match(
+    policySkipReason(finding({ state: "active" }), ingest()) ?? "",
+    /the finding state "active" is not an SCC state \(ACTIVE or INACTIVE, upper case\)/,
+  );
+});
