@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import { errorMessage, FerretError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
 import { evalCommand } from "./eval.js";
-import { investigate } from "./investigate.js";
+import { investigate, NotInvestigatedError } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
 import { sweepCommand } from "./sweep.js";
 import { terminalText } from "./terminal-text.js";
@@ -100,6 +100,9 @@ try {
   if (error instanceof CommanderError) {
     // commander printed the message already; --help and --version end here too.
     process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (error instanceof NotInvestigatedError) {
+    process.stderr.write(`ferret: ${terminalText(error.message)}\n`);
+    process.exitCode = error.exitCode;
   } else {
     const retry = error instanceof FerretError ? (error.retryable ? " (retrying may help)" : "") : "";
     // An error message can quote the input that caused it (a finding field, a log line).
