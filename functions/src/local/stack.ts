@@ -69,16 +69,12 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
   mkdirSync(logDir, { recursive: true });
   const started: ManagedProcess[] = [];
   let stopping = false;
-  let interrupted: NodeJS.Signals | undefined;
   let stopAll: (() => Promise<void>) | undefined;
-  const exitAfterStop = (signal: NodeJS.Signals) => {
-    void (stopAll?.() ?? Promise.resolve()).finally(() => process.exit(SIGNAL_EXIT[signal] ?? 1));
-  };
   const onSignal = (signal: NodeJS.Signals) => {
     progress(`${signal}: stopping the emulators and function servers`);
-    interrupted = signal;
-    // While the emulators start there is nothing to stop yet; they are stopped once up.
-    if (stopAll) exitAfterStop(signal);
+    // While the emulators start, no server runs yet, and process exit kills the emulators
+    // it started (emulators.ts); afterwards stop() takes the servers down too.
+    void (stopAll?.() ?? Promise.resolve()).finally(() => process.exit(SIGNAL_EXIT[signal] ?? 1));
   };
   const signals: NodeJS.Signals[] = options.exitOnSignal ? ["SIGINT", "SIGTERM"] : [];
   for (const signal of signals) process.once(signal, onSignal);
@@ -99,7 +95,6 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     await emulators.stop();
   };
   stopAll = stop;
-  if (interrupted) exitAfterStop(interrupted);
   const crashed = () =>
     stopping
       ? []
