@@ -34,7 +34,8 @@ export function jsonBoundsProblem(value: unknown, limits = JSON_LIMITS): string 
     const { value: v, path } = stack.pop()!;
     count += 1;
     if (count > limits.maxValues) return `more than ${limits.maxValues} JSON values`;
-    if (v === null || typeof v === "string" || typeof v === "boolean") continue;
+    // undefined is an absent property to zod and JSON.stringify alike; types are zod's to check.
+    if (v === undefined || v === null || typeof v === "string" || typeof v === "boolean") continue;
     if (typeof v === "number") {
       if (!Number.isFinite(v)) return `${pathText(path)}: ${v} is not a JSON number`;
       continue;
