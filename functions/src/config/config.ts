@@ -10,93 +10,92 @@ import { AgentPolicySchema } from "../domain/policy.js";
  * environment variables. Anything invalid stops start-up with the offending key named;
  * unknown keys are invalid too, so a misspelled `tools.deny` cannot be silently ignored.
  */
-export const ConfigSchema = z
-  .strictObject({
-    model: z
-      .strictObject({
-        /** auto = Gemini when credentials are configured, otherwise the offline playbook model. */
-        provider: z.enum(["auto", "gemini", "offline"]).default("auto"),
-        geminiModel: z.string().min(1).default("gemini-2.5-flash"),
-        embeddingModel: z.string().min(1).default("gemini-embedding-001"),
-        /** Context window of geminiModel, for preventive compression. */
-        contextWindowTokens: z.number().int().min(8_000).default(1_048_576),
-        /** Compress when a request's reported input passes this share of the window. */
-        compressAt: z.number().min(0.1).max(0.95).default(0.7),
-        /** Keep serving an investigation from the offline model when Gemini stays unavailable. */
-        fallbackToOffline: z.boolean().default(true),
-      })
-      .prefault({}),
-    agent: z.strictObject(AgentPolicySchema.shape).prefault({}),
-    ingest: z
-      .strictObject({
-        /** Category globs never investigated, e.g. "Persistence: IAM Anomalous Grant" or "Discovery: *". */
-        ignoreCategories: z.array(z.string().min(1)).default([]),
-        minimumSeverity: SeveritySchema.default("LOW"),
-        skipMuted: z.boolean().default(true),
-        skipInactive: z.boolean().default(true),
-      })
-      .prefault({}),
-    tools: z
-      .strictObject({
-        /** Globs over tool names; a tool runs only when allowed and not denied. */
-        allow: z
-          .array(z.string().min(1))
-          .min(1, "an empty allowlist would let no tool run; deny tools with tools.deny instead")
-          .default(["*"]),
-        deny: z.array(z.string().min(1)).default([]),
-      })
-      .prefault({}),
-    logs: z
-      .strictObject({
-        warehouse: z.enum(["duckdb", "bigquery"]).default("duckdb"),
-        /** Directory of <table>.jsonl files for the DuckDB warehouse. */
-        duckdbDir: z.string().optional(),
-        bigqueryProject: z.string().optional(),
-        bigqueryDataset: z.string().optional(),
-        maxBytesBilled: z
-          .number()
-          .int()
-          .min(1)
-          .default(10 * 1024 ** 3),
-        maxRows: z.number().int().min(1).max(10_000).default(1_000),
-        pageSize: z.number().int().min(1).max(500).default(50),
-        queryTimeoutMs: z.number().int().min(100).default(30_000),
-      })
-      .prefault({}),
-    intel: z
-      .strictObject({
-        stixBundle: z.string().optional(),
-        otxEnabled: z.boolean().default(false),
-      })
-      .prefault({}),
-    slack: z
-      .strictObject({
-        channel: z.string().optional(),
-        /**
-         * A Slack post claimed this long ago and never finished is presumed dead and retried.
-         * Must exceed the notifier's function timeout (Terraform sets timeout + 60 s).
-         */
-        claimStaleSeconds: z.number().int().min(30).max(3_600).default(120),
-      })
-      .prefault({}),
-    firestore: z.strictObject({ databaseId: z.string().default("(default)") }).prefault({}),
-    memory: z
-      .strictObject({
-        /** Cosine similarity a memory needs to be recalled (distance = 1 - similarity). */
-        minSimilarity: z.number().min(0).max(1).default(0.8),
-        maxRecalled: z.number().int().min(0).max(100).default(32),
-      })
-      .prefault({}),
-  })
-  .superRefine((config, ctx) => {
-    if (config.agent.stepDeadlineSeconds > config.agent.totalDeadlineSeconds) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["agent", "stepDeadlineSeconds"],
-        message: `a step's deadline (${config.agent.stepDeadlineSeconds}s) cannot exceed the investigation's (agent.totalDeadlineSeconds = ${config.agent.totalDeadlineSeconds}s)`,
-      });
-    }
-  });
+const ConfigObjectSchema = z.strictObject({
+  model: z
+    .strictObject({
+      /** auto = Gemini when credentials are configured, otherwise the offline playbook model. */
+      provider: z.enum(["auto", "gemini", "offline"]).default("auto"),
+      geminiModel: z.string().min(1).default("gemini-2.5-flash"),
+      embeddingModel: z.string().min(1).default("gemini-embedding-001"),
+      /** Context window of geminiModel, for preventive compression. */
+      contextWindowTokens: z.number().int().min(8_000).default(1_048_576),
+      /** Compress when a request's reported input passes this share of the window. */
+      compressAt: z.number().min(0.1).max(0.95).default(0.7),
+      /** Keep serving an investigation from the offline model when Gemini stays unavailable. */
+      fallbackToOffline: z.boolean().default(true),
+    })
+    .prefault({}),
+  agent: z.strictObject(AgentPolicySchema.shape).prefault({}),
+  ingest: z
+    .strictObject({
+      /** Category globs never investigated, e.g. "Persistence: IAM Anomalous Grant" or "Discovery: *". */
+      ignoreCategories: z.array(z.string().min(1)).default([]),
+      minimumSeverity: SeveritySchema.default("LOW"),
+      skipMuted: z.boolean().default(true),
+      skipInactive: z.boolean().default(true),
+    })
+    .prefault({}),
+  tools: z
+    .strictObject({
+      /** Globs over tool names; a tool runs only when allowed and not denied. */
+      allow: z
+        .array(z.string().min(1))
+        .min(1, "an empty allowlist would let no tool run; deny tools with tools.deny instead")
+        .default(["*"]),
+      deny: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
+  logs: z
+    .strictObject({
+      warehouse: z.enum(["duckdb", "bigquery"]).default("duckdb"),
+      /** Directory of <table>.jsonl files for the DuckDB warehouse. */
+      duckdbDir: z.string().optional(),
+      bigqueryProject: z.string().optional(),
+      bigqueryDataset: z.string().optional(),
+      maxBytesBilled: z
+        .number()
+        .int()
+        .min(1)
+        .default(10 * 1024 ** 3),
+      maxRows: z.number().int().min(1).max(10_000).default(1_000),
+      pageSize: z.number().int().min(1).max(500).default(50),
+      queryTimeoutMs: z.number().int().min(100).default(30_000),
+    })
+    .prefault({}),
+  intel: z
+    .strictObject({
+      stixBundle: z.string().optional(),
+      otxEnabled: z.boolean().default(false),
+    })
+    .prefault({}),
+  slack: z
+    .strictObject({
+      channel: z.string().optional(),
+      /**
+       * A Slack post claimed this long ago and never finished is presumed dead and retried.
+       * Must exceed the notifier's function timeout (Terraform sets timeout + 60 s).
+       */
+      claimStaleSeconds: z.number().int().min(30).max(3_600).default(120),
+    })
+    .prefault({}),
+  firestore: z.strictObject({ databaseId: z.string().default("(default)") }).prefault({}),
+  memory: z
+    .strictObject({
+      /** Cosine similarity a memory needs to be recalled (distance = 1 - similarity). */
+      minSimilarity: z.number().min(0).max(1).default(0.8),
+      maxRecalled: z.number().int().min(0).max(100).default(32),
+    })
+    .prefault({}),
+});
+export const ConfigSchema = ConfigObjectSchema.superRefine((config, ctx) => {
+  if (config.agent.stepDeadlineSeconds > config.agent.totalDeadlineSeconds) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["agent", "stepDeadlineSeconds"],
+      message: `a step's deadline (${config.agent.stepDeadlineSeconds}s) cannot exceed the investigation's (agent.totalDeadlineSeconds = ${config.agent.totalDeadlineSeconds}s)`,
+    });
+  }
+});
 export type Config = z.infer<typeof ConfigSchema>;
 
 type Coerce = "string" | "number" | "boolean" | "list";
