@@ -34,10 +34,18 @@ export function ingestDecision(finding: Finding, config: Config["ingest"]): Inge
   if (ignored)
     return { action: "skip", reason: `category "${finding.category}" matches ignore rule "${ignored}"` };
   if (config.skipMuted && finding.mute === "MUTED") return { action: "skip", reason: "the finding is muted" };
-  if (config.skipInactive && finding.state !== "ACTIVE")
-    return { action: "skip", reason: `the finding state is ${finding.state}, not ACTIVE` };
+  if (config.skipInactive && finding.state !== "ACTIVE") {
+    const known = ["INACTIVE", "STATE_UNSPECIFIED"].includes(finding.state);
+    return {
+      action: "skip",
+      reason: known
+        ? `the finding state is ${finding.state}, not ACTIVE`
+        : `the finding state ${JSON.stringify(finding.state)} is not an SCC state (ACTIVE or INACTIVE, upper case), so it is not ACTIVE`,
+    };
+  }
   if (finding.severity === "SEVERITY_UNSPECIFIED") {
-    const why = "the finding has no severity and carries no severity hint";
+    const why =
+      "the finding has no SCC severity (missing, or not one of CRITICAL, HIGH, MEDIUM, LOW) and carries no severity hint";
     return config.unspecifiedSeverity === "skip"
       ? { action: "skip", reason: `${why}; ingest.unspecifiedSeverity is skip` }
       : { action: "investigate", reason: `${why}; ingest.unspecifiedSeverity is investigate` };

@@ -3,12 +3,19 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
+import { createPubSub } from "../adapters/pubsub/client.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
 import { blocksToPlain } from "../adapters/slack/render-plain.js";
+import { policySkipReason } from "../app/ingest.js";
+import { loadConfig } from "../config/config.js";
+import { InvalidInputError } from "../domain/errors.js";
 import { normalizeNotification, parseNotification } from "../domain/finding.js";
 import { type Investigation, investigationIdFor, TERMINAL_STATUSES } from "../domain/investigation.js";
-import type { JsonObject } from "../domain/json.js";
-import { startLocalStack } from "../local/stack.js";
+import { type JsonObject, jsonBytes } from "../domain/json.js";
+import { MAX_MESSAGE_BYTES } from "../functions/pubsub-message.js";
+import { type DeadLetterWatch, watchDeadLetters } from "../local/dead-letters.js";
+import { deadLetterSubscriptionName } from "../local/pubsub-setup.js";
+import { type LocalStack, startLocalStack } from "../local/stack.js";
 import { fromRoot } from "../platform/paths.js";
 import { TOPICS } from "../platform/topics.js";
 import {
@@ -21,6 +28,7 @@ import {
   printStepResult,
 } from "./progress.js";
 import { checkLogDir, loadScenario } from "./scenario.js";
+import { terminalText } from "./terminal-text.js";
 
 export interface InvestigateOptions {
   json: boolean;
@@ -42,6 +50,11 @@ export interface InvestigateReport {
 
 const PROJECT_ID = "ferret-local";
 
+/** The run ended without an investigation: ingest skipped the finding (exit code 3). */
+export class NotInvestigatedError extends Error {
+  readonly exitCode = 3;
+}
+
 /**
  * Runs one investigation through the real local pipeline: publish the notification to
  * `scc-findings` on the Pub/Sub emulator, and let ingest → workflow → functions →
@@ -58,6 +71,22 @@ export async function investigate(
   // Before the stack starts: an unreadable log directory is the user's to fix, within seconds.
   const logLines = scenario.logsDir ? checkLogDir(scenario.logsDir).lines : [];
   const id = investigationIdFor(finding.name, finding.eventTime);
+  const stackEnv: Record<string, string> = {
+    FERRET_MODEL_PROVIDER: options.model,
+    ...(scenario.logsDir ? { FERRET_DUCKDB_DIR: scenario.logsDir } : {}),
+    ...(scenario.stixBundle ? { FERRET_STIX_BUNDLE: scenario.stixBundle } : {}),
+  };
+  // What the functions would refuse, refused here in a second rather than after the
+  // timeout: their configuration, the message size ingest accepts, the ingest policy.
+  const config = loadConfig({ env: { ...process.env, ...stackEnv } });
+  const bytes = jsonBytes(scenario.notification);
+  if (bytes > MAX_MESSAGE_BYTES) {
+    throw new InvalidInputError(
+      `the notification is ${bytes} bytes; ingest accepts at most ${MAX_MESSAGE_BYTES} and would dead-letter it`,
+    );
+  }
+  const skip = policySkipReason(finding, config.ingest);
+  if (skip) throw new NotInvestigatedError(`ingest skips this finding: ${skip}`);
   const workDir = fromRoot(".ferret", "runs", new Date().toISOString().replace(/[:.]/g, "-"));
   mkdirSync(workDir, { recursive: true });
   const say = (text: string) => {
@@ -68,19 +97,18 @@ export async function investigate(
   const stack = await startLocalStack({
     projectId: PROJECT_ID,
     workDir,
-    env: {
-      FERRET_MODEL_PROVIDER: options.model,
-      ...(scenario.logsDir ? { FERRET_DUCKDB_DIR: scenario.logsDir } : {}),
-      ...(scenario.stixBundle ? { FERRET_STIX_BUNDLE: scenario.stixBundle } : {}),
-    },
-    progress: (line) => say(`  · ${line}`),
+    env: stackEnv,
+    progress: (line) => say(`  · ${terminalText(line)}`),
+    exitOnSignal: true,
   });
   const bus = new PubSubEventBus(PROJECT_ID);
+  const client = createPubSub({ projectId: PROJECT_ID });
+  const deadLetters = watchDeadLetters(client, deadLetterSubscriptionName(TOPICS.findings));
   try {
     const store = new FirestoreInvestigationStore(createFirestore({ projectId: PROJECT_ID }));
     const messageId = await bus.publish(TOPICS.findings, scenario.notification as JsonObject);
     say(`  · published the notification to ${TOPICS.findings} (message ${messageId})\n`);
-    const investigation = await follow(store, id, options, printer, started);
+    const investigation = await follow(store, id, options, printer, started, { stack, deadLetters });
     const [results, reflections, events] = await Promise.all([
       store.listStepResults(id),
       store.listReflections(id),
@@ -108,9 +136,28 @@ export async function investigate(
     }
     return report;
   } finally {
+    await deadLetters.close().catch(() => {});
+    await client.close();
     await bus.close();
     await stack.stop();
   }
+}
+
+/** Why the run cannot end with an investigation, when the stack already says so. */
+function stuckReason(
+  watch: { stack: LocalStack; deadLetters: DeadLetterWatch },
+  created: boolean,
+): Error | undefined {
+  // Once the investigation exists, ingest is done with the message.
+  const letter = created ? undefined : watch.deadLetters.received()[0];
+  if (letter) {
+    // ferret's own dead letters start with the error code; invalid input is the user's to fix.
+    const message = `ingest dead-lettered the notification: ${letter.reason}`;
+    return letter.reason.startsWith("invalid_input:") ? new InvalidInputError(message) : new Error(message);
+  }
+  const crashed = watch.stack.crashed();
+  if (crashed.length > 0) return new Error(`a function server stopped: ${crashed.join("; ")}`);
+  return undefined;
 }
 
 async function follow(
@@ -119,6 +166,7 @@ async function follow(
   options: InvestigateOptions,
   printer: Printer,
   started: number,
+  watch: { stack: LocalStack; deadLetters: DeadLetterWatch },
 ): Promise<Investigation> {
   const quiet: Printer = { line: () => {} };
   const out = options.json ? quiet : printer;
@@ -127,6 +175,8 @@ async function follow(
   let headerShown = false;
   while (Date.now() < deadline) {
     const inv = await store.get(id);
+    const stuck = stuckReason(watch, inv !== undefined);
+    if (stuck) throw stuck;
     if (inv) {
       if (!headerShown) {
         printHeader(out, inv);
@@ -170,7 +220,7 @@ function printSlackThread(printer: Printer, file: string): void {
     .map((line) => JSON.parse(line) as { args: { blocks?: JsonObject[]; thread_ts?: string } });
   const last = posts.at(-1);
   printer.line(`\nSlack thread: ${posts.length} message(s) written to ${file}; the last one reads:`);
-  for (const line of blocksToPlain(last?.args.blocks ?? [])) printer.line(`  │ ${line}`);
+  for (const line of blocksToPlain(last?.args.blocks ?? [])) printer.line(`  │ ${terminalText(line)}`);
 }
 
 /** The notifier runs asynchronously; wait (briefly) until it recorded the final post. */

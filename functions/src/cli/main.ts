@@ -1,13 +1,14 @@
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { loadConfig } from "../config/config.js";
 import { errorMessage, FerretError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
 import { doctorCommand } from "./doctor.js";
 import { evalCommand } from "./eval.js";
 import { inspectNotification, printInspectReport } from "./inspect.js";
-import { investigate } from "./investigate.js";
+import { investigate, NotInvestigatedError } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
 import { sweepCommand } from "./sweep.js";
+import { terminalText } from "./terminal-text.js";
 
 const printer = { line: (text: string) => process.stdout.write(`${text}\n`) };
 
@@ -17,14 +18,23 @@ function positiveInt(value: string): number {
   return n;
 }
 
+// Through .env() rather than a default read from process.env: commander checks .choices()
+// on a value from the environment but never on a default, so FERRET_MODEL_PROVIDER=gemni
+// would have reached the functions and failed there, out of sight.
 const modelOption = () =>
   new Option("--model <provider>", "offline playbook model, Gemini, or Gemini when configured (auto)")
     .choices(["auto", "gemini", "offline"])
-    .default(process.env.FERRET_MODEL_PROVIDER ?? "auto");
+    .env("FERRET_MODEL_PROVIDER")
+    .default("auto");
 
 const program = new Command()
   .name("ferret")
   .description("Investigate Google Cloud Security Command Center findings with a plan-execute-reflect agent.")
+  .addHelpText(
+    "after",
+    "\nExit codes: 0 done (concluded), 2 bad input or configuration (the reason is printed), 3 the investigation ended without a conclusion or was not started (skipped by the ingest policy, dead-lettered), 4 eval verdicts wrong, 1 anything else.",
+  )
+  .exitOverride()
   .showHelpAfterError();
 
 program
@@ -120,7 +130,17 @@ program.addCommand(doctorCommand());
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  const retry = error instanceof FerretError ? (error.retryable ? " (retrying may help)" : "") : "";
-  process.stderr.write(`ferret: ${errorMessage(error)}${retry}\n`);
-  process.exitCode = error instanceof FerretError && error.code === "invalid_input" ? 2 : 1;
+  if (error instanceof CommanderError) {
+    // commander printed the message already; --help and --version end here too.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (error instanceof NotInvestigatedError) {
+    process.stderr.write(`ferret: ${terminalText(error.message)}\n`);
+    process.exitCode = error.exitCode;
+  } else {
+    const retry = error instanceof FerretError ? (error.retryable ? " (retrying may help)" : "") : "";
+    // An error message can quote the input that caused it (a finding field, a log line).
+    process.stderr.write(`ferret: ${terminalText(errorMessage(error))}${retry}\n`);
+    process.exitCode =
+      error instanceof FerretError && (error.code === "invalid_input" || error.code === "config") ? 2 : 1;
+  }
 }

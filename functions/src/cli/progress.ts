@@ -3,10 +3,13 @@ import type { Investigation, InvestigationEvent } from "../domain/investigation.
 import type { Reflection } from "../domain/reflection.js";
 import type { StepResult } from "../domain/results.js";
 import { describeUsage } from "../model/cost.js";
+import { terminalLine } from "./terminal-text.js";
 
 /**
  * Terminal narration of an investigation: what a person watching the demo needs to
- * follow it (plan, each step with its tool calls, reflections, the verdict).
+ * follow it (plan, each step with its tool calls, reflections, the verdict). Every value
+ * printed here may carry attacker text, so every one goes through `clip` (terminalLine)
+ * before it is coloured; only this file's own colour codes reach the terminal.
  */
 export interface Printer {
   line(text: string): void;
@@ -21,36 +24,35 @@ const red = paint("31");
 const yellow = paint("33");
 const cyan = paint("36");
 
-function clip(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
+const clip = terminalLine;
 
 export function printHeader(p: Printer, inv: Investigation): void {
   const f = inv.finding;
-  p.line(bold(`▶ ${f.category}`) + dim(`  [${f.severity}]`));
-  p.line(`  resource  ${f.resource.name}`);
-  p.line(`  event     ${f.eventTime}   investigation ${inv.id}`);
+  p.line(bold(`▶ ${clip(f.category, 200)}`) + dim(`  [${clip(f.severity, 40)}]`));
+  p.line(`  resource  ${clip(f.resource.name, 300)}`);
+  p.line(`  event     ${clip(f.eventTime, 40)}   investigation ${clip(inv.id, 120)}`);
 }
 
 export function printPlan(p: Printer, inv: Investigation): void {
   if (!inv.plan) return;
-  p.line(bold("\n■ Plan") + dim(`  (${inv.model})`));
+  p.line(bold("\n■ Plan") + dim(`  (${clip(inv.model, 80)})`));
   p.line(`  objective: ${clip(inv.plan.objective, 300)}`);
   for (const s of inv.plan.steps) {
-    const deps = s.dependsOn.length ? dim(` after ${s.dependsOn.join(", ")}`) : "";
-    p.line(`  ${cyan(s.id)} ${clip(s.description, 120)} ${dim(`[${s.tools.join(", ")}]`)}${deps}`);
+    const deps = s.dependsOn.length ? dim(` after ${clip(s.dependsOn.join(", "), 120)}`) : "";
+    p.line(
+      `  ${cyan(clip(s.id, 40))} ${clip(s.description, 120)} ${dim(`[${clip(s.tools.join(", "), 160)}]`)}${deps}`,
+    );
   }
 }
 
 export function printStepResult(p: Printer, r: StepResult): void {
   const mark = r.status === "done" ? green("✓") : red("✗");
   p.line(
-    `\n${mark} ${bold(r.stepId)} ${dim(`${r.outcome}, ${r.toolCalls.length} tool call(s), ${r.iterations} round(s)`)}`,
+    `\n${mark} ${bold(clip(r.stepId, 40))} ${dim(`${clip(r.outcome, 40)}, ${r.toolCalls.length} tool call(s), ${r.iterations} round(s)`)}`,
   );
   for (const c of r.toolCalls) {
     const args = clip(JSON.stringify(c.args), 140);
-    p.line(`    ${c.ok ? "→" : red("→")} ${c.name} ${dim(args)}`);
+    p.line(`    ${c.ok ? "→" : red("→")} ${clip(c.name, 60)} ${dim(args)}`);
     p.line(`      ${dim(clip(c.summary, 180))}`);
   }
   p.line(`    ${clip(r.summary, 400)}`);
@@ -64,42 +66,48 @@ export function printReflection(p: Printer, r: Reflection): void {
   for (const u of r.applied) {
     const what =
       u.op === "add"
-        ? `add ${u.step.id}: ${clip(u.step.description, 100)}`
+        ? `add ${clip(u.step.id, 40)}: ${clip(u.step.description, 100)}`
         : u.op === "cancel"
-          ? `cancel ${u.id}: ${u.reason}`
-          : `update ${u.id}`;
+          ? `cancel ${clip(u.id, 40)}: ${clip(u.reason, 160)}`
+          : `update ${clip(u.id, 40)}`;
     p.line(`    ${cyan("plan")} ${what}`);
   }
-  for (const r2 of r.refused) p.line(`    ${yellow("refused")} ${r2.update.op}: ${clip(r2.reason, 160)}`);
+  for (const r2 of r.refused)
+    p.line(`    ${yellow("refused")} ${clip(r2.update.op, 20)}: ${clip(r2.reason, 160)}`);
 }
 
 export function printConclusion(p: Printer, inv: Investigation): void {
   const c: Conclusion | undefined = inv.conclusion;
   if (!c) {
-    p.line(red(`\n■ ${inv.status}: ${inv.reason ?? "no conclusion"}`));
+    p.line(red(`\n■ ${clip(inv.status, 40)}: ${clip(inv.reason ?? "no conclusion", 500)}`));
     return;
   }
   const verdictColor = c.verdict === "true_positive" ? red : c.verdict === "inconclusive" ? yellow : green;
   const held = inv.status !== "concluded";
-  p.line(bold("\n■ Conclusion") + (held ? yellow(`  (${inv.status}: draft, not applied)`) : ""));
+  p.line(bold("\n■ Conclusion") + (held ? yellow(`  (${clip(inv.status, 40)}: draft, not applied)`) : ""));
   if (held) p.line(yellow(`  why         ${clip(inv.reason ?? "no reason recorded", 500)}`));
   p.line(
-    `  verdict     ${verdictColor(bold(c.verdict))}${held ? yellow(" (draft)") : ""}  confidence ${Math.round(c.confidence * 100)}%  severity ${c.severity}`,
+    `  verdict     ${verdictColor(bold(clip(c.verdict, 40)))}${held ? yellow(" (draft)") : ""}  confidence ${Math.round(c.confidence * 100)}%  severity ${clip(c.severity, 40)}`,
   );
   p.line(`  summary     ${clip(c.summary, 500)}`);
   if (c.mitre.length)
     p.line(
-      `  MITRE       ${c.mitre.map((m) => `${m.techniqueId} ${m.techniqueName ?? ""}`.trim()).join(", ")}`,
+      `  MITRE       ${clip(c.mitre.map((m) => `${m.techniqueId} ${m.techniqueName ?? ""}`.trim()).join(", "), 400)}`,
     );
   for (const k of c.keyFindings) {
     p.line(`  • ${clip(k.finding, 200)}`);
     for (const e of k.evidence)
-      p.line(`      ${dim(`${e.stepId ?? "-"} / ${e.source}: ${clip(e.detail, 160)}`)}`);
+      p.line(`      ${dim(`${clip(e.stepId ?? "-", 40)} / ${clip(e.source, 60)}: ${clip(e.detail, 160)}`)}`);
   }
-  if (c.iocs.length) p.line(`  IOCs        ${c.iocs.map((i) => `${i.type}:${i.value}`).join("  ")}`);
-  for (const a of c.recommendedActions) p.line(`  [${a.priority}] ${clip(a.action, 200)}`);
+  if (c.iocs.length)
+    p.line(`  IOCs        ${clip(c.iocs.map((i) => `${i.type}:${i.value}`).join("  "), 600)}`);
+  for (const a of c.recommendedActions) p.line(`  [${clip(a.priority, 20)}] ${clip(a.action, 200)}`);
   for (const q of c.openQuestions) p.line(`  ? ${clip(q, 200)}`);
-  p.line(dim(`  produced by ${c.producedBy.model}${c.producedBy.note ? ` — ${c.producedBy.note}` : ""}`));
+  p.line(
+    dim(
+      `  produced by ${clip(`${c.producedBy.model}${c.producedBy.note ? ` — ${c.producedBy.note}` : ""}`, 300)}`,
+    ),
+  );
   p.line(dim(`  ${describeUsage(inv.counters.usage)} · ${inv.counters.stepsExecuted} steps`));
 }
 

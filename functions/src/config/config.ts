@@ -11,7 +11,7 @@ import { GeminiModelSettingsShape } from "./model-settings.js";
  * environment variables. Anything invalid stops start-up with the offending key named;
  * unknown keys are invalid too, so a misspelled `tools.deny` cannot be silently ignored.
  */
-export const ConfigSchema = z.strictObject({
+const ConfigObjectSchema = z.strictObject({
   model: z
     .strictObject({
       /** auto = Gemini when credentials are configured, otherwise the offline playbook model. */
@@ -45,7 +45,10 @@ export const ConfigSchema = z.strictObject({
   tools: z
     .strictObject({
       /** Globs over tool names; a tool runs only when allowed and not denied. */
-      allow: z.array(z.string().min(1)).default(["*"]),
+      allow: z
+        .array(z.string().min(1))
+        .min(1, "an empty allowlist would let no tool run; deny tools with tools.deny instead")
+        .default(["*"]),
       deny: z.array(z.string().min(1)).default([]),
     })
     .prefault({}),
@@ -90,6 +93,15 @@ export const ConfigSchema = z.strictObject({
       maxRecalled: z.number().int().min(0).max(100).default(32),
     })
     .prefault({}),
+});
+export const ConfigSchema = ConfigObjectSchema.superRefine((config, ctx) => {
+  if (config.agent.stepDeadlineSeconds > config.agent.totalDeadlineSeconds) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["agent", "stepDeadlineSeconds"],
+      message: `a step's deadline (${config.agent.stepDeadlineSeconds}s) cannot exceed the investigation's (agent.totalDeadlineSeconds = ${config.agent.totalDeadlineSeconds}s)`,
+    });
+  }
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -137,15 +149,77 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_MEMORY_MAX_RECALLED: { path: "memory.maxRecalled", type: "number" },
 };
 
+/**
+ * FERRET_* variables read outside this overlay: set by the local stack, Terraform or the
+ * test harness and read where they are needed. Any other FERRET_* variable is a mistake
+ * (a typo silently disables the setting it meant), so loadConfig refuses it.
+ */
+export const PROCESS_ENV_VARIABLES: readonly string[] = [
+  "FERRET_CONFIG",
+  "FERRET_LOG_LEVEL",
+  "FERRET_CHAT_FILE",
+  "FERRET_SLACK_API_URL",
+  "FERRET_WORKFLOWS_URL",
+  "FERRET_WORKFLOW_NAME",
+  "FERRET_WORKFLOW_LOCATION",
+  "FERRET_GEMINI_TIMEOUT_MS",
+  // The workflow's function URLs (terraform/templates/investigate.yaml.tftpl, the local stack).
+  "FERRET_PLANNER_URL",
+  "FERRET_STEP_EXECUTOR_URL",
+  "FERRET_REFLECTOR_URL",
+  "FERRET_CONCLUDER_URL",
+  "FERRET_COMPRESSOR_URL",
+];
+
+/** Edit distance with adjacent transpositions (optimal string alignment), for "did you mean". */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+function checkUnknownVariables(env: NodeJS.ProcessEnv): void {
+  const known = [...Object.keys(ENV_OVERRIDES), ...PROCESS_ENV_VARIABLES];
+  const unknown = Object.keys(env)
+    .filter((name) => name.startsWith("FERRET_") && !known.includes(name))
+    .sort();
+  if (unknown.length === 0) return;
+  const problems = unknown.map((name) => {
+    const scored = known.map((k) => ({ k, d: editDistance(name, k) })).sort((x, y) => x.d - y.d);
+    const close = scored[0] !== undefined && scored[0].d <= Math.max(2, Math.floor(name.length / 6));
+    return `${name} is not a ferret variable${close ? ` (did you mean ${scored[0]!.k}?)` : ""}`;
+  });
+  throw new ConfigError(
+    `invalid configuration: ${problems.join("; ")}; the variables are listed in docs/configuration.md`,
+    { problems },
+  );
+}
+
 function coerce(name: string, raw: string, type: Coerce): unknown {
   switch (type) {
     case "string":
       return raw;
-    case "list":
-      return raw
+    case "list": {
+      const items = raw
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean);
+      if (items.length === 0)
+        throw new ConfigError(
+          `${name}=${JSON.stringify(raw)} holds only separators, no entry; unset it to use the default`,
+        );
+      return items;
+    }
     case "boolean":
       if (/^(true|1|yes)$/i.test(raw)) return true;
       if (/^(false|0|no)$/i.test(raw)) return false;
@@ -177,6 +251,7 @@ export interface LoadConfigOptions {
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
+  checkUnknownVariables(env);
   const file = options.file ?? env.FERRET_CONFIG;
   let raw: Record<string, unknown> = {};
   if (file) {

@@ -3,7 +3,7 @@ import { InvalidInputError } from "./errors.js";
 import { FINDING_CONSUMED, isProtoDefault, RESOURCE_CONSUMED, residualFields } from "./finding-details.js";
 import { findingIocOccurrences } from "./finding-iocs.js";
 import type { Ioc } from "./ioc.js";
-import { type JsonValue, JsonValueSchema } from "./json.js";
+import { assertJsonBounds, type JsonValue, JsonValueSchema } from "./json.js";
 import { CutList, fitBudget, toCappedJson } from "./json-cap.js";
 import {
   type EnvelopeKind,
@@ -232,6 +232,7 @@ const RAW = new WeakMap<object, { raw: Record<string, unknown>; envelope: Envelo
  * category and the eventTime are required; see notification.ts.
  */
 export function parseNotification(payload: unknown): SccNotification {
+  assertJsonBounds(payload, "the notification");
   const { payload: unwrapped, envelope } = unwrapEnvelope(payload);
   const result = SccNotificationSchema.safeParse(unwrapped);
   if (!result.success) {

@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import type { Firestore } from "@google-cloud/firestore";
 import { BigQueryLogWarehouse } from "../adapters/bigquery/warehouse.js";
 import { openDuckDbWarehouse } from "../adapters/duckdb/warehouse.js";
@@ -27,6 +28,8 @@ import { createToolRegistry } from "../tools/registry.js";
 import { createRelatedFindingsTool, type FindingEmbeddings } from "../tools/related-findings.js";
 import { createThreatIntelLookupTool } from "../tools/threat-intel-lookup.js";
 import type { ToolCatalog } from "../tools/toolbox.js";
+import { lazyThreatIntel } from "./lazy-intel.js";
+import { duckDbTableList, LazyLogWarehouse } from "./lazy-warehouse.js";
 
 export interface BuiltCatalog {
   catalog: ToolCatalog;
@@ -120,18 +123,23 @@ async function openWarehouse(
     });
   }
   if (!logs.duckdbDir) return undefined;
-  return openDuckDbWarehouse({
-    dir: logs.duckdbDir,
-    maxRows: logs.maxRows,
-    defaultPageSize: Math.min(logs.pageSize, 100),
-    timeoutMs: logs.queryTimeoutMs,
-    onProblem: (problem) => logger.warn(`log directory: ${problem}`),
-  });
+  const dir = logs.duckdbDir;
+  return new LazyLogWarehouse("duckdb", () =>
+    openDuckDbWarehouse({
+      dir,
+      maxRows: logs.maxRows,
+      defaultPageSize: Math.min(logs.pageSize, 100),
+      timeoutMs: logs.queryTimeoutMs,
+      onProblem: (problem) => logger.warn(`log directory: ${problem}`),
+    }),
+  );
 }
 
 function threatIntel(config: Config, env: NodeJS.ProcessEnv): ThreatIntel | undefined {
   const providers: ThreatIntel[] = [];
-  if (config.intel.stixBundle) providers.push(StixThreatIntel.fromFile(config.intel.stixBundle));
+  const bundle = config.intel.stixBundle;
+  if (bundle)
+    providers.push(lazyThreatIntel(`stix:${basename(bundle)}`, () => StixThreatIntel.fromFile(bundle)));
   if (config.intel.otxEnabled) providers.push(otxFromEnv(env));
   if (providers.length <= 1) return providers[0];
   return new CombinedThreatIntel(providers);
@@ -140,8 +148,11 @@ function threatIntel(config: Config, env: NodeJS.ProcessEnv): ThreatIntel | unde
 /** Table names and descriptions for planning; the catalog's when BigQuery cannot be asked now. */
 async function tablesFor(
   warehouse: LogWarehouse,
+  config: Config,
   logger: Logger,
 ): Promise<{ name: string; description: string }[]> {
+  // Listing the local tables would load them; the directory says which there will be.
+  if (warehouse.dialect === "duckdb" && config.logs.duckdbDir) return duckDbTableList(config.logs.duckdbDir);
   try {
     return (await warehouse.listTables()).map((t) => ({ name: t.name, description: t.description }));
   } catch (error) {
@@ -167,7 +178,7 @@ export async function buildToolCatalog(
 ): Promise<BuiltCatalog> {
   const tools: AnyTool[] = [];
   const warehouse = await openWarehouse(config, env, logger);
-  const tables = warehouse ? await tablesFor(warehouse, logger) : [];
+  const tables = warehouse ? await tablesFor(warehouse, config, logger) : [];
   if (warehouse) {
     const runbooks = loadRunbooks();
     // log_query/log_tables stay for the offline playbooks and cheap one-runbook lookups;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InvalidInputError } from "../domain/errors.js";
+import { assertJsonBounds } from "../domain/json.js";
 
 /** The CloudEvent data of a Pub/Sub-triggered function (Eventarc, or the framework's push conversion). */
 export const PubSubEventDataSchema = z.object({
@@ -35,9 +36,13 @@ export function decodePubSubJson(data: unknown): DecodedMessage {
       `the message is ${bytes.length} bytes; at most ${MAX_MESSAGE_BYTES} are accepted`,
     );
   }
+  let json: unknown;
   try {
-    return { json: JSON.parse(bytes.toString("utf8")) as unknown, messageId, rawBase64: raw };
+    json = JSON.parse(bytes.toString("utf8"));
   } catch {
     throw new InvalidInputError("the message data is not valid JSON");
   }
+  // Before any handler recurses into it: a stack overflow would be retried, this is dead-lettered.
+  assertJsonBounds(json, "the message");
+  return { json, messageId, rawBase64: raw };
 }

@@ -23,6 +23,12 @@ export interface StackOptions {
   progress?: (line: string) => void;
   /** Lets tests put something (e.g. a fault-injecting proxy) between the workflow and a function. */
   routeForWorkflow?: (functionName: string, url: string) => Promise<string> | string;
+  /**
+   * Stop every process of the stack and exit on SIGINT/SIGTERM (the CLI). The emulators run
+   * in process groups of their own, so a Ctrl-C never reaches them: without this they
+   * outlive the CLI.
+   */
+  exitOnSignal?: boolean;
 }
 
 export interface LocalStack {
@@ -38,8 +44,12 @@ export interface LocalStack {
    * holding its URL reach the new process. For fault-injection tests.
    */
   restartFunction(name: string, signal?: NodeJS.Signals): Promise<void>;
+  /** Servers that exited while the stack was up, each with its exit code and log file. */
+  crashed(): string[];
   stop(): Promise<void>;
 }
+
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 /** Entry points whose handlers exist in functions/src/index.ts today. */
 const SERVED = new Set([
@@ -58,17 +68,39 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
   const logDir = join(options.workDir, "logs");
   mkdirSync(logDir, { recursive: true });
   const started: ManagedProcess[] = [];
+  let stopping = false;
+  let stopAll: (() => Promise<void>) | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    progress(`${signal}: stopping the emulators and function servers`);
+    // While the emulators start, no server runs yet, and process exit kills the emulators
+    // it started (emulators.ts); afterwards stop() takes the servers down too.
+    void (stopAll?.() ?? Promise.resolve()).finally(() => process.exit(SIGNAL_EXIT[signal] ?? 1));
+  };
+  const signals: NodeJS.Signals[] = options.exitOnSignal ? ["SIGINT", "SIGTERM"] : [];
+  for (const signal of signals) process.once(signal, onSignal);
   progress("starting the Firestore and Pub/Sub emulators");
   const emulators = await startEmulators({
     firestore: true,
     pubsub: true,
     projectId: options.projectId,
     logDir,
+  }).catch((error: unknown) => {
+    for (const signal of signals) process.off(signal, onSignal);
+    throw error;
   });
   const stop = async () => {
+    stopping = true;
+    for (const signal of signals) process.off(signal, onSignal);
     await Promise.allSettled(started.map((p) => p.stop()));
     await emulators.stop();
   };
+  stopAll = stop;
+  const crashed = () =>
+    stopping
+      ? []
+      : started
+          .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
+          .map((p) => `${p.name} exited (${p.child.exitCode ?? p.child.signalCode}); see ${p.logFile}`);
   try {
     const clientEnv: Record<string, string> = { ...emulators.env, GOOGLE_CLOUD_PROJECT: options.projectId };
     // This process is a client of the stack too (topology setup, publishing, reading
@@ -175,6 +207,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       executionsUrl,
       logDir,
       restartFunction,
+      crashed,
       stop,
     };
   } catch (error) {

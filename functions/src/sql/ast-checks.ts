@@ -107,6 +107,7 @@ function tableParts(node: Node): string[] {
 export interface AstFacts {
   /** Resolved references to allowlisted tables, CTEs and INFORMATION_SCHEMA views. */
   references: ResolvedTable[];
+  /** Every CTE name of the statement, whatever its scope. */
   cteNames: Set<string>;
   params: Set<string>;
   /** The furthest source offset the parser accounted for. */
@@ -124,6 +125,10 @@ function parse(sql: string): unknown {
   }
 }
 
+function cteName(w: unknown): string | undefined {
+  return isNode(w) && isNode(w.name) ? str(w.name.value) : undefined;
+}
+
 function collectCteNames(node: unknown, out: Set<string>): void {
   if (Array.isArray(node)) {
     for (const n of node) collectCteNames(n, out);
@@ -132,14 +137,19 @@ function collectCteNames(node: unknown, out: Set<string>): void {
   if (!isNode(node)) return;
   if (Array.isArray(node.with)) {
     for (const w of node.with) {
-      const name = isNode(w) && isNode(w.name) ? str(w.name.value) : undefined;
+      const name = cteName(w);
       if (name) out.add(name);
     }
   }
   for (const [key, value] of Object.entries(node)) if (key !== "loc") collectCteNames(value, out);
 }
 
-function checkFromItem(item: unknown, scope: TableScope, facts: AstFacts): void {
+function checkFromItem(
+  item: unknown,
+  scope: TableScope,
+  facts: AstFacts,
+  visibleCtes: ReadonlySet<string>,
+): void {
   if (!isNode(item)) throw new SqlRefusedError("unsupported FROM clause");
   const type = str(item.type);
   if (type === "unnest" || type === "dual") return;
@@ -159,12 +169,21 @@ function checkFromItem(item: unknown, scope: TableScope, facts: AstFacts): void 
       `a string ('${item.table}') cannot be a table: file and URL reads are not allowed`,
     );
   }
-  facts.references.push(resolveTable(tableParts(item), scope, facts.cteNames));
+  facts.references.push(resolveTable(tableParts(item), scope, visibleCtes));
 }
 
-function walk(node: unknown, scope: TableScope, facts: AstFacts): void {
+/**
+ * Walks the tree with the CTE names visible at each node. A CTE is visible in the CTEs
+ * after it in its WITH and in the query that WITH belongs to, never in its own body, in
+ * earlier CTEs or outside that query: DuckDB resolves a name outside a CTE's scope to the
+ * real table or view of that name (pg_settings, duckdb_tables, sqlite_master), so a name
+ * the guard took for a CTE there would read the engine's catalog. Where the engines'
+ * scoping might differ (a forward or self reference, WITH RECURSIVE), the narrower scope
+ * is used and the name must then be an allowlisted table.
+ */
+function walk(node: unknown, scope: TableScope, facts: AstFacts, visible: ReadonlySet<string>): void {
   if (Array.isArray(node)) {
-    for (const n of node) walk(n, scope, facts);
+    for (const n of node) walk(n, scope, facts, visible);
     return;
   }
   if (!isNode(node)) return;
@@ -181,8 +200,21 @@ function walk(node: unknown, scope: TableScope, facts: AstFacts): void {
     const name = str(node.value);
     if (name) facts.params.add(name);
   }
-  if (Array.isArray(node.from)) for (const item of node.from) checkFromItem(item, scope, facts);
-  for (const [key, value] of Object.entries(node)) if (key !== "loc") walk(value, scope, facts);
+  const ctes = Array.isArray(node.with) ? node.with : [];
+  const inner = new Set(visible);
+  for (const cte of ctes) {
+    walk(cte, scope, facts, inner);
+    const name = cteName(cte);
+    if (name !== undefined) inner.add(name);
+  }
+  // `(WITH a AS … SELECT …) UNION ALL SELECT … FROM a`: the parser hangs the second
+  // branch under the parenthesized first one, but the WITH ends at the parenthesis.
+  const closed = node.parentheses_symbol === true || node._parentheses === true;
+  if (Array.isArray(node.from)) for (const item of node.from) checkFromItem(item, scope, facts, inner);
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "loc" || key === "with") continue;
+    walk(value, scope, facts, key === "_next" && closed ? visible : inner);
+  }
 }
 
 /**
@@ -208,6 +240,6 @@ export function checkAst(sql: string, scope: TableScope): AstFacts {
       throw new SqlRefusedError(`the CTE name "${cte}" shadows a log table; pick another name`);
     }
   }
-  walk(statement, scope, facts);
+  walk(statement, scope, facts, new Set());
   return facts;
 }

@@ -49,11 +49,12 @@ test("a finding with neither severity nor hint follows ingest.unspecifiedSeverit
   assert.deepEqual(ingestDecision(none, ingest({ minimumSeverity: "HIGH" })), {
     action: "investigate",
     reason:
-      "the finding has no severity and carries no severity hint; ingest.unspecifiedSeverity is investigate",
+      "the finding has no SCC severity (missing, or not one of CRITICAL, HIGH, MEDIUM, LOW) and carries no severity hint; ingest.unspecifiedSeverity is investigate",
   });
   assert.deepEqual(ingestDecision(none, ingest({ unspecifiedSeverity: "skip" })), {
     action: "skip",
-    reason: "the finding has no severity and carries no severity hint; ingest.unspecifiedSeverity is skip",
+    reason:
+      "the finding has no SCC severity (missing, or not one of CRITICAL, HIGH, MEDIUM, LOW) and carries no severity hint; ingest.unspecifiedSeverity is skip",
   });
 });
 
@@ -90,4 +91,22 @@ test("muted and inactive findings are skipped unless configured otherwise", () =
   assert.equal(policySkipReason(finding({ mute: "MUTED" }), ingest({ skipMuted: false })), undefined);
   assert.match(policySkipReason(finding({ state: "INACTIVE" }), ingest()) ?? "", /INACTIVE, not ACTIVE/);
   assert.equal(policySkipReason(finding({ state: "INACTIVE" }), ingest({ skipInactive: false })), undefined);
+});
+
+test("a garbage severity or a lowercase state is skipped with a reason that says so (issue 16)", () => {
+  // Not skipped as "below LOW": an unknown severity follows ingest.unspecifiedSeverity, and says why.
+  const garbage = finding({ severity: "SUPER-BAD" });
+  assert.deepEqual(ingestDecision(garbage, ingest()), {
+    action: "investigate",
+    reason:
+      "the finding has no SCC severity (missing, or not one of CRITICAL, HIGH, MEDIUM, LOW) and carries no severity hint; ingest.unspecifiedSeverity is investigate",
+  });
+  assert.match(
+    policySkipReason(garbage, ingest({ unspecifiedSeverity: "skip" })) ?? "",
+    /not one of CRITICAL, HIGH, MEDIUM, LOW.*unspecifiedSeverity is skip/,
+  );
+  assert.match(
+    policySkipReason(finding({ state: "active" }), ingest()) ?? "",
+    /the finding state "active" is not an SCC state \(ACTIVE or INACTIVE, upper case\)/,
+  );
 });

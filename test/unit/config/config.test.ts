@@ -331,3 +331,56 @@ describe("loadConfig: per-role model settings", () => {
     }
   });
 });
+
+describe("loadConfig refuses what would silently disable a setting (issue 16)", () => {
+  it("names an unknown FERRET_* variable and suggests the one it resembles", () => {
+    const error = configError(() => loadConfig({ env: { FERRET_TOOLS_DNY: "intel_*" } }));
+    assert.match(
+      error.message,
+      /FERRET_TOOLS_DNY is not a ferret variable \(did you mean FERRET_TOOLS_DENY\?\)/,
+    );
+    const far = configError(() => loadConfig({ env: { FERRET_BANANA: "1" } }));
+    assert.match(far.message, /FERRET_BANANA is not a ferret variable/);
+    assert.doesNotMatch(far.message, /did you mean/);
+  });
+
+  it("accepts every FERRET_* variable the code reads outside the overlay", () => {
+    const env = {
+      FERRET_LOG_LEVEL: "ERROR",
+      FERRET_CHAT_FILE: "/tmp/x.jsonl",
+      FERRET_SLACK_API_URL: "http://127.0.0.1:1/",
+      FERRET_WORKFLOWS_URL: "http://127.0.0.1:2",
+      FERRET_WORKFLOW_NAME: "w",
+      FERRET_WORKFLOW_LOCATION: "us-central1",
+      FERRET_GEMINI_TIMEOUT_MS: "10000",
+      FERRET_PLANNER_URL: "http://127.0.0.1:3",
+      FERRET_STEP_EXECUTOR_URL: "http://127.0.0.1:4",
+      FERRET_REFLECTOR_URL: "http://127.0.0.1:5",
+      FERRET_CONCLUDER_URL: "http://127.0.0.1:6",
+      FERRET_COMPRESSOR_URL: "http://127.0.0.1:7",
+      NOT_OURS: "ignored",
+    };
+    assert.equal(loadConfig({ env }).model.provider, "auto");
+  });
+
+  it("refuses a list variable of only separators instead of allowing no tool", () => {
+    const error = configError(() => loadConfig({ env: { FERRET_TOOLS_ALLOW: " , ,," } }));
+    assert.match(error.message, /FERRET_TOOLS_ALLOW=" , ,," holds only separators/);
+  });
+
+  it("refuses an empty tools.allow in the file", () => {
+    const error = configError(() => loadConfig({ file: configFile("tools:\n  allow: []\n"), env: {} }));
+    assert.match(error.message, /tools\.allow: an empty allowlist would let no tool run/);
+  });
+
+  it("refuses a step deadline longer than the investigation's, naming the variable", () => {
+    const error = configError(() =>
+      loadConfig({ env: { FERRET_STEP_DEADLINE_SECONDS: "900", FERRET_TOTAL_DEADLINE_SECONDS: "600" } }),
+    );
+    assert.match(error.message, /FERRET_STEP_DEADLINE_SECONDS: a step's deadline \(900s\) cannot exceed/);
+    const equal = loadConfig({
+      env: { FERRET_STEP_DEADLINE_SECONDS: "600", FERRET_TOTAL_DEADLINE_SECONDS: "600" },
+    });
+    assert.equal(equal.agent.stepDeadlineSeconds, 600);
+  });
+});

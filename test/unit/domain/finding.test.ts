@@ -419,29 +419,41 @@ describe("malformed payloads", () => {
     assert.deepEqual(f.notes, ["sourceProperties was [], read as no properties"]);
   });
 
-  it("reads 50 000 levels of nesting in an unknown field and in a typed one without overflowing", () => {
-    const depth = 50_000;
+  // Two bounds: nesting past FINDING_LIMITS.maxDepth (still plausible) becomes a marker and
+  // the finding is investigated; past the message bound (json.ts, 64 levels) the notification
+  // is refused with a non-retryable error naming the path, so ingest dead-letters it.
+  it("turns nesting past maxDepth but within the message bound into a marker", () => {
+    const depth = 60;
     const text =
       `{"finding":{"name":"organizations/1/sources/2/findings/3","category":"x","eventTime":"2026-01-01T00:00:00Z",` +
-      `"kernelRootkit":${'{"d":'.repeat(depth)}1${"}".repeat(depth)},"processes":${"[".repeat(depth)}${"]".repeat(depth)}}}`;
+      `"kernelRootkit":${'{"d":'.repeat(depth)}1${"}".repeat(depth)},"processes":${"[".repeat(depth)}1${"]".repeat(depth)}}}`;
     const f = ingestPayload(JSON.parse(text));
     assert.ok(
       f.truncated.includes(`kernelRootkit${".d".repeat(FINDING_LIMITS.maxDepth - 1)}`),
       f.truncated.join(", "),
     );
     assert.deepEqual(f.notes, ["finding.processes has an unexpected shape; kept verbatim in details"]);
-  });
-
-  it("turns 10 000 levels of nesting into a marker, not a stack overflow", () => {
     const n = sccNotification("v1-cryptominer");
     let deep: unknown = "bottom";
-    for (let i = 0; i < 10_000; i++) deep = { d: deep };
+    for (let i = 0; i < 50; i++) deep = { d: deep };
     n.finding.sourceProperties = { deep };
-    const f = ingestPayload(n);
-    assert.ok(f.truncated.some((p) => p.startsWith("sourceProperties.deep.d.d")));
+    const g = ingestPayload(n);
+    assert.ok(g.truncated.some((p) => p.startsWith("sourceProperties.deep.d.d")));
     assert.ok(
-      JSON.stringify(f.sourceProperties).includes(`nested deeper than ${FINDING_LIMITS.maxDepth} levels`),
+      JSON.stringify(g.sourceProperties).includes(`nested deeper than ${FINDING_LIMITS.maxDepth} levels`),
     );
+  });
+
+  it("refuses 10 000 and 50 000 levels of nesting with an error naming the path, not a stack overflow", () => {
+    for (const depth of [10_000, 50_000]) {
+      const n = sccNotification("v1-cryptominer");
+      let deep: unknown = "bottom";
+      for (let i = 0; i < depth; i++) deep = { d: deep };
+      n.finding.sourceProperties = { deep };
+      const error = invalidInput(() => ingestPayload(n));
+      assert.equal(error.retryable, false);
+      assert.match(error.message, /finding\.sourceProperties\.deep\.d\.d.*nested deeper than 64 levels/);
+    }
   });
 
   for (const payload of [null, "organizations/1/sources/2/findings/3", 42, [], true]) {

@@ -64,6 +64,7 @@ interface CachedResult {
 
 /** Results kept for paging; a miss simply runs the statement again. */
 const RESULT_CACHE_SIZE = 16;
+export const TABLE_FILE = /^([A-Za-z][A-Za-z0-9_]*)\.jsonl$/;
 
 function bindParams(prepared: DuckDBPreparedStatement, params: Readonly<Record<string, SqlParam>>): void {
   for (const [name, value] of Object.entries(params)) {
