@@ -39,7 +39,7 @@ async function deadLetter(
   rt.logger.error("message dead-lettered", { topic, reason, messageId: message?.messageId ?? event.id });
 }
 
-async function settle(
+export async function settle(
   rt: Runtime,
   topic: TopicName,
   event: CloudEvent<unknown>,
@@ -98,6 +98,7 @@ export function notifierFunction(runtime: () => Promise<Runtime>) {
         sink: rt.chat,
         logger: rt.logger,
         policy: { staleAfterMs: rt.config.slack.claimStaleSeconds * 1_000 },
+        board: { sccButtons: rt.config.scc.writeback && rt.config.scc.analystMuteAndState },
       });
     });
   };
