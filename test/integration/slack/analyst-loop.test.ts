@@ -215,11 +215,11 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
     const root = slack.posts().find((p) => p.answer.ts === rootTs);
     assert.ok(root && root.args.thread_ts === undefined, "the update edits the thread root");
     const blocks = update.args.blocks as JsonObject[];
-    assert.match(String((blocks[0]?.text as JsonObject).text), /True positive/);
+    assert.match(String(((blocks[0]?.text ?? {}) as JsonObject).text), /True positive/);
     const actions = blocks.find((b) => b.type === "actions");
     const ids = ((actions?.elements as JsonObject[]) ?? []).map((e) => e.action_id);
     assert.deepEqual(ids, ["ferret_confirm", "ferret_dispute", "ferret_scc_mute", "ferret_scc_inactive"]);
-    for (const e of actions?.elements as JsonObject[]) assert.equal(e.value, id);
+    for (const e of (actions?.elements ?? []) as JsonObject[]) assert.equal(e.value, id);
     rendered.push(threadText("before the click"));
   });
 
