@@ -4,6 +4,7 @@ import { fromRoot } from "../platform/paths.js";
 import { evalCommand } from "./eval.js";
 import { investigate } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
+import { reportCommand } from "./report.js";
 import { sweepCommand } from "./sweep.js";
 
 const printer = { line: (text: string) => process.stdout.write(`${text}\n`) };
@@ -83,6 +84,7 @@ program
 
 program.addCommand(memoriesCommand());
 program.addCommand(sweepCommand());
+program.addCommand(reportCommand());
 
 try {
   await program.parseAsync(process.argv);
