@@ -99,6 +99,18 @@ export function printConclusion(p: Printer, inv: Investigation): void {
   for (const a of c.recommendedActions) p.line(`  [${a.priority}] ${clip(a.action, 200)}`);
   for (const q of c.openQuestions) p.line(`  ? ${clip(q, 200)}`);
   p.line(dim(`  produced by ${c.producedBy.model}${c.producedBy.note ? ` — ${c.producedBy.note}` : ""}`));
+  for (const d of inv.analystDecisions ?? []) {
+    const what =
+      d.kind === "confirm" ? "confirmed" : d.kind === "dispute" ? `disputed → ${d.verdict ?? "?"}` : d.kind;
+    const reason = d.reason ? `: ${clip(d.reason, 300)}` : "";
+    // Analysts' text never drives the terminal.
+    p.line(
+      `  analyst     ${what} by ${clip(d.by.name ?? d.by.id, 80)} at ${d.at}${reason}`.replace(
+        /\p{Cc}/gu,
+        "",
+      ),
+    );
+  }
   const u = inv.counters.usage;
   p.line(
     dim(
