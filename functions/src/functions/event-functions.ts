@@ -1,4 +1,5 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
+import { autoCloseIfAllowed } from "../app/auto-close.js";
 import { ingestNotification } from "../app/ingest.js";
 import { sweepIfDue, sweepStalled } from "../app/sweep.js";
 import { AgentSessionSchema } from "../domain/agent-session.js";
@@ -100,6 +101,16 @@ export function notifierFunction(runtime: () => Promise<Runtime>) {
         policy: { staleAfterMs: rt.config.slack.claimStaleSeconds * 1_000 },
         board: { sccButtons: rt.config.scc.writeback && rt.config.scc.analystMuteAndState },
       });
+      if (parsed.data.type === "concluded" && rt.scc && rt.config.scc.autoClose) {
+        const inv = await rt.store.require(parsed.data.investigationId);
+        const results = await rt.store.listStepResults(inv.id);
+        await autoCloseIfAllowed(inv, results, {
+          config: rt.config,
+          scc: rt.scc,
+          logger: rt.logger,
+          now: rt.now,
+        });
+      }
     });
   };
 }
