@@ -1,4 +1,4 @@
-import { v1, v2 } from "@google-cloud/security-center";
+import type { v1, v2 } from "@google-cloud/security-center";
 import { FerretError, InvalidInputError } from "../../domain/errors.js";
 import type { SccFindings } from "../../ports/scc-findings.js";
 
@@ -35,24 +35,26 @@ export class SecurityCenterFindings implements SccFindings {
       // Only these keys: the analyst's own marks on the finding stay.
       updateMask: { paths: Object.keys(marks).map((k) => `marks.${k}`) },
     };
-    await this.call("updateSecurityMarks", findingName, () =>
-      isV2(findingName) ? this.v2().updateSecurityMarks(request) : this.v1().updateSecurityMarks(request),
+    await this.call("updateSecurityMarks", findingName, async () =>
+      isV2(findingName)
+        ? (await this.v2()).updateSecurityMarks(request)
+        : (await this.v1()).updateSecurityMarks(request),
     );
   }
 
   async setMute(findingName: string): Promise<void> {
     const request = { name: checked(findingName), mute: "MUTED" as const };
-    await this.call("setMute", findingName, () =>
-      isV2(findingName) ? this.v2().setMute(request) : this.v1().setMute(request),
+    await this.call("setMute", findingName, async () =>
+      isV2(findingName) ? (await this.v2()).setMute(request) : (await this.v1()).setMute(request),
     );
   }
 
   async setInactive(findingName: string, at: Date): Promise<void> {
     const name = checked(findingName);
-    await this.call("setFindingState", findingName, () =>
+    await this.call("setFindingState", findingName, async () =>
       isV2(findingName)
-        ? this.v2().setFindingState({ name, state: "INACTIVE" })
-        : this.v1().setFindingState({
+        ? (await this.v2()).setFindingState({ name, state: "INACTIVE" })
+        : (await this.v1()).setFindingState({
             name,
             state: "INACTIVE",
             startTime: { seconds: Math.floor(at.getTime() / 1000), nanos: 0 },
@@ -64,13 +66,13 @@ export class SecurityCenterFindings implements SccFindings {
     await Promise.all([this.v1Client?.close(), this.v2Client?.close()]);
   }
 
-  private v1() {
-    this.v1Client ??= new v1.SecurityCenterClient(this.options);
+  private async v1() {
+    this.v1Client ??= new (await loadLibrary()).v1.SecurityCenterClient(this.options);
     return this.v1Client;
   }
 
-  private v2() {
-    this.v2Client ??= new v2.SecurityCenterClient(this.options);
+  private async v2() {
+    this.v2Client ??= new (await loadLibrary()).v2.SecurityCenterClient(this.options);
     return this.v2Client;
   }
 
@@ -84,6 +86,15 @@ export class SecurityCenterFindings implements SccFindings {
       throw new SccWriteError(`SCC ${method} on ${findingName} failed: ${message}`, retryable, error);
     }
   }
+}
+
+/**
+ * Loaded on first use: the library takes seconds to load (14 s measured on this shared, loaded
+ * machine) and every function shares this source tree, so only the worker that writes to SCC
+ * pays for it.
+ */
+function loadLibrary(): Promise<typeof import("@google-cloud/security-center")> {
+  return import("@google-cloud/security-center");
 }
 
 function isV2(findingName: string): boolean {
