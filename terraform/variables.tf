@@ -296,3 +296,24 @@ variable "workflow_call_log_level" {
     error_message = "workflow_call_log_level must be LOG_ALL_CALLS, LOG_ERRORS_ONLY or LOG_NONE."
   }
 }
+
+# -----------------------------------------------------------------------------
+# SCC write-back (terraform/scc-writeback.tf)
+# -----------------------------------------------------------------------------
+
+variable "enable_scc_writeback" {
+  description = "Create the least-privilege custom role for SCC write-back (security marks, mute, state) and grant it to the analyst-actions identity. Pair with FERRET_SCC_WRITEBACK=true."
+  type        = bool
+  default     = false
+}
+
+variable "scc_writeback_role_id" {
+  description = "Role id of the organization custom role for SCC write-back."
+  type        = string
+  default     = "ferretSccWriteback"
+
+  validation {
+    condition     = can(regex("^[a-zA-Z0-9_.]{3,64}$", var.scc_writeback_role_id))
+    error_message = "scc_writeback_role_id: 3-64 letters, digits, underscores or dots."
+  }
+}

@@ -1,4 +1,5 @@
 import * as ff from "@google-cloud/functions-framework";
+import { analystActionsFunction, slackEventsFunction } from "./functions/analyst-functions.js";
 import { getRuntime } from "./functions/compose.js";
 import { ingestFunction, memoryIntrospectorFunction, notifierFunction } from "./functions/event-functions.js";
 import {
@@ -30,3 +31,5 @@ ff.http(
 ff.cloudEvent("ingest", ingestFunction(getRuntime));
 ff.cloudEvent("memoryIntrospector", memoryIntrospectorFunction(getRuntime));
 ff.cloudEvent("notifier", notifierFunction(getRuntime));
+ff.http("slackEvents", slackEventsFunction(getRuntime));
+ff.cloudEvent("analystActions", analystActionsFunction(getRuntime));

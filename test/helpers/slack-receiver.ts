@@ -4,8 +4,12 @@ import type { AddressInfo } from "node:net";
 /**
  * A tiny stand-in for Slack's Web API on 127.0.0.1: accepts method calls the way Slack does
  * (form-encoded or JSON body, token as a Bearer header or a `token` field), records them,
- * answers chat.postMessage with `{ ok, channel, ts }` and increasing ts, and can be scripted
- * to answer the next calls with a rate limit or an error.
+ * answers chat.postMessage with `{ ok, channel, ts }` and increasing ts, chat.update with the
+ * edited ts (unknown ts → message_not_found), views.open and usergroups.users.list (members
+ * set by `setGroup`), and can be scripted to answer the next calls with a rate limit or an
+ * error. `thread()` shows a thread as a person would see it now: the root as last edited,
+ * then the replies. test/helpers/slack-signer.ts plays Slack's other half: signed
+ * interaction requests to ferret.
  */
 
 export interface RecordedRequest {
@@ -37,6 +41,14 @@ export interface SlackReceiver {
   readonly requests: RecordedRequest[];
   /** chat.postMessage calls that were accepted. */
   posts(): RecordedRequest[];
+  /** chat.update calls that were accepted. */
+  updates(): RecordedRequest[];
+  /** views.open calls that were accepted. */
+  viewsOpened(): RecordedRequest[];
+  /** Members usergroups.users.list answers for `groupId`. */
+  setGroup(groupId: string, members: string[]): void;
+  /** The thread of `rootTs` as it reads now: the root's latest blocks, then each reply's. */
+  thread(rootTs: string): { root: Record<string, unknown>; replies: Record<string, unknown>[] };
   /** Answer the next call with HTTP 429 + Retry-After, as Slack does when rate limiting. */
   rateLimitNext(retryAfterSeconds?: number, times?: number): void;
   /** Answer the next call with `{ ok: false, error }` (HTTP 200, like Slack's API errors). */
@@ -46,7 +58,7 @@ export interface SlackReceiver {
   close(): Promise<void>;
 }
 
-const JSON_FIELDS = new Set(["blocks", "attachments", "metadata"]);
+const JSON_FIELDS = new Set(["blocks", "attachments", "metadata", "view"]);
 const TS_BASE = 1_714_557_600;
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -86,6 +98,7 @@ function send(res: ServerResponse, answer: ScriptedAnswer): void {
 export async function startSlackReceiver(options: { token?: string } = {}): Promise<SlackReceiver> {
   const requests: RecordedRequest[] = [];
   const script: ScriptedAnswer[] = [];
+  const groups = new Map<string, string[]>();
   let seq = 0;
 
   const server = createServer(async (req, res) => {
@@ -127,6 +140,23 @@ export async function startSlackReceiver(options: { token?: string } = {}): Prom
     if (options.token !== undefined && token !== options.token) {
       return { status: 200, body: { ok: false, error: "invalid_auth" } };
     }
+    if (record.method === "chat.update") {
+      const ts = record.args.ts;
+      const known = requests.some((r) => r.method === "chat.postMessage" && r.ok && r.answer.ts === ts);
+      if (!known) return { status: 200, body: { ok: false, error: "message_not_found" } };
+      return { status: 200, body: { ok: true, channel: record.args.channel, ts, text: record.args.text } };
+    }
+    if (record.method === "views.open") {
+      if (typeof record.args.trigger_id !== "string") {
+        return { status: 200, body: { ok: false, error: "invalid_trigger" } };
+      }
+      return { status: 200, body: { ok: true, view: { id: `V${String(seq).padStart(8, "0")}` } } };
+    }
+    if (record.method === "usergroups.users.list") {
+      const members = groups.get(String(record.args.usergroup));
+      if (!members) return { status: 200, body: { ok: false, error: "no_such_subteam" } };
+      return { status: 200, body: { ok: true, users: members } };
+    }
     if (record.method !== "chat.postMessage") return { status: 200, body: { ok: true } };
     const channel = record.args.channel;
     if (typeof channel !== "string" || channel.length === 0) {
@@ -162,6 +192,21 @@ export async function startSlackReceiver(options: { token?: string } = {}): Prom
     url: `http://127.0.0.1:${port}/api/`,
     requests,
     posts: () => requests.filter((r) => r.method === "chat.postMessage" && r.ok),
+    updates: () => requests.filter((r) => r.method === "chat.update" && r.ok),
+    viewsOpened: () => requests.filter((r) => r.method === "views.open" && r.ok),
+    setGroup: (groupId, members) => {
+      groups.set(groupId, members);
+    },
+    thread: (rootTs) => {
+      const posted = requests.filter((r) => r.method === "chat.postMessage" && r.ok);
+      const root = posted.find((r) => r.answer.ts === rootTs);
+      if (!root) throw new Error(`no message ${rootTs}`);
+      const edits = requests.filter((r) => r.method === "chat.update" && r.ok && r.args.ts === rootTs);
+      return {
+        root: (edits.at(-1) ?? root).args,
+        replies: posted.filter((r) => r.args.thread_ts === rootTs).map((r) => r.args),
+      };
+    },
     rateLimitNext: (retryAfterSeconds = 1, times = 1) =>
       repeat(
         {

@@ -16,6 +16,8 @@ export interface PlannerContext {
   tables: string[];
   maxSteps: number;
   related: RelatedInvestigation[];
+  /** Verdicts analysts disputed on earlier findings of this category (their reasons are untrusted text). */
+  lessons?: AnalystLesson[];
   /** Why the previous attempt was rejected, on the re-plan attempt. */
   problems: string[];
 }
@@ -27,6 +29,16 @@ export interface RelatedInvestigation {
   verdict?: string;
   createdAt: string;
   sharedBy: string;
+}
+
+export interface AnalystLesson {
+  investigationId: string;
+  category: string;
+  resource: string;
+  ferretVerdict: string;
+  analystVerdict: string;
+  reason: string;
+  disputedAt: string;
 }
 
 export interface ExecutorContext {

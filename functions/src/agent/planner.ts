@@ -6,7 +6,7 @@ import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
 import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { renderPrompt } from "../prompts/render.js";
-import type { PlannerContext, RelatedInvestigation } from "./contexts.js";
+import type { AnalystLesson, PlannerContext, RelatedInvestigation } from "./contexts.js";
 
 export interface PlannerInput {
   investigationId: string;
@@ -16,6 +16,7 @@ export interface PlannerInput {
   tables: readonly { name: string; description: string }[];
   maxSteps: number;
   related?: readonly RelatedInvestigation[];
+  lessons?: readonly AnalystLesson[];
 }
 
 export interface PlannerOutput {
@@ -41,6 +42,7 @@ export async function planInvestigation(input: PlannerInput): Promise<PlannerOut
       tables: input.tables.map((t) => t.name),
       maxSteps: input.maxSteps,
       related: [...(input.related ?? [])],
+      ...(input.lessons && input.lessons.length > 0 ? { lessons: [...input.lessons] } : {}),
       problems,
     };
     const system = renderPrompt("planner.system", {
@@ -49,7 +51,12 @@ export async function planInvestigation(input: PlannerInput): Promise<PlannerOut
       maxSteps: input.maxSteps,
       eventTime: input.finding.eventTime,
     });
-    const user = renderPrompt("planner.user", { finding: input.finding, related: context.related, problems });
+    const user = renderPrompt("planner.user", {
+      finding: input.finding,
+      related: context.related,
+      lessons: context.lessons ?? [],
+      problems,
+    });
     const answer = await generateStructured(
       input.model,
       {

@@ -4,6 +4,7 @@ import type { Model, Purpose } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
+import type { LessonStore } from "../ports/lesson-store.js";
 import type { StepHistoryStore } from "../ports/step-history-store.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
 import type { ToolBox } from "../tools/toolbox.js";
@@ -28,6 +29,8 @@ export interface AppDeps {
   histories?: StepHistoryStore;
   /** Indexes a finished investigation for similar-finding search; best effort. */
   indexFinding?: (investigation: Investigation) => Promise<void>;
+  /** Lessons from analysts' disputes, handed to the planner of findings of the same category. */
+  lessons?: LessonStore;
   /**
    * Replaces the configured LLM by the offline model for the rest of this request (true when
    * it did). Absent when there is nothing to fall back to.

@@ -1,5 +1,6 @@
 import { ContextPressureError } from "../agent/compression/errors.js";
 import { concludeInvestigation } from "../agent/concluder.js";
+import type { AnalystLesson } from "../agent/contexts.js";
 import { executeStep } from "../agent/executor.js";
 import { planInvestigation } from "../agent/planner.js";
 import { reflectOnProgress } from "../agent/reflector.js";
@@ -110,6 +111,30 @@ function terminalAction(inv: Investigation): NextAction | undefined {
     : { kind: "needs_human", reason: inv.reason ?? inv.status };
 }
 
+/** Disputed verdicts on earlier findings of the same category; a lookup failure never blocks planning. */
+async function lessonsFor(investigation: Investigation, deps: AppDeps): Promise<AnalystLesson[]> {
+  if (!deps.lessons) return [];
+  try {
+    const found = await deps.lessons.forCategory(investigation.finding.category, MAX_LESSONS);
+    return found
+      .filter((l) => l.investigationId !== investigation.id)
+      .map((l) => ({
+        investigationId: l.investigationId,
+        category: l.category,
+        resource: l.resource,
+        ferretVerdict: l.ferretVerdict,
+        analystVerdict: l.analystVerdict,
+        reason: l.reason,
+        disputedAt: l.createdAt,
+      }));
+  } catch (error) {
+    deps.logger.warn("analyst lessons unavailable; planning without them", { error: errorMessage(error) });
+    return [];
+  }
+}
+
+const MAX_LESSONS = 5;
+
 export async function startPlanning(id: string, deps: AppDeps): Promise<NextAction> {
   const existing = await deps.store.require(id);
   const done = terminalAction(existing);
@@ -123,6 +148,7 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
     excludeId: id,
     limit: 5,
   });
+  const lessons = await lessonsFor(existing, deps);
   const { plan, usage } = await offlineOnBadOutput(deps, "planner", () =>
     planInvestigation({
       investigationId: id,
@@ -139,6 +165,7 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
         createdAt: r.createdAt,
         sharedBy: "resource",
       })),
+      lessons,
     }),
   );
   const now = deps.now();

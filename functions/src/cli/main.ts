@@ -7,6 +7,7 @@ import { evalCommand } from "./eval.js";
 import { inspectNotification, printInspectReport } from "./inspect.js";
 import { investigate, NotInvestigatedError } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
+import { reportCommand } from "./report.js";
 import { sweepCommand } from "./sweep.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -126,6 +127,7 @@ program
 program.addCommand(memoriesCommand());
 program.addCommand(sweepCommand());
 program.addCommand(doctorCommand());
+program.addCommand(reportCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -108,6 +108,15 @@ export function printConclusion(p: Printer, inv: Investigation): void {
       `  produced by ${clip(`${c.producedBy.model}${c.producedBy.note ? ` — ${c.producedBy.note}` : ""}`, 300)}`,
     ),
   );
+  for (const d of inv.analystDecisions ?? []) {
+    const what =
+      d.kind === "confirm" ? "confirmed" : d.kind === "dispute" ? `disputed → ${d.verdict ?? "?"}` : d.kind;
+    const reason = d.reason ? `: ${clip(d.reason, 300)}` : "";
+    // Analysts' text is untrusted too: clip() passes it through the terminal sanitizer.
+    p.line(
+      `  analyst     ${clip(what, 60)} by ${clip(d.by.name ?? d.by.id, 80)} at ${clip(d.at, 40)}${reason}`,
+    );
+  }
   p.line(dim(`  ${describeUsage(inv.counters.usage)} · ${inv.counters.stepsExecuted} steps`));
 }
 

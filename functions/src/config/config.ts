@@ -83,6 +83,23 @@ const ConfigObjectSchema = z.strictObject({
        * Must exceed the notifier's function timeout (Terraform sets timeout + 60 s).
        */
       claimStaleSeconds: z.number().int().min(30).max(3_600).default(120),
+      /** Slack user ids (U…/W…) whose clicks and questions are acted on. */
+      allowedUsers: z.array(z.string().regex(/^[UW][A-Z0-9]{2,}$/)).default([]),
+      /** Slack user group ids (S…); their members are allowed too (usergroups.users.list). */
+      allowedUserGroups: z.array(z.string().regex(/^S[A-Z0-9]{2,}$/)).default([]),
+      /** Seconds a signed request may be old (or ahead of our clock) before it is a replay. */
+      signatureMaxAgeSeconds: z.number().int().min(30).max(300).default(300),
+    })
+    .prefault({}),
+  scc: z
+    .strictObject({
+      /** Write ferret's verdict and the analyst's decision to the finding as security marks. */
+      writeback: z.boolean().default(false),
+      /** Offer "Mute in SCC" / "Mark inactive in SCC" buttons (needs writeback). */
+      analystMuteAndState: z.boolean().default(false),
+      /** ferret alone marks a finding INACTIVE; see autoCloseMinConfidence for when. */
+      autoClose: z.boolean().default(false),
+      autoCloseMinConfidence: z.number().min(0.5).max(1).default(0.9),
     })
     .prefault({}),
   firestore: z.strictObject({ databaseId: z.string().default("(default)") }).prefault({}),
@@ -144,6 +161,13 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_OTX_ENABLED: { path: "intel.otxEnabled", type: "boolean" },
   FERRET_SLACK_CHANNEL: { path: "slack.channel", type: "string" },
   FERRET_SLACK_CLAIM_STALE_SECONDS: { path: "slack.claimStaleSeconds", type: "number" },
+  FERRET_SLACK_ALLOWED_USERS: { path: "slack.allowedUsers", type: "list" },
+  FERRET_SLACK_ALLOWED_USER_GROUPS: { path: "slack.allowedUserGroups", type: "list" },
+  FERRET_SLACK_SIGNATURE_MAX_AGE_SECONDS: { path: "slack.signatureMaxAgeSeconds", type: "number" },
+  FERRET_SCC_WRITEBACK: { path: "scc.writeback", type: "boolean" },
+  FERRET_SCC_ANALYST_MUTE_AND_STATE: { path: "scc.analystMuteAndState", type: "boolean" },
+  FERRET_SCC_AUTO_CLOSE: { path: "scc.autoClose", type: "boolean" },
+  FERRET_SCC_AUTO_CLOSE_MIN_CONFIDENCE: { path: "scc.autoCloseMinConfidence", type: "number" },
   FERRET_FIRESTORE_DATABASE: { path: "firestore.databaseId", type: "string" },
   FERRET_MEMORY_MIN_SIMILARITY: { path: "memory.minSimilarity", type: "number" },
   FERRET_MEMORY_MAX_RECALLED: { path: "memory.maxRecalled", type: "number" },

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { AnalystDecisionSchema } from "./analyst.js";
 import { ConclusionSchema, type Verdict } from "./conclusion.js";
 import { FindingSchema } from "./finding.js";
 import { PlanSchema } from "./plan.js";
@@ -35,6 +36,8 @@ export const InvestigationSchema = z.object({
   plan: PlanSchema.optional(),
   counters: CountersSchema,
   conclusion: ConclusionSchema.optional(),
+  /** What analysts decided in Slack, oldest first; never written over `conclusion`. */
+  analystDecisions: z.array(AnalystDecisionSchema).max(100).optional(),
   /** Why the investigation stopped short (needs_human) or failed. */
   reason: z.string().optional(),
   /** Model that served the investigation; "offline" when no LLM was involved. */

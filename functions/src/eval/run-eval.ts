@@ -56,6 +56,7 @@ export function listScenarios(dir: string): string[] {
 
 const noChat: ChatSink = {
   post: async () => ({ ts: "0" }),
+  update: async () => {},
 };
 
 /**

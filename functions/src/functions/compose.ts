@@ -1,9 +1,12 @@
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
+import { FirestoreLessonStore } from "../adapters/firestore/lesson-store.js";
 import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
 import { FirestoreStepHistoryStore } from "../adapters/firestore/step-history-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
+import { SecurityCenterFindings } from "../adapters/scc/scc-findings.js";
 import { createChatSink } from "../adapters/slack/create-chat-sink.js";
+import { SlackChatSink } from "../adapters/slack/slack-chat-sink.js";
 import { ExecutionsApiLauncher } from "../adapters/workflows/executions-launcher.js";
 import { LocalWorkflowLauncher } from "../adapters/workflows/local-launcher.js";
 import { type Config, loadConfig } from "../config/config.js";
@@ -67,6 +70,13 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
       }),
     },
   );
+  const chat = createChatSink({
+    ...(env.SLACK_BOT_TOKEN ? { token: env.SLACK_BOT_TOKEN } : {}),
+    ...(config.slack.channel ? { channel: config.slack.channel } : {}),
+    ...(env.FERRET_SLACK_API_URL ? { slackApiUrl: env.FERRET_SLACK_API_URL } : {}),
+    ...(env.FERRET_CHAT_FILE ? { file: env.FERRET_CHAT_FILE } : {}),
+    logger,
+  });
   return {
     config,
     logger,
@@ -78,13 +88,11 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
       indexFindingEmbedding({ embeddings: findingEmbeddings, embedder: primaryModel }, inv),
     bus,
     launcher: chooseLauncher(config, env, projectId),
-    chat: createChatSink({
-      ...(env.SLACK_BOT_TOKEN ? { token: env.SLACK_BOT_TOKEN } : {}),
-      ...(config.slack.channel ? { channel: config.slack.channel } : {}),
-      ...(env.FERRET_SLACK_API_URL ? { slackApiUrl: env.FERRET_SLACK_API_URL } : {}),
-      ...(env.FERRET_CHAT_FILE ? { file: env.FERRET_CHAT_FILE } : {}),
-      logger,
-    }),
+    chat,
+    ...(chat instanceof SlackChatSink ? { chatInteractions: chat } : {}),
+    ...(env.SLACK_SIGNING_SECRET ? { slackSigningSecret: env.SLACK_SIGNING_SECRET } : {}),
+    ...(config.scc.writeback ? { scc: new SecurityCenterFindings() } : {}),
+    lessons: new FirestoreLessonStore(db),
     catalog: catalog.catalog,
     tables: catalog.tables,
     primaryModel,

@@ -1,4 +1,5 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
+import { autoCloseIfAllowed } from "../app/auto-close.js";
 import { ingestNotification } from "../app/ingest.js";
 import { sweepIfDue, sweepStalled } from "../app/sweep.js";
 import { AgentSessionSchema } from "../domain/agent-session.js";
@@ -39,7 +40,7 @@ async function deadLetter(
   rt.logger.error("message dead-lettered", { topic, reason, messageId: message?.messageId ?? event.id });
 }
 
-async function settle(
+export async function settle(
   rt: Runtime,
   topic: TopicName,
   event: CloudEvent<unknown>,
@@ -98,7 +99,18 @@ export function notifierFunction(runtime: () => Promise<Runtime>) {
         sink: rt.chat,
         logger: rt.logger,
         policy: { staleAfterMs: rt.config.slack.claimStaleSeconds * 1_000 },
+        board: { sccButtons: rt.config.scc.writeback && rt.config.scc.analystMuteAndState },
       });
+      if (parsed.data.type === "concluded" && rt.scc && rt.config.scc.autoClose) {
+        const inv = await rt.store.require(parsed.data.investigationId);
+        const results = await rt.store.listStepResults(inv.id);
+        await autoCloseIfAllowed(inv, results, {
+          config: rt.config,
+          scc: rt.scc,
+          logger: rt.logger,
+          now: rt.now,
+        });
+      }
     });
   };
 }

@@ -5,9 +5,11 @@ import type { MemoryStore } from "../memory/store.js";
 import { withFallback } from "../model/fallback.js";
 import type { Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
-import type { ChatSink } from "../ports/chat-sink.js";
+import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
+import type { LessonStore } from "../ports/lesson-store.js";
+import type { SccFindings } from "../ports/scc-findings.js";
 import type { StepHistoryStore } from "../ports/step-history-store.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
 import { ToolBox, type ToolCatalog } from "../tools/toolbox.js";
@@ -29,6 +31,14 @@ export interface Runtime {
   bus: EventBus;
   launcher: WorkflowLauncher;
   chat: ChatSink;
+  /** Modals and user groups; only with a Slack bot token. */
+  chatInteractions?: ChatInteractions;
+  /** SLACK_SIGNING_SECRET; without it the interactions endpoint refuses every request. */
+  slackSigningSecret?: string;
+  /** SCC write-back, when scc.writeback is on. */
+  scc?: SccFindings;
+  /** Lessons from disputed verdicts, for later planners. */
+  lessons?: LessonStore;
   catalog: ToolCatalog;
   tables: { name: string; description: string }[];
   /** Gemini (with retries) when configured, otherwise the offline model. */
@@ -48,6 +58,7 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
     store: runtime.store,
     ...(runtime.histories ? { histories: runtime.histories } : {}),
     ...(runtime.indexFinding ? { indexFinding: runtime.indexFinding } : {}),
+    ...(runtime.lessons ? { lessons: runtime.lessons } : {}),
     bus: runtime.bus,
     toolbox: new ToolBox(runtime.catalog, (name) => toolAllowed(runtime.config, name)),
     tables: runtime.tables,

@@ -77,3 +77,11 @@ export function truncateMd(value: Mrkdwn, max: number): Mrkdwn {
   if (open >= 0 && cut.indexOf(">", open) < 0) cut = `${cut.slice(0, open)}…`;
   return Mrkdwn[mint](cut);
 }
+
+/**
+ * A mention of a Slack user by id (`<@U…>`). Only a validated id is accepted, so the markup
+ * cannot carry a broadcast (`<!channel>`) or a link; anything else renders as "someone".
+ */
+export function slackMention(userId: string): Mrkdwn {
+  return Mrkdwn[mint](/^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : "someone");
+}

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { NotFoundError } from "../domain/errors.js";
 import type { Investigation, InvestigationEvent } from "../domain/investigation.js";
 import type { Logger } from "../platform/logger.js";
@@ -7,6 +8,7 @@ import { renderThreadRoot } from "./blocks.js";
 import { postingFor } from "./event-policy.js";
 import { replyFor } from "./event-reply.js";
 import { DEFAULT_POST_ONCE_POLICY, type PostOnceDeps, type PostOncePolicy, postOnce } from "./post-once.js";
+import { renderStatusBoard, type StatusBoardOptions } from "./render-root.js";
 
 /** Claim scopes; the root's first attempt is keyed by the investigation id, replies by id:seq. */
 export const ROOT_SCOPE = "slack-root";
@@ -20,6 +22,8 @@ export interface NotifierDeps {
   policy?: Partial<PostOncePolicy>;
   /** How a delivery waits for a post in flight elsewhere; tests drive it with their clock. */
   sleep?: (ms: number) => Promise<void>;
+  /** Which buttons the verdict card offers; none of the SCC ones unless configured. */
+  board?: StatusBoardOptions;
 }
 
 export interface NotifyOutcome {
@@ -30,6 +34,8 @@ export interface NotifyOutcome {
   reply: "posted" | "already_posted" | "skipped";
   rootTs?: string;
   replyTs?: string;
+  /** Whether the root was replaced by the verdict card (chat.update). */
+  rootUpdated?: boolean;
 }
 
 export function eventKey(event: Pick<InvestigationEvent, "investigationId" | "seq">): string {
@@ -80,12 +86,65 @@ export async function handleInvestigationEvent(
     },
     claims,
   );
+  const rootUpdated = await refreshBoard(event, investigation, root.ts, deps);
   claims.logger.info("investigation event posted to chat", {
     root: rootOutcome,
     reply: reply.status,
     ts: reply.ts,
+    rootUpdated,
   });
-  return { ...base, root: rootOutcome, reply: reply.status, rootTs: root.ts, replyTs: reply.ts };
+  return { ...base, root: rootOutcome, reply: reply.status, rootTs: root.ts, replyTs: reply.ts, rootUpdated };
+}
+
+/**
+ * Once the investigation stops, the root becomes the verdict card. chat.update replaces the
+ * whole message with what the store holds now, so a redelivery writes the same card again.
+ */
+async function refreshBoard(
+  event: InvestigationEvent,
+  investigation: Investigation,
+  rootTs: string,
+  deps: NotifierDeps,
+): Promise<boolean> {
+  if (!TERMINAL_EVENTS.has(event.type)) return false;
+  return updateBoard(investigation, rootTs, deps.sink, deps.store, deps.board ?? { sccButtons: false });
+}
+
+export const BOARD_SCOPE = "slack-board";
+
+/**
+ * Replaces the root with the current card unless exactly this card was already written:
+ * redeliveries and double clicks do not reach Slack again. Recorded after the update, so a
+ * crash in between means one harmless identical update later.
+ */
+export async function updateBoard(
+  investigation: Investigation,
+  rootTs: string,
+  sink: ChatSink,
+  store: Pick<InvestigationStore, "claimOnce" | "readClaim">,
+  board: StatusBoardOptions,
+): Promise<boolean> {
+  const card = renderStatusBoard(investigation, board);
+  const digest = createHash("sha256").update(JSON.stringify(card)).digest("hex").slice(0, 24);
+  const key = `${investigation.id}:${digest}`;
+  if (await store.readClaim(BOARD_SCOPE, key)) return false;
+  await sink.update(rootTs, card);
+  await store.claimOnce(BOARD_SCOPE, key, { ts: rootTs });
+  return true;
+}
+
+const TERMINAL_EVENTS: ReadonlySet<InvestigationEvent["type"]> = new Set([
+  "concluded",
+  "needs_human",
+  "failed",
+]);
+
+/** The root's ts, once the notifier posted it; the analyst worker edits the same message. */
+export async function rootTsOf(
+  store: Pick<InvestigationStore, "readClaim">,
+  investigationId: string,
+): Promise<string | undefined> {
+  return (await store.readClaim(`${ROOT_SCOPE}-posted`, investigationId))?.ts;
 }
 
 /** Posts the thread root once, rendering the investigation as it stands when it goes out. */

@@ -12,7 +12,15 @@ export const TOPICS = {
 } as const;
 
 export type TopicKey = keyof typeof TOPICS;
-export type TopicName = (typeof TOPICS)[TopicKey];
+
+/**
+ * The analyst's loop: the Slack interactions endpoint publishes each click here and the
+ * `analystActions` worker consumes it. Kept apart from TOPICS because its Terraform lives in
+ * terraform/slack-events.tf, not in the main topic table.
+ */
+export const ANALYST_TOPICS = { analystActions: "analyst-actions" } as const;
+
+export type TopicName = (typeof TOPICS)[TopicKey] | (typeof ANALYST_TOPICS)[keyof typeof ANALYST_TOPICS];
 
 /**
  * Topics whose deployed subscription delivers messages of one ordering key in order

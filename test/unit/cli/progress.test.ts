@@ -32,4 +32,31 @@ describe("printConclusion", () => {
     );
     assert.ok(lines.some((l) => /^ {2}verdict {5}benign \(draft\) {2}confidence 97%/.test(l)));
   });
+
+  it("prints analysts' decisions under ferret's verdict, without their control characters", () => {
+    const lines = printed(
+      fx.investigation({
+        status: "concluded",
+        conclusion: fx.conclusion(),
+        analystDecisions: [
+          {
+            actionId: "act-0123456789abcdef01234567",
+            kind: "dispute",
+            by: { id: "U0ANALYST", name: "ana\u001b[31m" },
+            ferretVerdict: "true_positive",
+            verdict: "benign",
+            reason: "load test",
+            at: "2024-05-01T12:00:00.000Z",
+          },
+        ],
+      }),
+    );
+    assert.ok(
+      lines.some((l) => /^ {2}verdict {5}true_positive/.test(l)),
+      "ferret's verdict stays",
+    );
+    assert.ok(
+      lines.includes("  analyst     disputed → benign by ana[31m at 2024-05-01T12:00:00.000Z: load test"),
+    );
+  });
 });

@@ -108,4 +108,10 @@ export class RecordingSink implements ChatSink {
     this.posted.push({ ...message, ts });
     return { ts };
   }
+  readonly updated: Array<ChatMessage & { ts: string }> = [];
+  async update(ts: string, message: ChatMessage): Promise<void> {
+    const failure = this.failures.shift();
+    if (failure !== undefined) throw failure;
+    this.updated.push({ ...message, ts });
+  }
 }

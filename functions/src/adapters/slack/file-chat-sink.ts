@@ -1,7 +1,7 @@
 import { appendFile } from "node:fs/promises";
 import { ChatError } from "../../domain/errors.js";
 import type { ChatMessage, ChatSink } from "../../ports/chat-sink.js";
-import { toPostMessageArgs } from "./post-args.js";
+import { toPostMessageArgs, toUpdateArgs } from "./post-args.js";
 import { SyntheticTs } from "./synthetic-ts.js";
 
 export interface FileChatSinkOptions {
@@ -31,7 +31,16 @@ export class FileChatSink implements ChatSink {
 
   async post(message: ChatMessage): Promise<{ ts: string }> {
     const ts = this.ts.next();
-    const line = `${JSON.stringify({ method: "chat.postMessage", args: toPostMessageArgs(message, this.channel), ts })}\n`;
+    await this.append({ method: "chat.postMessage", args: toPostMessageArgs(message, this.channel), ts });
+    return { ts };
+  }
+
+  async update(ts: string, message: ChatMessage): Promise<void> {
+    await this.append({ method: "chat.update", args: toUpdateArgs(message, this.channel, ts) });
+  }
+
+  private async append(record: Record<string, unknown>): Promise<void> {
+    const line = `${JSON.stringify(record)}\n`;
     const write = this.tail.then(() => appendFile(this.path, line, "utf8"));
     this.tail = write.catch(() => {});
     try {
@@ -42,6 +51,5 @@ export class FileChatSink implements ChatSink {
         details: { path: this.path },
       });
     }
-    return { ts };
   }
 }

@@ -22,3 +22,14 @@ export function toPostMessageArgs(message: ChatMessage, channel: string): JsonOb
   if (message.threadTs) args.thread_ts = message.threadTs;
   return args;
 }
+
+/** `chat.update` arguments: the same hardening; a thread_ts is meaningless for an edit. */
+export function toUpdateArgs(message: ChatMessage, channel: string, ts: string): JsonObject {
+  const {
+    thread_ts: _thread,
+    unfurl_links: _l,
+    unfurl_media: _m,
+    ...args
+  } = toPostMessageArgs(message, channel);
+  return { ...args, ts };
+}

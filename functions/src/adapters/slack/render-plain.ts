@@ -47,6 +47,12 @@ export function blockToLines(block: JsonObject): string[] {
       const elements = Array.isArray(block.elements) ? block.elements : [];
       return [elements.map((e) => mrkdwnToPlain(textOf(e))).join("  ·  ")];
     }
+    case "actions": {
+      const elements = Array.isArray(block.elements) ? block.elements : [];
+      return [
+        elements.map((e) => `[ ${mrkdwnToPlain(textOf(isObject(e) ? e.text : undefined))} ]`).join(" "),
+      ];
+    }
     case "divider":
       return ["─".repeat(40)];
     default:

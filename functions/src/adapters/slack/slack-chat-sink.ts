@@ -9,9 +9,10 @@ import {
   WebClient,
 } from "@slack/web-api";
 import { ChatError, ConfigError } from "../../domain/errors.js";
+import type { JsonObject } from "../../domain/json.js";
 import { type Logger, silentLogger } from "../../platform/logger.js";
-import type { ChatMessage, ChatSink } from "../../ports/chat-sink.js";
-import { toPostMessageArgs } from "./post-args.js";
+import type { ChatInteractions, ChatMessage, ChatSink } from "../../ports/chat-sink.js";
+import { toPostMessageArgs, toUpdateArgs } from "./post-args.js";
 
 export interface SlackRetryOptions {
   /** Extra attempts after the first, for 429 (after Retry-After), 5xx and network errors. */
@@ -69,12 +70,12 @@ const HINTS: Record<string, string> = {
 };
 
 /** Maps @slack/web-api errors to ChatError, saying whether retrying can help. */
-export function toChatError(error: unknown, channel: string): ChatError {
+export function toChatError(error: unknown, channel: string, method = "chat.postMessage"): ChatError {
   if (error instanceof WebAPIPlatformError) {
     const code = error.data.error;
     const hint = HINTS[code];
     return new ChatError(
-      `Slack refused chat.postMessage: ${code}${hint ? ` (${hint})` : ""}`,
+      `Slack refused ${method}: ${code}${hint ? ` (${hint})` : ""}`,
       RETRYABLE_PLATFORM_ERRORS.has(code),
       {
         cause: error,
@@ -83,14 +84,14 @@ export function toChatError(error: unknown, channel: string): ChatError {
     );
   }
   if (error instanceof WebAPIRateLimitedError) {
-    return new ChatError(`Slack rate limited chat.postMessage (retry after ${error.retryAfter}s)`, true, {
+    return new ChatError(`Slack rate limited ${method} (retry after ${error.retryAfter}s)`, true, {
       cause: error,
       details: { slackError: "ratelimited", retryAfterSeconds: error.retryAfter, channel },
     });
   }
   if (error instanceof WebAPIHTTPError) {
     const retryable = error.statusCode >= 500 || error.statusCode === 429 || error.statusCode === 408;
-    return new ChatError(`Slack answered HTTP ${error.statusCode} to chat.postMessage`, retryable, {
+    return new ChatError(`Slack answered HTTP ${error.statusCode} to ${method}`, retryable, {
       cause: error,
       details: { httpStatus: error.statusCode, channel },
     });
@@ -123,7 +124,7 @@ function slackLogger(logger: Logger): SlackLogger {
 }
 
 /** Posts to Slack through the Web API; the only file that imports @slack/web-api. */
-export class SlackChatSink implements ChatSink {
+export class SlackChatSink implements ChatSink, ChatInteractions {
   private readonly client: WebClient;
   private readonly channel: string;
 
@@ -168,5 +169,32 @@ export class SlackChatSink implements ChatSink {
       });
     }
     return { ts };
+  }
+
+  async update(ts: string, message: ChatMessage): Promise<void> {
+    try {
+      await this.client.apiCall("chat.update", toUpdateArgs(message, this.channel, ts));
+    } catch (error) {
+      throw toChatError(error, this.channel, "chat.update");
+    }
+  }
+
+  async openView(triggerId: string, view: JsonObject): Promise<void> {
+    try {
+      await this.client.apiCall("views.open", { trigger_id: triggerId, view });
+    } catch (error) {
+      throw toChatError(error, this.channel, "views.open");
+    }
+  }
+
+  async groupMembers(groupId: string): Promise<string[]> {
+    let result: unknown;
+    try {
+      result = await this.client.apiCall("usergroups.users.list", { usergroup: groupId });
+    } catch (error) {
+      throw toChatError(error, this.channel, "usergroups.users.list");
+    }
+    const users: unknown = result && typeof result === "object" ? Reflect.get(result, "users") : undefined;
+    return Array.isArray(users) ? users.filter((u): u is string => typeof u === "string") : [];
   }
 }

@@ -44,4 +44,14 @@ export class TerminalChatSink implements ChatSink {
     }
     return { ts };
   }
+
+  async update(ts: string, message: ChatMessage): Promise<void> {
+    const lines = blocksToPlain(message.blocks);
+    const body = (lines.length > 0 ? lines : [message.text]).map((l) => `  ${l}`.trimEnd());
+    try {
+      this.stream.write(`${[`● ferret · thread root ${ts} updated`, ...body].join("\n")}\n\n`);
+    } catch (error) {
+      throw new ChatError("writing to the terminal failed", false, { cause: error });
+    }
+  }
 }

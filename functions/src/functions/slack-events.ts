@@ -1,0 +1,167 @@
+import type { Request, Response } from "@google-cloud/functions-framework";
+import type { AnalystAccess } from "../app/analyst-access.js";
+import { type AnalystAction, type AnalystActionKind, analystActionId } from "../domain/analyst.js";
+import type { Verdict } from "../domain/conclusion.js";
+import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
+import type { JsonObject } from "../domain/json.js";
+import { disputeModal } from "../notify/interactive.js";
+import type { Logger } from "../platform/logger.js";
+import { ANALYST_TOPICS } from "../platform/topics.js";
+import type { ChatInteractions } from "../ports/chat-sink.js";
+import type { EventBus } from "../ports/event-bus.js";
+import type { InvestigationStore } from "../ports/investigation-store.js";
+import {
+  clickedButton,
+  disputeSubmission,
+  type Interaction,
+  parseEventsApi,
+  parseInteraction,
+} from "./slack-payloads.js";
+import { checkSlackSignature } from "./slack-signature.js";
+
+export interface SlackEventsDeps {
+  signingSecret: string | undefined;
+  maxAgeSeconds: number;
+  access: AnalystAccess;
+  /** Opens the dispute modal; absent without a bot token (then Dispute cannot work). */
+  interactions: ChatInteractions | undefined;
+  bus: EventBus;
+  store: Pick<InvestigationStore, "get">;
+  logger: Logger;
+  now: () => Date;
+}
+
+type Answer = { status: number; body?: JsonObject };
+
+/**
+ * Slack's interactions and Events API endpoint. It only checks and hands over: signature and
+ * replay window, allowlist, payload shape; then one Pub/Sub publish (or, for Dispute, opening
+ * the modal, whose trigger expires in 3 s). The work happens in the analystActions worker, so
+ * the answer stays well inside Slack's 3-second limit.
+ */
+export function slackEventsHandler(deps: () => Promise<SlackEventsDeps>) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const answer = await handle(req, deps).catch((error: unknown): Answer => {
+      if (error instanceof FerretError && !error.retryable) {
+        return { status: 400, body: { error: error.code, message: error.message } };
+      }
+      // Slack shows the click as failed; the analyst can click again.
+      return { status: 503, body: { error: "unavailable", message: errorMessage(error) } };
+    });
+    if (answer.body) res.status(answer.status).json(answer.body);
+    else res.status(answer.status).send("");
+  };
+}
+
+async function handle(req: Request, getDeps: () => Promise<SlackEventsDeps>): Promise<Answer> {
+  if (req.method !== "POST") return { status: 405, body: { error: "method_not_allowed" } };
+  const d = await getDeps();
+  const raw = Buffer.isBuffer(req.rawBody) ? req.rawBody.toString("utf8") : undefined;
+  if (raw === undefined) return { status: 400, body: { error: "no_body" } };
+  const signature = checkSlackSignature({
+    signingSecret: d.signingSecret,
+    body: raw,
+    signature: header(req, "x-slack-signature"),
+    timestamp: header(req, "x-slack-request-timestamp"),
+    now: d.now(),
+    maxAgeSeconds: d.maxAgeSeconds,
+  });
+  if (!signature.ok) {
+    d.logger.warn("Slack request refused", { why: signature.why });
+    return { status: 401, body: { error: "invalid_signature" } };
+  }
+  const contentType = header(req, "content-type") ?? "";
+  if (contentType.includes("application/json")) return events(raw, d);
+  if (!contentType.includes("application/x-www-form-urlencoded")) {
+    throw new InvalidInputError(`unexpected content type ${contentType.slice(0, 80)}`);
+  }
+  const interaction = parseInteraction(raw);
+  if (!(await d.access.allows(interaction.user.id))) {
+    d.logger.warn("Slack user is not allowed to act on verdicts", { user: interaction.user.id });
+    return refuse(interaction);
+  }
+  return interaction.type === "block_actions" ? click(interaction, d) : submission(interaction, d);
+}
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Events API: the URL check when the app is configured; mentions are not handled yet. */
+function events(raw: string, d: SlackEventsDeps): Answer {
+  const payload = parseEventsApi(raw);
+  if (payload.type === "url_verification") return { status: 200, body: { challenge: payload.challenge } };
+  d.logger.info("Slack event acknowledged, not handled", { eventId: payload.event_id });
+  return { status: 200 };
+}
+
+/** A refused modal shows the reason in the form; a refused click is acknowledged and dropped. */
+function refuse(interaction: Interaction): Answer {
+  if (interaction.type === "view_submission") {
+    return {
+      status: 200,
+      body: {
+        response_action: "errors",
+        errors: { reason: "You are not on ferret's list of analysts; ask the operator to add you." },
+      },
+    };
+  }
+  return { status: 200 };
+}
+
+async function click(
+  interaction: Extract<Interaction, { type: "block_actions" }>,
+  d: SlackEventsDeps,
+): Promise<Answer> {
+  const { kind, investigationId } = clickedButton(interaction);
+  if (kind === "dispute") {
+    if (!d.interactions) throw new InvalidInputError("disputes need a Slack bot token to open the modal");
+    const investigation = await d.store.get(investigationId);
+    await d.interactions.openView(
+      interaction.trigger_id,
+      disputeModal(investigationId, investigation?.conclusion?.verdict),
+    );
+    return { status: 200 };
+  }
+  await publish(d, kind, investigationId, interaction.user);
+  return { status: 200 };
+}
+
+async function submission(
+  interaction: Extract<Interaction, { type: "view_submission" }>,
+  d: SlackEventsDeps,
+): Promise<Answer> {
+  const parsed = disputeSubmission(interaction);
+  if (!parsed.ok) return { status: 200, body: { response_action: "errors", errors: parsed.errors } };
+  const { investigationId, verdict, reason } = parsed.value;
+  await publish(d, "dispute", investigationId, interaction.user, { verdict, reason });
+  return { status: 200 }; // an empty 200 closes the modal
+}
+
+async function publish(
+  d: SlackEventsDeps,
+  kind: AnalystActionKind,
+  investigationId: string,
+  user: Interaction["user"],
+  dispute?: { verdict: Verdict; reason: string },
+): Promise<void> {
+  const action: AnalystAction = {
+    actionId: analystActionId({ investigationId, kind, userId: user.id, ...dispute }),
+    kind,
+    investigationId,
+    user: { id: user.id, ...(user.username || user.name ? { name: user.username ?? user.name } : {}) },
+    ...dispute,
+    at: d.now().toISOString(),
+  };
+  await d.bus.publish(ANALYST_TOPICS.analystActions, action as unknown as JsonObject, {
+    kind,
+    investigationId,
+  });
+  d.logger.info("analyst action accepted", {
+    kind,
+    investigationId,
+    actionId: action.actionId,
+    user: user.id,
+  });
+}
