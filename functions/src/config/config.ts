@@ -23,6 +23,11 @@ export const ConfigSchema = z.strictObject({
       compressAt: z.number().min(0.1).max(0.95).default(0.7),
       /** Keep serving an investigation from the offline model when Gemini stays unavailable. */
       fallbackToOffline: z.boolean().default(true),
+      /**
+       * What happens to a benign/false_positive from the offline playbook model: "hold" ends it
+       * as a draft for a person (needs_human), "allow" lets it conclude. Rules are not judgement.
+       */
+      offlineDismissals: z.enum(["hold", "allow"]).default("hold"),
     })
     .prefault({}),
   agent: z.strictObject(AgentPolicySchema.shape).prefault({}),
@@ -96,6 +101,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_CONTEXT_WINDOW_TOKENS: { path: "model.contextWindowTokens", type: "number" },
   FERRET_COMPRESS_AT: { path: "model.compressAt", type: "number" },
   FERRET_FALLBACK_TO_OFFLINE: { path: "model.fallbackToOffline", type: "boolean" },
+  FERRET_OFFLINE_DISMISSALS: { path: "model.offlineDismissals", type: "string" },
   FERRET_MAX_STEPS: { path: "agent.maxSteps", type: "number" },
   FERRET_MAX_PARALLEL_STEPS: { path: "agent.maxParallelSteps", type: "number" },
   FERRET_MAX_STEP_ITERATIONS: { path: "agent.maxStepIterations", type: "number" },
