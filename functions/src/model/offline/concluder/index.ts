@@ -8,6 +8,7 @@ import { FAMILY_LABELS } from "../families.js";
 import { isPublicIp } from "../net.js";
 import { marked } from "../provenance.js";
 import { type Subject, subjectOf } from "../subject.js";
+import { requireCorroboration } from "./corroboration.js";
 import type { Decision } from "./decision.js";
 import { enrichChain } from "./enrich.js";
 import { EvidenceIndex } from "./evidence-index.js";
@@ -46,7 +47,8 @@ export interface Assessment {
 export function assess(finding: Finding, results: readonly StepResult[]): Assessment {
   const subject = subjectOf(finding);
   const index = new EvidenceIndex(results);
-  return { decision: enrichChain(VERDICT_RULES[subject.family](subject, index), subject, index), index };
+  const decision = requireCorroboration(VERDICT_RULES[subject.family](subject, index));
+  return { decision: enrichChain(decision, subject, index), index };
 }
 
 function notChecked(plan: Plan, results: readonly StepResult[]): string[] {
