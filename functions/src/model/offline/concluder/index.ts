@@ -4,7 +4,7 @@ import type { Finding } from "../../../domain/finding.js";
 import { type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import type { Plan } from "../../../domain/plan.js";
 import type { StepResult } from "../../../domain/results.js";
-import { FAMILY_LABELS } from "../families.js";
+import { findingPhrase } from "../families.js";
 import { isPublicIp } from "../net.js";
 import { marked } from "../provenance.js";
 import { type Subject, subjectOf } from "../subject.js";
@@ -88,7 +88,7 @@ export function conclusionFor(context: ConcluderContext): ConclusionDraft {
     .map((f) => f.finding)
     .join(" ");
   const summary = [
-    `Verdict ${verdict} (confidence ${confidence.toFixed(2)}) for this ${FAMILY_LABELS[subject.family]} finding, decided by explicit rules over the tool evidence, not by an LLM.`,
+    `Verdict ${verdict} (confidence ${confidence.toFixed(2)}) for ${findingPhrase(subject.family, subject.category)}, decided by explicit rules over the tool evidence, not by an LLM.`,
     decision.rule,
     demoted
       ? `The investigation stopped before it finished, so the rule's ${decision.verdict} is held back as inconclusive.`
