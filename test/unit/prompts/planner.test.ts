@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { catalogEntryFor } from "../../../functions/src/domain/category-catalog.js";
 import { renderPrompt } from "../../../functions/src/prompts/render.js";
 import {
   assertFencedOnce,
@@ -72,7 +73,7 @@ describe("prompts/planner.user.liquid", () => {
 
   it("fences the finding once, with hostile text unable to close the fence", () => {
     const finding = hostileFinding();
-    const text = renderPrompt("planner.user", { finding, related: [], problems: [] });
+    const text = renderPrompt("planner.user", { finding, catalog: null, related: [], problems: [] });
     assert.ok(text.startsWith("Plan the investigation of this SCC finding."));
     assertFencedOnce(text, "scc_finding", finding, findingSecrets(finding));
     assert.equal(splitFences(text).fences.length, 1);
@@ -82,7 +83,7 @@ describe("prompts/planner.user.liquid", () => {
 
   it("fences related investigations as data too", () => {
     const finding = hostileFinding();
-    const text = renderPrompt("planner.user", { finding, related, problems: [] });
+    const text = renderPrompt("planner.user", { finding, catalog: null, related, problems: [] });
     assert.ok(text.includes("Earlier investigations that touched the same resource"));
     assertFencedOnce(text, "scc_finding", finding, findingSecrets(finding));
     assertFencedOnce(text, "related_investigations", related, ["inv-0123456789abcdef01234567"]);
@@ -93,7 +94,12 @@ describe("prompts/planner.user.liquid", () => {
       'step "s2" names unknown tool "check_malware"; available: intel_lookup, logs_query',
       "the plan has 12 steps; at most 10 are allowed",
     ];
-    const text = renderPrompt("planner.user", { finding: hostileFinding(), related: [], problems });
+    const text = renderPrompt("planner.user", {
+      finding: hostileFinding(),
+      catalog: null,
+      related: [],
+      problems,
+    });
     const { outside } = splitFences(text);
     assert.ok(
       outside.includes("Your previous plan was rejected for these reasons. Return a corrected plan:"),
@@ -101,9 +107,38 @@ describe("prompts/planner.user.liquid", () => {
     for (const p of problems) assert.equal(count(outside, `- ${p}`), 1, p);
   });
 
-  for (const missing of ["finding", "related", "problems"] as const) {
+  it("gives the catalog entry as ferret's labelled reference, outside the finding's fence", () => {
+    const finding = hostileFinding();
+    const catalog = catalogEntryFor("Persistence: IAM Anomalous Grant");
+    assert.ok(catalog);
+    const text = renderPrompt("planner.user", { finding, catalog, related: [], problems: [] });
+    const { outside } = splitFences(text);
+    assert.ok(outside.includes("## What the detector means (ferret's category catalog)"));
+    assert.ok(outside.includes(`- Meaning: ${catalog.meaning}`));
+    assert.ok(outside.includes("- ATT&CK techniques: T1098"));
+    for (const item of catalog.investigate) assert.equal(count(outside, `  - ${item}`), 1, item);
+    assert.ok(outside.includes(catalog.source));
+    assertFencedOnce(text, "scc_finding", finding, findingSecrets(finding));
+    assert.ok(
+      text.indexOf("ferret's category catalog") < text.indexOf("<<<UNTRUSTED_DATA"),
+      "reference first",
+    );
+  });
+
+  it("says so when the category is not in the catalog", () => {
+    const text = renderPrompt("planner.user", {
+      finding: hostileFinding(),
+      catalog: null,
+      related: [],
+      problems: [],
+    });
+    assert.ok(text.includes("not in ferret's catalog"));
+    assert.ok(!text.includes("## What the detector means"));
+  });
+
+  for (const missing of ["finding", "catalog", "related", "problems"] as const) {
     it(`throws when ${missing} is missing`, () => {
-      const vars = { finding: hostileFinding(), related: [], problems: [] };
+      const vars = { finding: hostileFinding(), catalog: null, related: [], problems: [] };
       const { [missing]: _dropped, ...rest } = vars;
       assert.throws(() => renderPrompt("planner.user", rest), new RegExp(`undefined variable: ${missing}`));
     });

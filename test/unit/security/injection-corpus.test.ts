@@ -45,7 +45,12 @@ describe("the injection corpus against each defence", () => {
 
   it("no finding can close its fence in the planner prompt", () => {
     for (const inv of investigations) {
-      const text = renderPrompt("planner.user", { finding: inv.finding, related: [], problems: [] });
+      const text = renderPrompt("planner.user", {
+        finding: inv.finding,
+        catalog: null,
+        related: [],
+        problems: [],
+      });
       assert.equal(text.split(CLOSE).length - 1, 1, `${inv.finding.name}: exactly the one real close`);
       assert.equal(fenceUntrusted(inv.finding, "x").slice(0, -CLOSE.length).includes(CLOSE), false);
     }
