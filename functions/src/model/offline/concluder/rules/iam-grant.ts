@@ -72,10 +72,11 @@ function isExternal(member: string, org: ReadonlySet<string>, project: string | 
  *   organization's domains (consumer mail, another domain, a foreign project's service account)
  *   and the change is not an approved one; also when the granter called from an IP intel marks
  *   malicious or anonymizing;
- * - approved means at least two independent signals, each anchored: a change ticket cited in a
- *   justification-like field (never a ticket-shaped word inside a member or principal), an
- *   automation identity (its account name), an automation user agent (Terraform, Cloud Build, …);
- *   and no sign against it: the grant came from the addresses the granter normally uses and
+ * - approved means at least two independent signals, each anchored: an automation identity (its
+ *   account name, as whole tokens); the request's own claim — a change ticket cited in a
+ *   justification-like field (never a ticket-shaped word inside a member or principal) or a
+ *   deployment tool's user agent, one signal since one request carries both; the granter's other
+ *   work from the grant's address; and no sign against it: the grant came from the addresses the granter normally uses and
  *   intel does not flag them. An automation identity used from a new address with a script's
  *   user agent is a stolen credential, not automation;
  * - benign when the grant is approved;
@@ -113,11 +114,13 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   ];
   const unusualCaller = usualIps.length > 0 && [...grantIps].some((ip) => !usualIps.includes(ip));
   // The granter's other work (not the grant) from the grant's own address: it acts from there anyway.
+  const grantMethods = new Set(grants.map((g) => g.e.method));
   const usualAddress = index
     .of("audit")
     .some(
       (a) =>
-        !grants.includes(a) &&
+        // Another method: several steps return the grant itself, some as an aggregate without its bindings.
+        !grantMethods.has(a.e.method) &&
         a.e.principal !== undefined &&
         granters.includes(a.e.principal) &&
         a.e.callerIp !== undefined &&
@@ -134,7 +137,8 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
     "";
   const account = (p: string | undefined) => (p ?? "").split("@")[0] ?? "";
   const automationIdentity = grants.filter((g) => AUTOMATION.test(account(g.e.principal)));
-  const automation = automationIdentity.filter((g) => AUTOMATION_AGENT.test(agentOf(g)));
+  const toolAgent = grants.filter((g) => AUTOMATION_AGENT.test(agentOf(g)));
+  const automation = automationIdentity.filter((g) => toolAgent.includes(g));
   const sensitive = [
     ...new Set(
       [...added.map((b) => b.role), ...s.granted.map((g) => g.role ?? "")].filter((r) =>
@@ -149,11 +153,14 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   const badCaller = present(callerIps.map((ip) => index.intelFor(ip))).filter(
     (i) => isBad(i.e) || intelHas(i.e, "anonymizer"),
   );
-  // Independent signals of an approved change, one per source; corroboration.ts wants two.
+  // Independent signals of an approved change, one per source; corroboration.ts wants two. The
+  // ticket and the user agent are both written by whoever sends the request, so together they
+  // are one signal; the identity's name and its usual address come from elsewhere.
   const approvals = present([
-    tickets.length > 0 && "a change ticket is cited in a justification field",
     automationIdentity.length > 0 && "the granter is a deployment automation identity",
-    automation.length > 0 && "the grant carries a deployment tool's user agent",
+    (tickets.length > 0 || toolAgent.length > 0) &&
+      "the request cites a change ticket or carries a deployment tool's user agent",
+    usualAddress && "the granter otherwise works from the grant's address",
   ]);
   const approved = approvals.length >= 2 && !unusualCaller && badCaller.length === 0;
 
@@ -283,7 +290,6 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
         "the member's domain is the organization's own",
         ...approvals,
         sensitive.length === 0 && "the role granted is not a sensitive one",
-        usualAddress && "the granter otherwise works from the grant's address",
       ]),
       confidence: 0.6,
       severity: "LOW",
