@@ -8,10 +8,10 @@ import {
 import type { Decision } from "../../../functions/src/model/offline/concluder/decision.js";
 import { SECURITY_TOOL } from "../../../functions/src/model/offline/concluder/rules/bad-indicator.js";
 import { classifyRow } from "../../../functions/src/model/offline/evidence/classify.js";
-import { iamGrant, quietLogs, T0 } from "./support/evidence.js";
-import { badDomainFinding, iamGrantFinding } from "./support/findings.js";
+import { iamGrant, publicGrant, quietLogs, T0 } from "./support/evidence.js";
+import { badDomainFinding, iamGrantFinding, publicBucketFinding } from "./support/findings.js";
 import { investigate, type Run } from "./support/harness.js";
-import { at, dns, syslog, type Tables } from "./support/logs.js";
+import { at, dns, flow, syslog, type Tables } from "./support/logs.js";
 import { type IntelTable, malicious, RealTools } from "./support/tools.js";
 
 /**
@@ -164,5 +164,104 @@ describe("one hostile item never dismisses", () => {
       { "update-check.badcdn.xyz": malicious(["c2"]) },
     );
     assert.equal(run.conclusion.verdict, "benign", run.conclusion.summary);
+  });
+});
+
+describe("each rule's guard, one case each (mutation-checked)", () => {
+  const domain = "update-check.badcdn.xyz";
+
+  it("a ticket-shaped word inside an address in a justification is not a ticket", () => {
+    const row = classifyRow({
+      method: "SetIamPolicy",
+      request: '{"justification":"access for chg-40211.ops@gmail.com and jira-4021@partner.example"}',
+    });
+    assert.deepEqual(row?.kind === "audit" && row.tickets, []);
+  });
+
+  it("an automation word inside a person's name is not an automation identity", async () => {
+    // "lucia" holds "ci"; with a cited ticket, an unanchored match would make two approval signals.
+    const finding = iamGrantFinding({
+      project: "acme-prod",
+      granter: "lucia@acme.example",
+      member: "helper.contractor@gmail.com",
+      callerIp: "198.51.100.20",
+    });
+    const run = await runWith(finding, {
+      cloudaudit_googleapis_com_activity: [
+        iamGrant({
+          granter: "lucia@acme.example",
+          member: "helper.contractor@gmail.com",
+          callerIp: "198.51.100.20",
+          request: '{"updateMask":"bindings","justification":"CHG-20431 partner onboarding"}',
+        }),
+      ],
+    });
+    assert.equal(run.conclusion.verdict, "true_positive", run.conclusion.summary);
+  });
+
+  it("a security tool's host line counts only in the minutes of the lookup", async () => {
+    const vm = "web-3";
+    const run = await runWith(
+      badDomainFinding(),
+      {
+        dns_googleapis_com_dns_queries: [dns({ at: at(T0, 3), vm, name: domain, answer: "198.51.100.140" })],
+        ...quietLogs(vm),
+        // Two hours before the lookup: a scanner line that has nothing to do with it.
+        syslog: [
+          syslog({ at: at(T0, -120), vm, text: `web-3 nessus[88]: scan finished, checked ${domain}` }),
+        ],
+      },
+      { [domain]: { ...malicious(["c2"]), tags: ["c2", "sinkholed"] } },
+    );
+    assert.ok(!["benign", "false_positive"].includes(run.conclusion.verdict), run.conclusion.summary);
+  });
+
+  it("no dismissal when the workload connected after the lookup, whatever tool looked it up", async () => {
+    const vm = "ioc-validator-1";
+    const contact = Array.from({ length: 6 }, (_, i) =>
+      flow({
+        at: at(T0, 5 + i),
+        src: "10.1.0.5",
+        dest: "198.51.100.140",
+        port: 443,
+        bytes: 40_000,
+        srcVm: vm,
+      }),
+    );
+    const run = await runWith(
+      badDomainFinding({ project: "acme-prod", vm, domain }),
+      {
+        dns_googleapis_com_dns_queries: [dns({ at: at(T0, 4), vm, name: domain, answer: "198.51.100.140" })],
+        compute_googleapis_com_vpc_flows: contact,
+      },
+      { [domain]: { ...malicious(["c2"]), tags: ["c2", "sinkholed"] } },
+    );
+    assert.equal(run.conclusion.verdict, "true_positive", run.conclusion.summary);
+  });
+
+  it("a workload resolving a malicious domain three times is a true_positive, even with no connection seen", async () => {
+    const vm = "web-3";
+    const run = await runWith(
+      badDomainFinding(),
+      {
+        dns_googleapis_com_dns_queries: [3, 13, 23].map((m) =>
+          dns({ at: at(T0, m), vm, name: domain, answer: "198.51.100.140" }),
+        ),
+        ...quietLogs(vm),
+      },
+      { [domain]: malicious(["c2"]) },
+    );
+    assert.equal(run.conclusion.verdict, "true_positive", run.conclusion.summary);
+    assert.equal(run.conclusion.confidence, 0.72);
+  });
+
+  it("a bucket configured as a website, with no reads and no site-like name, is one signal: not dismissed", async () => {
+    const bucket = "acme-exports-2025";
+    const run = await runWith(publicBucketFinding({ project: "acme-prod", bucket }), {
+      cloudaudit_googleapis_com_activity: [
+        publicGrant(bucket, "web-team@acme.example", '{"website":{"mainPageSuffix":"index.html"}}'),
+      ],
+    });
+    assert.ok(!["benign", "false_positive"].includes(run.conclusion.verdict), run.conclusion.summary);
   });
 });
