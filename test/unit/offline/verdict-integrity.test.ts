@@ -173,23 +173,24 @@ describe("each rule's guard, one case each (mutation-checked)", () => {
   it("a ticket-shaped word inside an address in a justification is not a ticket", () => {
     const row = classifyRow({
       method: "SetIamPolicy",
-      request: '{"justification":"access for chg-40211.ops@gmail.com and jira-4021@partner.example"}',
+      request:
+        '{"justification":"access for chg-40211.ops@gmail.com, jira-4021@partner.example and user ops.chg-40211 as asked"}',
     });
     assert.deepEqual(row?.kind === "audit" && row.tickets, []);
   });
 
   it("an automation word inside a person's name is not an automation identity", async () => {
-    // "lucia" holds "ci"; with a cited ticket, an unanchored match would make two approval signals.
+    // "marci" ends in "ci"; with a cited ticket, an unanchored match would make two approval signals.
     const finding = iamGrantFinding({
       project: "acme-prod",
-      granter: "lucia@acme.example",
+      granter: "marci@acme.example",
       member: "helper.contractor@gmail.com",
       callerIp: "198.51.100.20",
     });
     const run = await runWith(finding, {
       cloudaudit_googleapis_com_activity: [
         iamGrant({
-          granter: "lucia@acme.example",
+          granter: "marci@acme.example",
           member: "helper.contractor@gmail.com",
           callerIp: "198.51.100.20",
           request: '{"updateMask":"bindings","justification":"CHG-20431 partner onboarding"}',
