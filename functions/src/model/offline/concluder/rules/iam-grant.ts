@@ -115,17 +115,15 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   const unusualCaller = usualIps.length > 0 && [...grantIps].some((ip) => !usualIps.includes(ip));
   // The granter's other work (not the grant) from the grant's own address: it acts from there anyway.
   const grantMethods = new Set(grants.map((g) => g.e.method));
-  const usualAddress = index
-    .of("audit")
-    .some(
-      (a) =>
-        // Another method: several steps return the grant itself, some as an aggregate without its bindings.
-        !grantMethods.has(a.e.method) &&
-        a.e.principal !== undefined &&
-        granters.includes(a.e.principal) &&
-        a.e.callerIp !== undefined &&
-        grantIps.has(a.e.callerIp),
-    );
+  const usualAddress = index.of("audit").some(
+    (a) =>
+      // Another method: several steps return the grant itself, some as an aggregate without its bindings.
+      !grantMethods.has(a.e.method) &&
+      a.e.principal !== undefined &&
+      granters.includes(a.e.principal) &&
+      a.e.callerIp !== undefined &&
+      grantIps.has(a.e.callerIp),
+  );
   const tickets = [...new Set(grants.flatMap((g) => g.e.tickets))];
   // Policy-change rows may lack the user agent; the granter's own activity rows from the same address carry it.
   const agentOf = (g: Located<AuditEvidence>): string =>
