@@ -1,3 +1,4 @@
+import { catalogEntryFor } from "../domain/category-catalog.js";
 import { ModelOutputError } from "../domain/errors.js";
 import type { Finding } from "../domain/finding.js";
 import { type Plan, type PlanDraft, PlanDraftSchema } from "../domain/plan.js";
@@ -53,6 +54,8 @@ export async function planInvestigation(input: PlannerInput): Promise<PlannerOut
     });
     const user = renderPrompt("planner.user", {
       finding: input.finding,
+      // ferret's own reference text, chosen by the category; null when the catalog has no entry.
+      catalog: catalogEntryFor(input.finding.category) ?? null,
       related: context.related,
       lessons: context.lessons ?? [],
       problems,

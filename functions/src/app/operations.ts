@@ -24,7 +24,7 @@ import type { Purpose } from "../model/port.js";
 import type { Committed } from "../ports/investigation-store.js";
 import { MAX_COMPRESSIONS_PER_STEP } from "./compression.js";
 import type { AppDeps } from "./deps.js";
-import { intelContradiction } from "./dismissal-check.js";
+import { dismissalHold } from "./dismissal-check.js";
 import { publishEvents } from "./publish.js";
 
 /**
@@ -486,28 +486,21 @@ export async function finish(
         : {}),
     });
   });
-  const held = mode === "conclude" ? intelContradiction(conclusion, results) : undefined;
+  const held =
+    mode === "conclude" ? dismissalHold(conclusion, results, deps.config.model.offlineDismissals) : undefined;
   if (held) {
-    deps.logger.warn("dismissal contradicted by threat intel; held for a person", {
+    deps.logger.warn("dismissal held for a person", {
       investigationId: id,
+      kind: held.kind,
       verdict: held.verdict,
-      malicious: held.malicious.map((m) => `${m.type}:${m.value}`),
+      indicators: held.indicators,
     });
   }
   const concluded = mode === "conclude" && !held;
   const status: InvestigationStatus = concluded ? "concluded" : "needs_human";
   const finalReason = held ? held.reason : reason;
   const kept: Conclusion = held
-    ? {
-        ...conclusion,
-        openQuestions: [
-          `Why would ${held.malicious
-            .map((m) => m.value)
-            .slice(0, 3)
-            .join(", ")} be harmless here, given threat intel marks it malicious?`.slice(0, 500),
-          ...conclusion.openQuestions,
-        ].slice(0, 10),
-      }
+    ? { ...conclusion, openQuestions: [held.question, ...conclusion.openQuestions].slice(0, 10) }
     : conclusion;
   const finished = await commit(
     deps,

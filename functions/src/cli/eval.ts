@@ -15,6 +15,8 @@ export interface EvalReport {
   totals: {
     scenarios: number;
     verdictsRight: number;
+    /** Offline dismissals held for a person by model.offlineDismissals: hold. */
+    heldDrafts: number;
     iocRecall: number;
     evidenceRecall: number;
     llmCalls: number;
@@ -33,6 +35,7 @@ export function summarize(scenarios: ScenarioOutcome[]): EvalReport["totals"] {
   return {
     scenarios: scenarios.length,
     verdictsRight: scenarios.filter((s) => s.score?.verdictRight).length,
+    heldDrafts: scenarios.filter((s) => s.score?.heldDraft).length,
     iocRecall: mean((s) => s.score?.iocRecall ?? 0),
     evidenceRecall: mean((s) => s.score?.evidenceRecall ?? 0),
     llmCalls: scenarios.reduce((n, s) => n + s.llmCalls, 0),
@@ -48,6 +51,7 @@ export function renderTable(report: EvalReport): string[] {
     "expected",
     "got",
     "ok",
+    "held",
     "IOC recall",
     "evidence",
     "LLM calls",
@@ -59,6 +63,7 @@ export function renderTable(report: EvalReport): string[] {
     s.expected,
     s.score?.verdict ?? s.status,
     s.score?.verdictRight ? "yes" : "NO",
+    s.score?.heldDraft ? "draft" : "-",
     s.score ? pct(s.score.iocRecall) : "-",
     s.score ? pct(s.score.evidenceRecall) : "-",
     String(s.llmCalls),
@@ -71,6 +76,7 @@ export function renderTable(report: EvalReport): string[] {
     "",
     "",
     `${t.verdictsRight}/${t.scenarios}`,
+    String(t.heldDrafts),
     pct(t.iocRecall),
     pct(t.evidenceRecall),
     String(t.llmCalls),

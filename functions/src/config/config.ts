@@ -25,6 +25,11 @@ const ConfigObjectSchema = z.strictObject({
       compressAt: z.number().min(0.1).max(0.95).default(0.7),
       /** Keep serving an investigation from the offline model when Gemini stays unavailable. */
       fallbackToOffline: z.boolean().default(true),
+      /**
+       * What happens to a benign/false_positive from the offline playbook model: "hold" ends it
+       * as a draft for a person (needs_human), "allow" lets it conclude. Rules are not judgement.
+       */
+      offlineDismissals: z.enum(["hold", "allow"]).default("hold"),
     })
     .prefault({}),
   agent: z.strictObject(AgentPolicySchema.shape).prefault({}),
@@ -135,6 +140,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_GEMINI_LITE_MODEL: { path: "model.geminiLiteModel", type: "string" },
   FERRET_GEMINI_TIMEOUT_MS: { path: "model.timeoutMs", type: "number" },
   FERRET_GEMINI_MAX_RETRY_WAIT_MS: { path: "model.maxRetryWaitMs", type: "number" },
+  FERRET_OFFLINE_DISMISSALS: { path: "model.offlineDismissals", type: "string" },
   FERRET_MAX_STEPS: { path: "agent.maxSteps", type: "number" },
   FERRET_MAX_PARALLEL_STEPS: { path: "agent.maxParallelSteps", type: "number" },
   FERRET_MAX_STEP_ITERATIONS: { path: "agent.maxStepIterations", type: "number" },

@@ -1,3 +1,4 @@
+import { OFFLINE_HOLD_PREFIX } from "../app/dismissal-check.js";
 import { type Investigation, settledVerdict } from "../domain/investigation.js";
 import type { StepResult } from "../domain/results.js";
 import type { Expected } from "./expected.js";
@@ -5,6 +6,12 @@ import type { Expected } from "./expected.js";
 export interface Score {
   verdict: string;
   verdictRight: boolean;
+  /**
+   * The offline model's dismissal, held for a person by the default policy
+   * (model.offlineDismissals: hold). Right when the draft is an acceptable verdict: holding it
+   * is the product's intended outcome, not a miss.
+   */
+  heldDraft: boolean;
   iocRecall: number;
   missingIocs: string[];
   evidenceRecall: number;
@@ -22,11 +29,17 @@ export function scoreInvestigation(
   results: readonly StepResult[],
   expected: Expected,
 ): Score {
-  // Only a concluded verdict counts; a needs_human draft (e.g. a held dismissal) is shown as such.
+  // A concluded verdict counts, and the offline model's held draft (below); other drafts are shown as such.
   const settled = settledVerdict(inv);
   const verdict =
     settled ?? (inv.conclusion ? `${inv.status} (draft ${inv.conclusion.verdict})` : inv.status);
   const acceptable = expected.acceptableVerdicts ?? [expected.verdict];
+  // Only the offline-dismissal hold counts; a dismissal held because intel contradicts it is not right.
+  const heldDraft =
+    inv.status === "needs_human" &&
+    inv.conclusion !== undefined &&
+    inv.conclusion.producedBy.offline &&
+    (inv.reason ?? "").startsWith(OFFLINE_HOLD_PREFIX);
   const concluded = new Set((inv.conclusion?.iocs ?? []).map((i) => i.value.toLowerCase()));
   const missingIocs = expected.requiredIocs
     .filter((i) => !concluded.has(i.value.toLowerCase()))
@@ -44,7 +57,10 @@ export function scoreInvestigation(
   const ratio = (missing: number, total: number) => (total === 0 ? 1 : (total - missing) / total);
   return {
     verdict,
-    verdictRight: settled !== undefined && acceptable.includes(settled),
+    verdictRight:
+      (settled !== undefined && acceptable.includes(settled)) ||
+      (heldDraft && inv.conclusion !== undefined && acceptable.includes(inv.conclusion.verdict)),
+    heldDraft,
     iocRecall: ratio(missingIocs.length, expected.requiredIocs.length),
     missingIocs,
     evidenceRecall: ratio(missingEvidence.length, expected.requiredEvidence.length),

@@ -24,7 +24,10 @@ test("ferret eval on examples/scenarios with the offline model gets every verdic
   assert.ok(outcomes.length >= 6, "at least six scenarios");
   for (const o of outcomes) {
     assert.equal(o.error, undefined, `${o.scenario} errored`);
-    assert.equal(o.status, "concluded", `${o.scenario} ended ${o.status}`);
+    // The offline model's dismissals wait for a person by default; everything else concludes.
+    const dismissal = o.expected === "benign" || o.expected === "false_positive";
+    assert.equal(o.status, dismissal ? "needs_human" : "concluded", `${o.scenario} ended ${o.status}`);
+    assert.equal(o.score?.heldDraft, dismissal, `${o.scenario} held as an offline draft`);
     assert.ok(o.score?.verdictRight, `${o.scenario}: got ${o.score?.verdict}, expected ${o.expected}`);
     assert.equal(o.score?.iocRecall, 1, `${o.scenario} missed IOCs ${o.score?.missingIocs.join(", ")}`);
     assert.ok(o.llmCalls > 0 && o.inputTokens > 0, "usage is counted");

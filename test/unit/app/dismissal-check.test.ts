@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { intelContradiction } from "../../../functions/src/app/dismissal-check.js";
+import {
+  dismissalHold,
+  intelContradiction,
+  OFFLINE_HOLD_PREFIX,
+  offlineDismissal,
+} from "../../../functions/src/app/dismissal-check.js";
 import type { IndicatorVerdict } from "../../../functions/src/domain/intel-verdict.js";
 import type { StepResult, ToolCall } from "../../../functions/src/domain/results.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
@@ -102,5 +107,49 @@ describe("intelContradiction", () => {
       held?.reason ?? "",
       /marks ip 192\.0\.2\.1, ip 192\.0\.2\.2, ip 192\.0\.2\.3 and 2 more as malicious/,
     );
+  });
+});
+
+describe("offlineDismissal / dismissalHold", () => {
+  const offline = { model: "offline-playbook", offline: true };
+  const gemini = { model: "gemini-2.5-flash", offline: false };
+
+  it("holds the offline model's benign and false_positive by default, and lets them conclude when allowed", () => {
+    for (const verdict of ["benign", "false_positive"] as const) {
+      const held = offlineDismissal({ verdict, confidence: 0.82, producedBy: offline }, "hold");
+      assert.ok(held, verdict);
+      assert.equal(held.kind, "offline_dismissal");
+      assert.ok(held.reason.startsWith(OFFLINE_HOLD_PREFIX));
+      assert.match(held.reason, new RegExp(`drafted ${verdict} \\(82%\\)`));
+      assert.equal(offlineDismissal({ verdict, confidence: 0.82, producedBy: offline }, "allow"), undefined);
+    }
+  });
+
+  it("never holds a true_positive or inconclusive, nor an LLM's dismissal", () => {
+    assert.equal(
+      offlineDismissal({ verdict: "true_positive", confidence: 0.9, producedBy: offline }, "hold"),
+      undefined,
+    );
+    assert.equal(
+      offlineDismissal({ verdict: "inconclusive", confidence: 0.3, producedBy: offline }, "hold"),
+      undefined,
+    );
+    assert.equal(
+      offlineDismissal({ verdict: "benign", confidence: 0.9, producedBy: gemini }, "hold"),
+      undefined,
+    );
+  });
+
+  it("names an intel contradiction first, even when offline dismissals are allowed", async () => {
+    const flagged = [await lookedUp("a", ["203.0.113.66"])];
+    const held = dismissalHold({ verdict: "benign", confidence: 0.9, producedBy: offline }, flagged, "allow");
+    assert.equal(held?.kind, "intel_contradiction");
+    assert.match(held?.question ?? "", /203\.0\.113\.66/);
+    const quiet = dismissalHold(
+      { verdict: "benign", confidence: 0.9, producedBy: offline },
+      [fx.stepResult()],
+      "hold",
+    );
+    assert.equal(quiet?.kind, "offline_dismissal");
   });
 });

@@ -76,6 +76,7 @@ describe("loadConfig defaults", () => {
       contextWindowTokens: 1_048_576,
       compressAt: 0.7,
       fallbackToOffline: true,
+      offlineDismissals: "hold",
     });
     assert.deepEqual(roles, DEFAULT_ROLE_SETTINGS);
     assert.deepEqual(prices, DEFAULT_PRICES);
@@ -141,6 +142,7 @@ describe("FERRET_* overrides", () => {
         FERRET_TOOLS_DENY: " intel_otx, logs_* ,, ",
         FERRET_MIN_SEVERITY: "HIGH",
         FERRET_COMPRESS_AT: "0.5",
+        FERRET_OFFLINE_DISMISSALS: "allow",
       },
     });
     assert.equal(config.agent.maxSteps, 8);
@@ -152,6 +154,7 @@ describe("FERRET_* overrides", () => {
     assert.equal(config.ingest.minimumSeverity, "HIGH");
     assert.deepEqual(config.ingest.ignoreCategories, ["Discovery: *"], "from the file");
     assert.equal(config.model.compressAt, 0.5);
+    assert.equal(config.model.offlineDismissals, "allow");
     assert.equal(config.model.provider, "offline", "from the file");
   });
 

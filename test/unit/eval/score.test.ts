@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { OFFLINE_HOLD_PREFIX } from "../../../functions/src/app/dismissal-check.js";
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import type { StepResult } from "../../../functions/src/domain/results.js";
 import { ExpectedSchema } from "../../../functions/src/eval/expected.js";
@@ -25,6 +26,7 @@ function inv(verdict: string | undefined, iocs: string[]): Investigation {
       ? {
           verdict,
           summary: "Only PUBLICKEY logins were accepted.",
+          producedBy: { model: "offline-playbook", offline: true },
           keyFindings: [],
           iocs: iocs.map((value) => ({ type: "ip", value })),
         }
@@ -39,6 +41,7 @@ test("an acceptable alternative verdict is right; IOC and evidence matching igno
   assert.deepEqual(score, {
     verdict: "benign",
     verdictRight: true,
+    heldDraft: false,
     iocRecall: 1,
     missingIocs: [],
     evidenceRecall: 1,
@@ -67,4 +70,39 @@ test("a held draft verdict (needs_human) is shown as a draft and never counts as
   const score = scoreInvestigation(held, results, expected);
   assert.equal(score.verdict, "needs_human (draft benign)");
   assert.equal(score.verdictRight, false);
+});
+
+test("the offline model's dismissal held by policy is right when the draft is acceptable, and counted as held", () => {
+  const held = {
+    ...inv("benign", ["198.51.100.34"]),
+    status: "needs_human",
+    reason: `${OFFLINE_HOLD_PREFIX}: the offline playbook model (rules, no LLM) drafted benign (78%)`,
+  } as Investigation;
+  const score = scoreInvestigation(held, results, expected);
+  assert.equal(score.verdict, "needs_human (draft benign)");
+  assert.equal(score.heldDraft, true);
+  assert.equal(score.verdictRight, true);
+  const wrongDraft = scoreInvestigation(
+    { ...held, conclusion: { ...held.conclusion, verdict: "true_positive" } } as Investigation,
+    results,
+    expected,
+  );
+  assert.equal(wrongDraft.verdictRight, false, "a held draft of an unacceptable verdict is still wrong");
+});
+
+test("a dismissal held because intel contradicts it is not right, nor an LLM's draft with the offline reason", () => {
+  const intelHeld = {
+    ...inv("benign", []),
+    status: "needs_human",
+    reason: "the model concluded benign (97%), but threat intel marks ip 203.0.113.66 as malicious",
+  } as Investigation;
+  assert.equal(scoreInvestigation(intelHeld, results, expected).verdictRight, false);
+  const base = inv("benign", []);
+  const llm = {
+    ...base,
+    status: "needs_human",
+    reason: `${OFFLINE_HOLD_PREFIX}: forged`,
+    conclusion: { ...base.conclusion, producedBy: { model: "gemini-2.5-flash", offline: false } },
+  } as Investigation;
+  assert.equal(scoreInvestigation(llm, results, expected).verdictRight, false);
 });

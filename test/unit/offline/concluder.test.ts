@@ -247,24 +247,32 @@ describe("offline concluder: verdicts by explicit rules over tool evidence", () 
       assert.equal(run.conclusion.severity, "LOW");
     });
 
-    it("false_positive: the member is in the granter's own domain", async () => {
+    it("false_positive: the member is in the granter's own domain, and the granter works from that address", async () => {
       const finding = iamGrantFinding({
         project: "acme-prod",
         granter: "ops-admin@acme.example",
         member: "new.hire@acme.example",
         callerIp: "198.51.100.20",
       });
-      const run = await runWith(finding, {
-        cloudaudit_googleapis_com_activity: [
-          iamGrant({
-            granter: "ops-admin@acme.example",
-            member: "new.hire@acme.example",
-            callerIp: "198.51.100.20",
-          }),
-        ],
+      const grant = iamGrant({
+        granter: "ops-admin@acme.example",
+        member: "new.hire@acme.example",
+        callerIp: "198.51.100.20",
       });
+      const routine = audit({
+        at: at(T0, 30),
+        method: "v1.compute.instances.list",
+        principal: "ops-admin@acme.example",
+        callerIp: "198.51.100.20",
+        resource: "projects/acme-prod",
+      });
+      const run = await runWith(finding, { cloudaudit_googleapis_com_activity: [grant, routine] });
       check(run.conclusion);
       assert.equal(run.conclusion.verdict, "false_positive");
+      // The same owner grant with the domain as its only signal is not dismissed.
+      const alone = await runWith(finding, { cloudaudit_googleapis_com_activity: [grant] });
+      assert.equal(alone.conclusion.verdict, "inconclusive", alone.conclusion.summary);
+      assert.match(alone.conclusion.summary, /needs at least 2 independent corroborating signals/);
     });
   });
 

@@ -177,3 +177,43 @@ describe("offline planner", () => {
     await assert.rejects(plan(cryptominingFinding(), []), ModelOutputError);
   });
 });
+
+describe("routing by catalog", () => {
+  it("never routes by tactic prefix, catalogued or not", async () => {
+    const { familyOf } = await import("../../../functions/src/model/offline/families.js");
+    const external = makeFinding({
+      category: "Credential Access: External Member Added To Privileged Group",
+    });
+    assert.equal(familyOf(external), "admin_change", "not the leaked-credential playbook");
+    // An uncatalogued category with a familiar tactic prefix and nothing else to go on.
+    const unknown = makeFinding({ category: "Credential Access: Something New" });
+    assert.equal(familyOf(unknown), "generic");
+    const newGrant = makeFinding({ category: "Privilege Escalation: Anomalous IAM Grant v2" });
+    assert.equal(familyOf(newGrant), "iam_grant", "words about the event still count");
+  });
+
+  it("plans BUCKET_LOGGING_DISABLED as a posture finding, not with the public-bucket rules", async () => {
+    const finding = makeFinding({
+      category: "BUCKET_LOGGING_DISABLED",
+      findingClass: "MISCONFIGURATION",
+      resource: {
+        name: "//storage.googleapis.com/acme-site-assets",
+        type: "google.cloud.storage.Bucket",
+        projectDisplayName: "acme-prod",
+      },
+    });
+    const p = await plan(finding);
+    assert.ok(
+      p.constraints.some((c) => /misconfiguration or vulnerability playbook/.test(c)),
+      p.constraints.join(" | "),
+    );
+    assert.ok(!p.steps.some((s) => /bucket-(policy|access)/.test(s.id)), p.steps.map((s) => s.id).join(", "));
+  });
+
+  it("names the generic playbook and why, never 'unclassified finding finding'", async () => {
+    const p = await plan(makeFinding({ category: "Something Google never documented" }));
+    const text = JSON.stringify(p);
+    assert.match(text, /generic playbook \(the category is not in the catalog\)/);
+    assert.doesNotMatch(text, /finding finding/);
+  });
+});

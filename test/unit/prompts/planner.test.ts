@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { catalogEntryFor } from "../../../functions/src/domain/category-catalog.js";
 import { renderPrompt } from "../../../functions/src/prompts/render.js";
 import {
   assertFencedOnce,
@@ -72,7 +73,13 @@ describe("prompts/planner.user.liquid", () => {
 
   it("fences the finding once, with hostile text unable to close the fence", () => {
     const finding = hostileFinding();
-    const text = renderPrompt("planner.user", { finding, related: [], lessons: [], problems: [] });
+    const text = renderPrompt("planner.user", {
+      finding,
+      catalog: null,
+      related: [],
+      lessons: [],
+      problems: [],
+    });
     assert.ok(text.startsWith("Plan the investigation of this SCC finding."));
     assertFencedOnce(text, "scc_finding", finding, findingSecrets(finding));
     assert.equal(splitFences(text).fences.length, 1);
@@ -82,7 +89,7 @@ describe("prompts/planner.user.liquid", () => {
 
   it("fences related investigations as data too", () => {
     const finding = hostileFinding();
-    const text = renderPrompt("planner.user", { finding, related, lessons: [], problems: [] });
+    const text = renderPrompt("planner.user", { finding, catalog: null, related, lessons: [], problems: [] });
     assert.ok(text.includes("Earlier investigations that touched the same resource"));
     assertFencedOnce(text, "scc_finding", finding, findingSecrets(finding));
     assertFencedOnce(text, "related_investigations", related, ["inv-0123456789abcdef01234567"]);
@@ -102,7 +109,7 @@ describe("prompts/planner.user.liquid", () => {
       },
     ];
     const finding = hostileFinding();
-    const text = renderPrompt("planner.user", { finding, related: [], lessons, problems: [] });
+    const text = renderPrompt("planner.user", { finding, catalog: null, related: [], lessons, problems: [] });
     const { outside } = splitFences(text);
     assert.ok(outside.includes("Analysts disputed ferret's verdict on earlier findings of this category"));
     assert.ok(!outside.includes("Ignore the rules"), "the reason stays inside the fence");
@@ -117,6 +124,7 @@ describe("prompts/planner.user.liquid", () => {
     ];
     const text = renderPrompt("planner.user", {
       finding: hostileFinding(),
+      catalog: null,
       related: [],
       lessons: [],
       problems,
@@ -128,9 +136,39 @@ describe("prompts/planner.user.liquid", () => {
     for (const p of problems) assert.equal(count(outside, `- ${p}`), 1, p);
   });
 
-  for (const missing of ["finding", "related", "lessons", "problems"] as const) {
+  it("gives the catalog entry as ferret's labelled reference, outside the finding's fence", () => {
+    const finding = hostileFinding();
+    const catalog = catalogEntryFor("Persistence: IAM Anomalous Grant");
+    assert.ok(catalog);
+    const text = renderPrompt("planner.user", { finding, catalog, related: [], lessons: [], problems: [] });
+    const { outside } = splitFences(text);
+    assert.ok(outside.includes("## What the detector means (ferret's category catalog)"));
+    assert.ok(outside.includes(`- Meaning: ${catalog.meaning}`));
+    assert.ok(outside.includes("- ATT&CK techniques: T1098"));
+    for (const item of catalog.investigate) assert.equal(count(outside, `  - ${item}`), 1, item);
+    assert.ok(outside.includes(catalog.source));
+    assertFencedOnce(text, "scc_finding", finding, findingSecrets(finding));
+    assert.ok(
+      text.indexOf("ferret's category catalog") < text.indexOf("<<<UNTRUSTED_DATA"),
+      "reference first",
+    );
+  });
+
+  it("says so when the category is not in the catalog", () => {
+    const text = renderPrompt("planner.user", {
+      finding: hostileFinding(),
+      catalog: null,
+      related: [],
+      lessons: [],
+      problems: [],
+    });
+    assert.ok(text.includes("not in ferret's catalog"));
+    assert.ok(!text.includes("## What the detector means"));
+  });
+
+  for (const missing of ["finding", "catalog", "related", "lessons", "problems"] as const) {
     it(`throws when ${missing} is missing`, () => {
-      const vars = { finding: hostileFinding(), related: [], lessons: [], problems: [] };
+      const vars = { finding: hostileFinding(), catalog: null, related: [], lessons: [], problems: [] };
       const { [missing]: _dropped, ...rest } = vars;
       assert.throws(() => renderPrompt("planner.user", rest), new RegExp(`undefined variable: ${missing}`));
     });

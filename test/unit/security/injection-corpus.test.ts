@@ -47,6 +47,7 @@ describe("the injection corpus against each defence", () => {
     for (const inv of investigations) {
       const text = renderPrompt("planner.user", {
         finding: inv.finding,
+        catalog: null,
         related: [],
         lessons: [],
         problems: [],

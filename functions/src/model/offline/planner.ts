@@ -2,9 +2,10 @@ import type { PlannerContext } from "../../agent/contexts.js";
 import { ModelOutputError } from "../../domain/errors.js";
 import type { PlanDraft, StepDraft } from "../../domain/plan.js";
 import { describeIntent } from "./describe.js";
-import { FAMILY_LABELS } from "./families.js";
+import { playbookPhrase } from "./families.js";
 import { tableAvailable } from "./intents.js";
 import { PLAYBOOKS, type StepSpec } from "./playbooks/index.js";
+import { intelStep } from "./playbooks/types.js";
 import { marked } from "./provenance.js";
 import { type Subject, subjectOf } from "./subject.js";
 import { stepTools } from "./tool-choice.js";
@@ -38,20 +39,34 @@ function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepD
   return kept.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) }));
 }
 
-/** When nothing in the playbook can run with the offered tools, one step with any tool is better than no plan. */
+/**
+ * When nothing in the playbook can run with the offered tools: the resource's own activity, a
+ * question every finding can ask, with whatever tool serves it. A step with a tool but no
+ * question the executor can decode would run nothing, so there is no such fallback.
+ */
 function lastResort(subject: Subject, context: PlannerContext): StepDraft {
-  const tool = context.tools[0];
-  if (!tool)
-    throw new ModelOutputError("offline-playbook cannot plan: the planner context offers no tools", {
-      purpose: "planner",
-    });
-  return {
-    id: "inspect-finding",
-    description: `Gather whatever ${tool} can tell about ${subject.resourceShort} and the finding's indicators (${[...subject.publicIps, ...subject.domains].join(", ") || "none named"}) between ${subject.window.start} and ${subject.window.end}.`,
-    tools: [tool],
-    expected: "Any record that confirms or refutes the finding's activity.",
-    dependsOn: [],
+  const spec: StepSpec = {
+    id: "resource-activity",
+    intent: {
+      kind: "resource_activity",
+      params: {
+        resource: [subject.instance ?? subject.bucket ?? subject.resourceShort],
+        ...(subject.project ? { project: [subject.project] } : {}),
+        start: [subject.window.start],
+        end: [subject.window.end],
+      },
+    },
+    expected: "Who touched the resource around the event, and from where.",
   };
+  const tools = stepTools(spec.intent.kind, context.tools);
+  if (tools) return toDraft(spec, tools);
+  const intel = intelStep("intel-iocs", subject, "A malicious verdict on any indicator of the finding.");
+  const intelTools = intel && stepTools("intel", context.tools);
+  if (intel && intelTools) return toDraft(intel, intelTools);
+  throw new ModelOutputError(
+    "offline-playbook cannot plan: the planner context offers no tool that can query logs or intelligence",
+    { purpose: "planner" },
+  );
 }
 
 function constraintsFor(base: readonly string[], subject: Subject, context: PlannerContext): string[] {
@@ -62,7 +77,7 @@ function constraintsFor(base: readonly string[], subject: Subject, context: Plan
         `Earlier investigation ${r.id} (${r.category}, verdict ${r.verdict ?? "none"}) shares ${r.sharedBy}; a lead, not evidence.`,
     );
   const fixed = context.problems.length > 0 ? [`Re-planned to fix: ${context.problems.join("; ")}`] : [];
-  const provenance = `Plan chosen by the offline playbook model from the ${FAMILY_LABELS[subject.family]} playbook: rules, no LLM.`;
+  const provenance = `Plan chosen by the offline playbook model from ${playbookPhrase(subject.family)}: rules, no LLM.`;
   return [provenance, ...base, ...fixed, ...related].slice(0, MAX_CONSTRAINTS).map((c) => clip(c, 300));
 }
 

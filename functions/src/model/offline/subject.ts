@@ -48,6 +48,11 @@ const WINDOW_HOURS: Record<FamilyId, [number, number]> = {
   iam_grant: [24, 6],
   credential_access: [24, 6],
   public_bucket: [72, 6],
+  exfiltration: [24, 6],
+  admin_change: [24, 6],
+  runtime: [6, 1],
+  // A configuration may have been set long before the scan that found it.
+  posture: [168, 6],
   generic: [6, 1],
 };
 

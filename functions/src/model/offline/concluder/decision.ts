@@ -23,6 +23,11 @@ export interface Decision {
   actions: Action[];
   openQuestions: string[];
   iocs: Ioc[];
+  /**
+   * For a dismissal: the independent signals it rests on, one name per source
+   * (corroboration.ts turns a dismissal with fewer than two into inconclusive).
+   */
+  signals?: string[];
 }
 
 export type FamilyRules = (subject: Subject, index: EvidenceIndex) => Decision;

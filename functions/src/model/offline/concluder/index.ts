@@ -4,10 +4,11 @@ import type { Finding } from "../../../domain/finding.js";
 import { type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import type { Plan } from "../../../domain/plan.js";
 import type { StepResult } from "../../../domain/results.js";
-import { FAMILY_LABELS } from "../families.js";
+import { findingPhrase } from "../families.js";
 import { isPublicIp } from "../net.js";
 import { marked } from "../provenance.js";
 import { type Subject, subjectOf } from "../subject.js";
+import { requireCorroboration } from "./corroboration.js";
 import type { Decision } from "./decision.js";
 import { enrichChain } from "./enrich.js";
 import { EvidenceIndex } from "./evidence-index.js";
@@ -46,7 +47,8 @@ export interface Assessment {
 export function assess(finding: Finding, results: readonly StepResult[]): Assessment {
   const subject = subjectOf(finding);
   const index = new EvidenceIndex(results);
-  return { decision: enrichChain(VERDICT_RULES[subject.family](subject, index), subject, index), index };
+  const decision = requireCorroboration(VERDICT_RULES[subject.family](subject, index));
+  return { decision: enrichChain(decision, subject, index), index };
 }
 
 function notChecked(plan: Plan, results: readonly StepResult[]): string[] {
@@ -86,7 +88,7 @@ export function conclusionFor(context: ConcluderContext): ConclusionDraft {
     .map((f) => f.finding)
     .join(" ");
   const summary = [
-    `Verdict ${verdict} (confidence ${confidence.toFixed(2)}) for this ${FAMILY_LABELS[subject.family]} finding, decided by explicit rules over the tool evidence, not by an LLM.`,
+    `Verdict ${verdict} (confidence ${confidence.toFixed(2)}) for ${findingPhrase(subject.family, subject.category)}, decided by explicit rules over the tool evidence, not by an LLM.`,
     decision.rule,
     demoted
       ? `The investigation stopped before it finished, so the rule's ${decision.verdict} is held back as inconclusive.`

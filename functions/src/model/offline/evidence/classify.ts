@@ -77,8 +77,14 @@ const SSH_FAILED =
 const SSH_ACCEPTED =
   /Accepted (?:password|publickey|keyboard-interactive\/pam) for (\S+) from (\d{1,3}(?:\.\d{1,3}){3})/i;
 const INVALID_USER = /Invalid user (\S+) from/i;
-const STRICT_TICKET = /\b(?:CHG|CR|RFC|INC|SR|REQ|TICKET|JIRA)[-_ #]?\d{3,}\b/gi;
-const KEY_TICKET = /\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g;
+// A ticket is a whole token: not part of an address or name ("chg-40211.ops@gmail.com" is a grantee, not a change).
+const STRICT_TICKET = /(?<![\w.@-])(?:CHG|CR|RFC|INC|SR|REQ|TICKET|JIRA)[-_ #]?\d{3,}(?![\w.@-])/gi;
+const KEY_TICKET = /(?<![\w.@-])[A-Z][A-Z0-9]{1,9}-\d{2,}(?![\w.@-])/g;
+/** Fields where a person states why a change is made; the last segment of the key decides. */
+const TICKET_FIELD =
+  /(?:^|[._-])(?:justification|reason|ticket|tickets|note|notes|change[-_]?(?:id|ticket|request|ref)?|labels?)$/i;
+/** "key":"value" pairs inside request/response JSON kept as strings. */
+const JSON_PAIR = /"([A-Za-z0-9_.-]{1,64})"\s*:\s*"((?:[^"\\]|\\.){0,500})"/g;
 const WEBSITE = /mainPageSuffix|notFoundPage|"website"/;
 const PUBLIC_LABEL = /"([a-z0-9_-]{1,63})"\s*:\s*"([a-z0-9_-]*(?:public|website|static|cdn)[a-z0-9_-]*)"/gi;
 
@@ -215,14 +221,22 @@ function bindingsOf(row: Flat): AuditEvidence["bindings"] {
   return out;
 }
 
-/** Ticket references: strict change-ticket prefixes anywhere, issue keys only in ticket-like fields. */
+/**
+ * Ticket references, only where a person states why a change is made: fields (or JSON keys
+ * inside a request string) named justification, reason, ticket, note, change… Any other field
+ * — a member, a principal, a resource name — is chosen by whoever makes the change, so a
+ * ticket-shaped word there approves nothing.
+ */
 function ticketsOf(row: Flat): string[] {
   const found: string[] = [];
+  const read = (key: string, value: string) => {
+    if (!TICKET_FIELD.test(key.split(".").at(-1) ?? key)) return;
+    found.push(...(value.match(STRICT_TICKET) ?? []), ...(value.match(KEY_TICKET) ?? []));
+  };
   for (const [key, value] of row) {
     if (typeof value !== "string") continue;
-    found.push(...(value.match(STRICT_TICKET) ?? []));
-    if (/justification|reason|ticket|change|labels/i.test(key))
-      found.push(...(value.match(KEY_TICKET) ?? []));
+    read(key, value);
+    for (const pair of value.matchAll(JSON_PAIR)) read(pair[1] ?? "", pair[2] ?? "");
   }
   return [...new Set(found)].slice(0, 5);
 }

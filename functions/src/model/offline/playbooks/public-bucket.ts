@@ -1,6 +1,10 @@
 import type { Subject } from "../subject.js";
 import { commonConstraints, opt, type Playbook, present, windowParams } from "./types.js";
 
+/**
+ * Reader IPs are looked up by the reflector's intel-new steps once bucket-access has found
+ * them; a planned intel step with no value yet would run nothing when nobody read the bucket.
+ */
 export function publicBucketPlaybook(s: Subject): Playbook {
   const w = windowParams(s.window);
   const bucket = s.bucket ?? s.resourceShort;
@@ -24,13 +28,6 @@ export function publicBucketPlaybook(s: Subject): Playbook {
         intent: { kind: "bucket_access", params: { bucket: [bucket], ...w } },
         expected:
           "Anonymous reads of objects prove exposure was used; only authenticated reads or only public web assets point to benign.",
-      },
-      {
-        id: "intel-readers",
-        intent: { kind: "intel", params: {} },
-        expected:
-          "Reputation of the external IPs that read the bucket anonymously (scanners, crawlers, known bad).",
-        dependsOn: ["bucket-access"],
       },
     ]),
   };

@@ -4,9 +4,13 @@ import type { Subject } from "../../subject.js";
 import { absence, confidenceFrom, type Decision, finding, present, sumCount } from "../decision.js";
 import type { EvidenceIndex } from "../evidence-index.js";
 
-/** Names of security tooling that looks up bad domains on purpose (scanners, EDR, sandboxes, intel enrichment). */
+/**
+ * Names of security tooling that looks up bad domains on purpose (scanners, EDR, sandboxes,
+ * intel enrichment), anchored on token boundaries: "edr" names an EDR agent, not "cathedral"
+ * or "fedramp"; "soc" a SOC job, not "social".
+ */
 export const SECURITY_TOOL =
-  /ioc[-_ ]?(validat|scan|check)|feed[-_ ]?(validat|check)|nessus|qualys|nmap|openvas|rapid7|tenable|nuclei|scanner|\bscan\b|security[-_ ]?(scan|tool|audit)|edr|crowdstrike|falcon|defender|sentinel|osquery|wazuh|suricata|zeek|urlscan|virustotal|sandbox|threat[-_ ]?intel|soc[-_]|pentest|red[-_]?team/i;
+  /(?:^|[^a-z0-9])(?:ioc[-_ ]?(?:validat|scan|check)[a-z]*|feed[-_ ]?(?:validat|check)[a-z]*|nessus|qualys|nmap|openvas|rapid7|tenable|nuclei|scanners?|scan|security[-_ ]?(?:scan|tool|audit)[a-z]*|edr|crowdstrike|falcon|defender|sentinel(?:one)?|osquery[a-z]*|wazuh|suricata|zeek|urlscan|virustotal|sandbox|threat[-_ ]?intel|soc|pentest|red[-_]?team)(?![a-z0-9])/i;
 /** Host activity that resolves names: resolvers, lookups, feed or IOC jobs. */
 const RESOLVER_WORK = /resolv|nslookup|\bdig\b|\bhost\s+-|dns|lookup|validat|\bfeed\b|\bioc\b|CRON/i;
 const NEAR_MS = 5 * 60_000;
@@ -36,19 +40,13 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
     ...new Set(dns.flatMap((d) => d.e.answers.filter((a) => isIpv4(a) || /^[0-9a-f]*:[0-9a-f:]+$/i.test(a)))),
   ];
   const sinkholeIntel = index.of("intel").filter((i) => intelHas(i.e, "sinkhole"));
-  const sinkholed =
-    sinkholeIntel.length > 0 ||
-    (dns.length > 0 &&
-      dns.every(
-        (d) => d.e.answers.every((a) => NULL_ANSWER.test(a)) || /NXDOMAIN/i.test(d.e.responseCode ?? ""),
-      ));
   const lookupTimes = dns
     .flatMap((d) => [d.e.first, d.e.last])
     .map((t) => Date.parse(t ?? ""))
     .filter(Number.isFinite);
   const nearLookup = (at: string | undefined) =>
     lookupTimes.some((t) => Math.abs(Date.parse(at ?? "") - t) <= NEAR_MS);
-  // What ran on the host in the minutes of a lookup, or any line naming the indicator.
+  // What ran on the host in the minutes of a lookup, or any line naming the indicator: context for a reader.
   const aroundLookup = index
     .of("host_line")
     .filter(
@@ -56,10 +54,23 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
         indicators.some((v) => l.e.text.includes(v)) ||
         (nearLookup(l.e.first) && RESOLVER_WORK.test(l.e.text)),
     );
-  const toolSources = [
-    ...dns.filter((d) => SECURITY_TOOL.test(d.e.source ?? "")),
-    ...aroundLookup.filter((l) => SECURITY_TOOL.test(l.e.text)),
-  ];
+  // As a signal, a host line must be a security tool's, in the minutes of a lookup: naming the
+  // indicator proves nothing (an attacker writes that line as easily as a scanner).
+  const dnsTool = dns.filter((d) => SECURITY_TOOL.test(d.e.source ?? ""));
+  const hostTool = aroundLookup.filter((l) => nearLookup(l.e.first) && SECURITY_TOOL.test(l.e.text));
+  const toolSources = [...dnsTool, ...hostTool];
+  const nullAnswered =
+    dns.length > 0 &&
+    dns.every(
+      (d) => d.e.answers.every((a) => NULL_ANSWER.test(a)) || /NXDOMAIN/i.test(d.e.responseCode ?? ""),
+    );
+  // One name per independent source; corroboration.ts wants two before a dismissal stands.
+  const signals = present([
+    dnsTool.length > 0 && "DNS client is a security tool",
+    hostTool.length > 0 && "security tool ran on the host at the lookup",
+    sinkholeIntel.length > 0 && "threat intel tags a sinkhole",
+    nullAnswered && "DNS answered a sinkhole/null address",
+  ]);
   const workloadDns = dns.filter((d) => !SECURITY_TOOL.test(d.e.source ?? ""));
   const contactIps = new Set([
     ...s.remoteIps,
@@ -87,7 +98,7 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
       aroundLookup,
     ),
     finding(
-      `DNS lookups: ${sumCount(dns)} quer(ies)${answers.length ? `, answered ${answers.slice(0, 4).join(", ")}` : ""}${sinkholed ? " (sinkhole / null answer)" : ""}.`,
+      `DNS lookups: ${sumCount(dns)} quer(ies)${answers.length ? `, answered ${answers.slice(0, 4).join(", ")}` : ""}${nullAnswered || sinkholeIntel.length > 0 ? " (sinkhole / null answer)" : ""}.`,
       dns,
     ),
     followOn.length > 0
@@ -119,17 +130,15 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
     openQuestions: [] as string[],
   };
 
-  if ((toolSources.length > 0 || sinkholed) && followOn.length === 0) {
+  if (signals.length > 0 && followOn.length === 0) {
     return {
       ...base,
       iocs: [],
       verdict: "benign",
-      confidence: confidenceFrom(
-        0.7,
-        (toolSources.length > 0 ? 1 : 0) + (sinkholed ? 1 : 0) + (index.queried(/flow/i) ? 1 : 0),
-      ),
+      signals,
+      confidence: confidenceFrom(0.66, signals.length + (index.queried(/flow/i) ? 1 : 0)),
       severity: "LOW",
-      rule: "Rule: the lookup came from security tooling or hit a sinkhole, and no connection followed → benign.",
+      rule: `Rule: the lookup came from security tooling or hit a sinkhole (${signals.join("; ")}), and no connection followed → benign.`,
       actions: [
         {
           action:
@@ -184,6 +193,11 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
     return {
       ...base,
       verdict: "false_positive",
+      signals: present([
+        "threat intel clears every indicator",
+        index.populated(/dns/i) && "populated DNS log holds no lookup",
+        index.populated(/flow/i) && "populated flow log holds no contact",
+      ]),
       confidence: 0.55,
       severity: "LOW",
       rule: "Rule: intel clears the indicators and populated DNS/flow logs show no contact → false_positive.",

@@ -114,9 +114,13 @@ export function bruteForceRules(s: Subject, index: EvidenceIndex): Decision {
       openQuestions: [],
     };
   }
+  // The auth log proves it would record a success when it records other accepted logins.
+  const logLive = otherAccepted.length > 0 && "the auth log records other sources' accepted logins";
+  const knownScanner = scanners.length > 0 && "threat intel knows the source as a scanner";
   if (failedCount > 0) {
     return {
       verdict: "benign",
+      signals: present(["failed logins from the source, none accepted", logLive, knownScanner]),
       confidence: confidenceFrom(
         0.75,
         (scanners.length > 0 ? 1 : 0) + (index.queried(/syslog|auth|ssh/i) ? 1 : 0),
@@ -139,6 +143,11 @@ export function bruteForceRules(s: Subject, index: EvidenceIndex): Decision {
   if (index.populated(/syslog|auth|ssh/i)) {
     return {
       verdict: "false_positive",
+      signals: present([
+        "populated auth log holds no failed login from the source",
+        logLive,
+        intel.length > 0 && intel.every((i) => i.e.verdict === "benign") && "threat intel clears the source",
+      ]),
       confidence: 0.6,
       severity: "LOW",
       rule: "Rule: the host's auth log is populated but holds no failed logins from the source → false_positive.",

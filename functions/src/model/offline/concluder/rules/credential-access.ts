@@ -171,6 +171,11 @@ export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decisio
       findings,
       iocs: [],
       verdict: "benign",
+      // Intel (the provider's) and the audit log (Google's) are independent sources.
+      signals: [
+        "threat intel knows the caller IP as benign",
+        "the audit log shows only ordinary read-only calls",
+      ],
       confidence: 0.6,
       severity: "LOW",
       rule: "Rule: intel knows the caller IP as benign and the calls from it are ordinary read-only work → benign.",

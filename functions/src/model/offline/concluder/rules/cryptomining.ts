@@ -177,6 +177,11 @@ export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
   const cleared = intel.length > 0 && intel.every((i) => i.e.verdict === "benign");
   if (cleared && !hasFlows && index.populated(/flow/i)) {
     return {
+      signals: present([
+        "threat intel clears every indicator",
+        "populated flow log holds no contact with them",
+        minerLines.length === 0 && index.populated(/syslog|host/i) && "populated host log shows no miner",
+      ]),
       ...base,
       verdict: "false_positive",
       confidence: 0.6,

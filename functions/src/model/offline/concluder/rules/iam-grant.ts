@@ -8,12 +8,15 @@ import type { EvidenceIndex, Located } from "../evidence-index.js";
 /** Consumer mail domains: never an organization's own domain. */
 const CONSUMER =
   /^(gmail|googlemail|outlook|hotmail|live|yahoo|ymail|aol|icloud|me|proton|protonmail|pm|gmx|mail|yandex|qq|163|zoho)\.[a-z.]+$/;
-/** Deployment automation, by principal name or user agent. */
+/**
+ * Deployment automation, by the account name of the principal (the part before "@"), anchored
+ * at token starts: "ci-deployer" and "terraform-sa" are automation, "social" or "decider" are not.
+ */
 const AUTOMATION =
-  /terraform|cloudbuild|cloud-build|deploy|cicd|ci-cd|\bci\b|pipeline|automation|gitops|config-?sync|config-connector|pulumi|ansible|deployment-?manager|github-actions|gitlab/i;
-/** User agents deployment tooling sends; a script's python-requests is not one of them. */
+  /(?:^|[^a-z0-9])(?:terraform|cloud-?build|deploy[a-z]*|cicd|ci-cd|ci|pipelines?|automation|gitops|config-?sync|config-connector|pulumi|ansible|github-actions|gitlab)(?![a-z0-9])/i;
+/** User agents deployment tooling sends, as the product token that starts the agent or a later one; a script's python-requests is not one of them. */
 const AUTOMATION_AGENT =
-  /terraform|cloud-?build|deployment-?manager|pulumi|config-connector|kpt|ansible|github-actions|gitlab|argocd|crossplane/i;
+  /(?:^|[\s(;])(?:terraform|google-cloud-build|cloud-?build|deployment-?manager|pulumi|config-connector|kpt|ansible|github-actions|gitlab-runner|argocd|crossplane)(?:[/\s;)]|$)/i;
 const SENSITIVE_ROLE =
   /roles\/(owner|editor|.*admin.*|iam\.serviceAccount(TokenCreator|KeyAdmin|User)|resourcemanager\.\w+Admin|securityAdmin)/i;
 
@@ -69,12 +72,16 @@ function isExternal(member: string, org: ReadonlySet<string>, project: string | 
  *   organization's domains (consumer mail, another domain, a foreign project's service account)
  *   and the change is not an approved one; also when the granter called from an IP intel marks
  *   malicious or anonymizing;
- * - approved means a change ticket is cited, or deployment automation made it the way it always
- *   does: an automation identity, an automation user agent (Terraform, Cloud Build, …), from the
- *   addresses it normally uses. An automation identity used from a new address with a script's
+ * - approved means at least two independent signals, each anchored: an automation identity (its
+ *   account name, as whole tokens); the request's own claim — a change ticket cited in a
+ *   justification-like field (never a ticket-shaped word inside a member or principal) or a
+ *   deployment tool's user agent, one signal since one request carries both; the granter's other
+ *   work from the grant's address; and no sign against it: the grant came from the addresses the granter normally uses and
+ *   intel does not flag them. An automation identity used from a new address with a script's
  *   user agent is a stolen credential, not automation;
  * - benign when the grant is approved;
- * - false_positive when the member belongs to the organization (the detection's premise fails);
+ * - false_positive when the member belongs to the organization (the detection's premise fails)
+ *   and a second signal agrees (an approval signal, or a role that is not sensitive);
  * - inconclusive when the grant is not in the logs.
  */
 export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
@@ -106,6 +113,17 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
     ),
   ];
   const unusualCaller = usualIps.length > 0 && [...grantIps].some((ip) => !usualIps.includes(ip));
+  // The granter's other work (not the grant) from the grant's own address: it acts from there anyway.
+  const grantMethods = new Set(grants.map((g) => g.e.method));
+  const usualAddress = index.of("audit").some(
+    (a) =>
+      // Another method: several steps return the grant itself, some as an aggregate without its bindings.
+      !grantMethods.has(a.e.method) &&
+      a.e.principal !== undefined &&
+      granters.includes(a.e.principal) &&
+      a.e.callerIp !== undefined &&
+      grantIps.has(a.e.callerIp),
+  );
   const tickets = [...new Set(grants.flatMap((g) => g.e.tickets))];
   // Policy-change rows may lack the user agent; the granter's own activity rows from the same address carry it.
   const agentOf = (g: Located<AuditEvidence>): string =>
@@ -115,9 +133,10 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
       .find((a) => a.e.principal === g.e.principal && a.e.callerIp === g.e.callerIp && a.e.userAgent)?.e
       .userAgent ??
     "";
-  const automation = grants.filter(
-    (g) => AUTOMATION.test(g.e.principal ?? "") && AUTOMATION_AGENT.test(agentOf(g)),
-  );
+  const account = (p: string | undefined) => (p ?? "").split("@")[0] ?? "";
+  const automationIdentity = grants.filter((g) => AUTOMATION.test(account(g.e.principal)));
+  const toolAgent = grants.filter((g) => AUTOMATION_AGENT.test(agentOf(g)));
+  const automation = automationIdentity.filter((g) => toolAgent.includes(g));
   const sensitive = [
     ...new Set(
       [...added.map((b) => b.role), ...s.granted.map((g) => g.role ?? "")].filter((r) =>
@@ -132,7 +151,16 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   const badCaller = present(callerIps.map((ip) => index.intelFor(ip))).filter(
     (i) => isBad(i.e) || intelHas(i.e, "anonymizer"),
   );
-  const approved = tickets.length > 0 || (automation.length > 0 && !unusualCaller && badCaller.length === 0);
+  // Independent signals of an approved change, one per source; corroboration.ts wants two. The
+  // ticket and the user agent are both written by whoever sends the request, so together they
+  // are one signal; the identity's name and its usual address come from elsewhere.
+  const approvals = present([
+    automationIdentity.length > 0 && "the granter is a deployment automation identity",
+    (tickets.length > 0 || toolAgent.length > 0) &&
+      "the request cites a change ticket or carries a deployment tool's user agent",
+    usualAddress && "the granter otherwise works from the grant's address",
+  ]);
+  const approved = approvals.length >= 2 && !unusualCaller && badCaller.length === 0;
 
   const why = (m: string) => {
     const domain = memberDomain(m) ?? "";
@@ -234,6 +262,7 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   if (grants.length > 0 && approved) {
     return {
       verdict: "benign",
+      signals: approvals,
       confidence: confidenceFrom(
         0.72,
         (automation.length > 0 ? 1 : 0) + (tickets.length > 0 ? 1 : 0) + (external.length === 0 ? 1 : 0),
@@ -255,6 +284,11 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   if (grants.length > 0 && external.length === 0 && org.size > 0) {
     return {
       verdict: "false_positive",
+      signals: present([
+        "the member's domain is the organization's own",
+        ...approvals,
+        sensitive.length === 0 && "the role granted is not a sensitive one",
+      ]),
       confidence: 0.6,
       severity: "LOW",
       rule: "Rule: the granted member belongs to the organization's own domain, so the 'outside member' premise fails → false_positive.",

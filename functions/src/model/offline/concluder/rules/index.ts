@@ -15,5 +15,11 @@ export const VERDICT_RULES: Record<FamilyId, FamilyRules> = {
   brute_force: bruteForceRules,
   credential_access: credentialAccessRules,
   public_bucket: publicBucketRules,
+  // No family rules of their own yet: intel on the finding's indicators, else inconclusive.
+  // Never a dismissal, so these families cannot clear a finding.
+  exfiltration: genericRules,
+  admin_change: genericRules,
+  runtime: genericRules,
+  posture: genericRules,
   generic: genericRules,
 };

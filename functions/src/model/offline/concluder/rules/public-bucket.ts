@@ -132,6 +132,12 @@ export function publicBucketRules(s: Subject, index: EvidenceIndex): Decision {
   if (website) {
     return {
       verdict: "benign",
+      signals: present([
+        configured && "the bucket was configured or labelled as a public website",
+        allWeb && "only web assets were read anonymously",
+        WEBSITE_NAME.test(bucket) && "the bucket has a site-like name",
+        objects.some((o) => /index\.html?$/i.test(o)) && "its index page is what readers fetch",
+      ]),
       confidence: confidenceFrom(0.72, WEBSITE_NAME.test(bucket) ? 1 : 0),
       severity: "LOW",
       rule:
