@@ -1,14 +1,15 @@
 import { type IngestDecision, ingestDecision } from "../app/ingest.js";
 import type { Config } from "../config/config.js";
+import { catalogEntryFor } from "../domain/category-catalog.js";
 import { type Finding, normalizeNotification, parseNotification } from "../domain/finding.js";
 import {
   findingIocOccurrences,
   type IocOccurrence,
   type ResourceOccurrence,
 } from "../domain/finding-iocs.js";
-import { oneLine, stripInvisible } from "../notify/escape.js";
 import type { Printer } from "./progress.js";
 import { loadScenario } from "./scenario.js";
+import { terminalLine } from "./terminal-text.js";
 
 /**
  * `ferret inspect`: what ferret makes of a notification, without running anything: the
@@ -40,10 +41,17 @@ export interface InspectOptions {
   describeCategory?: (category: string) => string | undefined;
 }
 
+/** The catalog entry as one line of ferret's own reference text. */
+export function describeCatalogEntry(category: string): string | undefined {
+  const entry = catalogEntryFor(category);
+  if (!entry) return undefined;
+  const mitre = entry.mitre.length > 0 ? ` ATT&CK ${entry.mitre.join(", ")}.` : "";
+  return `${entry.category} (${entry.detector}, playbook ${entry.playbook}): ${entry.meaning}${mitre} Source: ${entry.source}`;
+}
+
 /** Finding text is attacker-influenced: no control, escape or invisible characters reach the terminal. */
 function clean(text: string | undefined, max = 300): string {
-  const one = oneLine(stripInvisible(text ?? ""));
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return terminalLine(text ?? "", max);
 }
 
 export function inspectNotification(path: string, options: InspectOptions): InspectReport {

@@ -4,7 +4,7 @@ import { errorMessage, FerretError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
 import { doctorCommand } from "./doctor.js";
 import { evalCommand } from "./eval.js";
-import { inspectNotification, printInspectReport } from "./inspect.js";
+import { describeCatalogEntry, inspectNotification, printInspectReport } from "./inspect.js";
 import { investigate, NotInvestigatedError } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
 import { reportCommand } from "./report.js";
@@ -119,7 +119,11 @@ program
   .argument("<path>", "a notification JSON file, or a scenario directory holding notification.json")
   .option("--json", "print the report as JSON", false)
   .action((path: string, opts: { json: boolean }) => {
-    const report = inspectNotification(path, { json: opts.json, config: loadConfig() });
+    const report = inspectNotification(path, {
+      json: opts.json,
+      config: loadConfig(),
+      describeCategory: describeCatalogEntry,
+    });
     if (opts.json) printer.line(JSON.stringify(report, null, 2));
     else printInspectReport(printer, report, false);
   });

@@ -131,6 +131,16 @@ describe("ferret inspect", () => {
       "--json",
     ]);
     assert.equal(JSON.parse(ok.stdout).finding.category, "C2: Bad IP");
+    // The CLI wires in ferret's category catalog.
+    const grant = await run(process.execPath, [
+      "--import",
+      "tsx",
+      cli,
+      "inspect",
+      real("sra-etd-iam-anomalous-grant"),
+      "--json",
+    ]);
+    assert.match(JSON.parse(grant.stdout).catalog, /^Persistence: IAM Anomalous Grant \(.*T1098.*Source: https:\/\//);
     await assert.rejects(
       run(process.execPath, ["--import", "tsx", cli, "inspect", tempFile({ nope: 1 })]),
       (e: { code?: number; stderr?: string }) =>
