@@ -140,7 +140,10 @@ describe("ferret inspect", () => {
       real("sra-etd-iam-anomalous-grant"),
       "--json",
     ]);
-    assert.match(JSON.parse(grant.stdout).catalog, /^Persistence: IAM Anomalous Grant \(.*T1098.*Source: https:\/\//);
+    assert.match(
+      JSON.parse(grant.stdout).catalog,
+      /^Persistence: IAM Anomalous Grant \(.*T1098.*Source: https:\/\//,
+    );
     await assert.rejects(
       run(process.execPath, ["--import", "tsx", cli, "inspect", tempFile({ nope: 1 })]),
       (e: { code?: number; stderr?: string }) =>

@@ -56,7 +56,7 @@ describe("printConclusion", () => {
       "ferret's verdict stays",
     );
     assert.ok(
-      lines.includes("  analyst     disputed → benign by ana[31m at 2024-05-01T12:00:00.000Z: load test"),
+      lines.includes("  analyst     disputed → benign by ana at 2024-05-01T12:00:00.000Z: load test"),
     );
   });
 });
