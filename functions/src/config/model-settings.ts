@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * Gemini settings that vary per agent role: which model answers, how much it may think and
  * how long its answer may be. Kept apart from config.ts so the defaults table (and why each
- * role got its values) reads in one place; docs/decisions/0011 gives the reasons.
+ * role got its values) reads in one place; docs/decisions/0013 gives the reasons.
  */
 
 export const MODEL_ROLES = [
@@ -63,7 +63,7 @@ export type Price = z.infer<typeof PriceSchema>;
 /**
  * Standard paid-tier text prices for prompts up to 200k tokens, as published on
  * https://ai.google.dev/gemini-api/docs/pricing (read through the sources cited in
- * docs/decisions/0011, November 2026). Vertex AI list prices for these models are the
+ * docs/decisions/0013, November 2026). Vertex AI list prices for these models are the
  * same for the global endpoint. Estimates only: the bill is the authority.
  */
 export const DEFAULT_PRICES: Record<string, Price> = {

@@ -1,3 +1,4 @@
+import { lifecycleWarning } from "../model/lifecycle.js";
 import { TOPICS } from "../platform/topics.js";
 import {
   ENTRY_POINT_NAMES,
@@ -195,6 +196,44 @@ export async function checkSccNotification(inv: DeploymentInventory, t: DoctorTa
   });
 }
 
+/** The model ids the deployed functions are configured with (Terraform sets these variables). */
+const MODEL_VARIABLES = ["FERRET_GEMINI_MODEL", "FERRET_GEMINI_LITE_MODEL", "FERRET_GEMINI_EMBEDDING_MODEL"];
+
+/**
+ * Retired or soon-retired Gemini models: a retired id answers 404 and every investigation
+ * then runs on the offline model, which the functions' start-up log says but nobody reads.
+ */
+export async function checkModels(
+  inv: DeploymentInventory,
+  t: DoctorTarget,
+  today: Date = new Date(),
+): Promise<CheckResult> {
+  return guarded("Gemini models", async () => {
+    const models = new Map<string, string[]>();
+    for (const fn of await inv.functions())
+      for (const variable of MODEL_VARIABLES) {
+        const model = fn.env[variable];
+        if (model) models.set(model, [...(models.get(model) ?? []), fn.name]);
+      }
+    const problems = [...models].flatMap(([model, users]) => {
+      const warning = lifecycleWarning(model, today);
+      return warning ? [`${warning} (used by ${users.join(", ")})`] : [];
+    });
+    return result(
+      "Gemini models",
+      problems,
+      problems.length
+        ? [
+            `set gemini_model / gemini_lite_model in terraform.tfvars and terraform apply (project ${t.projectId})`,
+          ]
+        : [],
+      models.size
+        ? `${[...models.keys()].join(", ")}: none retired or retiring within 60 days`
+        : "no Gemini model configured",
+    );
+  });
+}
+
 /** Every configuration check, in the order a deployer would fix them. */
 export async function runChecks(inv: DeploymentInventory, target: DoctorTarget): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
@@ -205,6 +244,7 @@ export async function runChecks(inv: DeploymentInventory, target: DoctorTarget):
     checkSecrets,
     checkIndexes,
     checkSccNotification,
+    checkModels,
   ])
     out.push(await check(inv, target));
   return out;

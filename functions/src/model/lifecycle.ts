@@ -1,6 +1,6 @@
 /**
  * Announced shutdown dates of Gemini model ids ferret has used or that users are likely to
- * configure, from Google's pages (docs/decisions/0011 cites them). The earliest date of the
+ * configure, from Google's pages (docs/decisions/0013 cites them). The earliest date of the
  * two backends counts: a deployment may move between them. A retired id answers 404, so a
  * warning at start-up beats finding out at the first planner call.
  */

@@ -276,10 +276,20 @@ describe("context compression on the local stack", { timeout: 600_000 }, () => {
     // first tool round too) depends on how large the finding in the task message is.
     assert.ok(before.messages.length > stored.messages.length - 1, "no message was added");
     assert.ok(jsonBytes(stored.messages) < jsonBytes(before.messages));
-    assert.match(
-      head?.role === "user" ? head.text : "",
-      /appended by ferret, verbatim\):\n(- .+\n)*- ip: 203\.0\.113\.88/,
+    // Every indicator of the summarized messages that the kept messages do not carry is appended
+    // to the summary verbatim (the stand-in's summary named none), whichever messages the split
+    // took: the pool IP sits in the task message or in the first tool round.
+    const headText = head?.role === "user" ? head.text : "";
+    const replaced = Number(/replaces the first (\d+) messages/.exec(headText)?.[1]);
+    assert.ok(replaced >= 1, headText.slice(0, 300));
+    const kept = new Set(historyIocs(stored.messages.slice(1)).map(iocKey));
+    const mustAppend = historyIocs(before.messages.slice(0, replaced)).filter(
+      (ioc) => !kept.has(iocKey(ioc)),
     );
+    assert.ok(mustAppend.length > 0, "the summarized messages held indicators found nowhere else");
+    const appended = headText.slice(headText.indexOf("appended by ferret, verbatim"));
+    for (const ioc of mustAppend) assert.ok(appended.includes(`- ${ioc.type}: ${ioc.value}`), iocKey(ioc));
+    assert.ok(JSON.stringify(stored.messages).includes("203.0.113.88"), "the pool IP survived");
     const compressorRequests = gemini.calls.filter((c) => c.role === "compressor");
     assert.equal(compressorRequests.length, 1);
     assert.match(firstText(compressorRequests[0]?.contents ?? []), /kind="conversation_history"/);

@@ -109,6 +109,22 @@ describe("ferret doctor on the project Terraform deploys", () => {
     );
   });
 
+  test("a retired Gemini model is named with the functions that use it and its replacement", async () => {
+    const [problem, ...more] = failed(
+      await checksFor("defaults", (s) => {
+        for (const fn of s.functions)
+          if (fn.env.FERRET_GEMINI_MODEL) fn.env.FERRET_GEMINI_MODEL = "gemini-2.5-flash";
+      }),
+    );
+    assert.equal(more.length, 0);
+    assert.equal(problem?.check, "Gemini models");
+    assert.equal(problem?.lines.length, 1);
+    assert.match(
+      problem?.lines[0] ?? "",
+      /^gemini-2\.5-flash was shut down on 2026-10-16 and answers 404; configure gemini-3\.5-flash instead .*\(used by ferret-/,
+    );
+  });
+
   test("no SCC notification config", async () => {
     const [problem] = failed(await checksFor("enable_scc_notification = false"));
     assert.equal(problem?.check, "SCC notification config");
