@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
-import { ConfigError, FerretError } from "../../../functions/src/domain/errors.js";
+import { ConfigError } from "../../../functions/src/domain/errors.js";
 import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
 import { createLogger } from "../../../functions/src/platform/logger.js";
 
