@@ -44,8 +44,12 @@ export function startProcess(
   };
 }
 
-/** Waits until something answers HTTP on the URL (any status), or the process dies. */
-export async function waitForHttp(url: string, proc: ManagedProcess, timeoutMs = 60_000): Promise<void> {
+/**
+ * Waits until something answers HTTP on the URL (any status), or the process dies. Eight
+ * function servers importing the source tree at once took over 60 s on a loaded 2-core
+ * machine (seconds when quiet); a dead process still fails at once.
+ */
+export async function waitForHttp(url: string, proc: ManagedProcess, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc.child.exitCode !== null) {
