@@ -45,6 +45,9 @@ export async function handleAnalystAction(
   action: AnalystAction,
   deps: AnalystActionDeps,
 ): Promise<AnalystActionOutcome> {
+  if (action.kind === "reinvestigate") {
+    throw new InvalidInputError("Re-investigate is carried out by handleReinvestigate, not here");
+  }
   const existing = await deps.store.require(action.investigationId);
   const sccAction = action.kind === "scc_mute" || action.kind === "scc_inactive";
   if (!sccAction && !existing.conclusion) {
@@ -63,18 +66,12 @@ export async function handleAnalystAction(
     ...(action.kind === "dispute" ? { verdict: action.verdict, reason: action.reason } : {}),
     at: action.at,
   };
-  const committed = await deps.store.update(action.investigationId, (current) => {
-    if (current.analystDecisions?.some((d) => d.actionId === action.actionId)) return undefined;
-    return {
-      investigation: {
-        ...current,
-        analystDecisions: [...(current.analystDecisions ?? []), decision],
-        updatedAt: deps.now().toISOString(),
-      },
-    };
-  });
-  const investigation = committed.investigation;
-  const recorded = investigation.analystDecisions?.some((d) => d.actionId === action.actionId) ?? false;
+  const { investigation, recorded } = await appendDecision(
+    deps.store,
+    action.investigationId,
+    decision,
+    deps.now,
+  );
 
   const scc = await writeBack(investigation, action, deps);
   const lessonDraft = lessonFromDispute(investigation, action);
@@ -103,6 +100,30 @@ export async function handleAnalystAction(
     { store: deps.store, logger: deps.logger, now: deps.now, policy: DEFAULT_POST_ONCE_POLICY },
   );
   return { recorded, scc, lesson, reply: reply.status };
+}
+
+/** Appends the decision unless one with its action id is there already (a redelivery, a double click). */
+export async function appendDecision(
+  store: Pick<InvestigationStore, "update">,
+  investigationId: string,
+  decision: AnalystDecision,
+  now: () => Date,
+): Promise<{ investigation: Investigation; recorded: boolean }> {
+  const committed = await store.update(investigationId, (current) => {
+    if (current.analystDecisions?.some((d) => d.actionId === decision.actionId)) return undefined;
+    return {
+      investigation: {
+        ...current,
+        analystDecisions: [...(current.analystDecisions ?? []), decision],
+        updatedAt: now().toISOString(),
+      },
+    };
+  });
+  const investigation = committed.investigation;
+  return {
+    investigation,
+    recorded: investigation.analystDecisions?.some((d) => d.actionId === decision.actionId) ?? false,
+  };
 }
 
 async function writeBack(
@@ -149,6 +170,8 @@ export function renderActionReply(
         return md`🔕 ${who} muted the finding in Security Command Center`;
       case "scc_inactive":
         return md`💤 ${who} marked the finding inactive in Security Command Center`;
+      case "reinvestigate":
+        return md`🔁 ${who} asked ferret to investigate this finding again; progress follows in this thread`;
     }
   })();
   const blocks: Block[] = [section(line)];

@@ -94,6 +94,13 @@ const ConfigObjectSchema = z.strictObject({
       allowedUserGroups: z.array(z.string().regex(/^S[A-Z0-9]{2,}$/)).default([]),
       /** Seconds a signed request may be old (or ahead of our clock) before it is a replay. */
       signatureMaxAgeSeconds: z.number().int().min(30).max(300).default(300),
+      /**
+       * Read-only tools an answer to a thread question may call, besides reading the stored
+       * evidence; still subject to tools.allow/deny. Empty: answers use stored evidence only.
+       */
+      questionTools: z.array(z.string().min(1)).default(["threat_intel_lookup", "related_findings"]),
+      /** Tool calls one answer may make (0: none). */
+      questionMaxToolCalls: z.number().int().min(0).max(10).default(3),
     })
     .prefault({}),
   scc: z
@@ -170,6 +177,8 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_SLACK_ALLOWED_USERS: { path: "slack.allowedUsers", type: "list" },
   FERRET_SLACK_ALLOWED_USER_GROUPS: { path: "slack.allowedUserGroups", type: "list" },
   FERRET_SLACK_SIGNATURE_MAX_AGE_SECONDS: { path: "slack.signatureMaxAgeSeconds", type: "number" },
+  FERRET_SLACK_QUESTION_TOOLS: { path: "slack.questionTools", type: "list" },
+  FERRET_SLACK_QUESTION_MAX_TOOL_CALLS: { path: "slack.questionMaxToolCalls", type: "number" },
   FERRET_SCC_WRITEBACK: { path: "scc.writeback", type: "boolean" },
   FERRET_SCC_ANALYST_MUTE_AND_STATE: { path: "scc.analystMuteAndState", type: "boolean" },
   FERRET_SCC_AUTO_CLOSE: { path: "scc.autoClose", type: "boolean" },

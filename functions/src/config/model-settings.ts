@@ -15,6 +15,7 @@ export const MODEL_ROLES = [
   "compressor",
   "introspector",
   "repair",
+  "thread_answer",
 ] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
@@ -49,6 +50,7 @@ export const DEFAULT_ROLE_SETTINGS: Record<ModelRole, RoleModelSettings> = {
   compressor: { model: "lite", thinkingLevel: "low", thinkingBudget: 1_024, maxOutputTokens: 8_192 },
   introspector: { model: "lite", thinkingLevel: "low", thinkingBudget: 1_024, maxOutputTokens: 4_096 },
   repair: { model: "main", thinkingLevel: "low", thinkingBudget: 1_024, maxOutputTokens: 8_192 },
+  thread_answer: { model: "lite", thinkingLevel: "low", thinkingBudget: 1_024, maxOutputTokens: 4_096 },
 };
 
 /** USD per million tokens. `cachedInput` applies to cachedContentTokenCount (implicit or explicit cache). */

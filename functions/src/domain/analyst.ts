@@ -10,7 +10,13 @@ import { VerdictSchema } from "./conclusion.js";
 
 export const SlackUserIdSchema = z.string().regex(/^[UW][A-Z0-9]{2,}$/);
 
-export const AnalystActionKindSchema = z.enum(["confirm", "dispute", "scc_mute", "scc_inactive"]);
+export const AnalystActionKindSchema = z.enum([
+  "confirm",
+  "dispute",
+  "scc_mute",
+  "scc_inactive",
+  "reinvestigate",
+]);
 export type AnalystActionKind = z.infer<typeof AnalystActionKindSchema>;
 
 /** The free-text reason is the analyst's; it is untrusted text wherever it is shown or reused. */

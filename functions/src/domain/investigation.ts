@@ -38,6 +38,11 @@ export const InvestigationSchema = z.object({
   conclusion: ConclusionSchema.optional(),
   /** What analysts decided in Slack, oldest first; never written over `conclusion`. */
   analystDecisions: z.array(AnalystDecisionSchema).max(100).optional(),
+  /** The investigation this one re-runs (an analyst's Re-investigate); it shares that thread. */
+  previousInvestigationId: z
+    .string()
+    .regex(/^inv-[a-f0-9]{24}$/)
+    .optional(),
   /** Why the investigation stopped short (needs_human) or failed. */
   reason: z.string().optional(),
   /** Model that served the investigation; "offline" when no LLM was involved. */
@@ -65,6 +70,15 @@ export function investigationIdFor(findingName: string, eventTime: string): stri
   const digest = createHash("sha256")
     .update(`${canonicalName}\n${new Date(eventTime).toISOString()}`)
     .digest("hex");
+  return `inv-${digest.slice(0, 24)}`;
+}
+
+/**
+ * The one re-investigation of an investigation: deterministic, so double clicks and
+ * redeliveries (and two analysts clicking at once) start the same one.
+ */
+export function reinvestigationIdFor(previousId: string): string {
+  const digest = createHash("sha256").update(`${previousId}\nreinvestigate`).digest("hex");
   return `inv-${digest.slice(0, 24)}`;
 }
 

@@ -4,6 +4,7 @@ import { type AnalystAction, type AnalystActionKind, analystActionId } from "../
 import type { Verdict } from "../domain/conclusion.js";
 import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
+import type { ThreadQuestion } from "../domain/thread-question.js";
 import { disputeModal } from "../notify/interactive.js";
 import type { Logger } from "../platform/logger.js";
 import { ANALYST_TOPICS } from "../platform/topics.js";
@@ -11,11 +12,13 @@ import type { ChatInteractions } from "../ports/chat-sink.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import {
+  appMentionOf,
   clickedButton,
   disputeSubmission,
   type Interaction,
   parseEventsApi,
   parseInteraction,
+  questionText,
 } from "./slack-payloads.js";
 import { checkSlackSignature } from "./slack-signature.js";
 
@@ -71,7 +74,7 @@ async function handle(req: Request, getDeps: () => Promise<SlackEventsDeps>): Pr
     return { status: 401, body: { error: "invalid_signature" } };
   }
   const contentType = header(req, "content-type") ?? "";
-  if (contentType.includes("application/json")) return events(raw, d);
+  if (contentType.includes("application/json")) return await events(raw, d);
   if (!contentType.includes("application/x-www-form-urlencoded")) {
     throw new InvalidInputError(`unexpected content type ${contentType.slice(0, 80)}`);
   }
@@ -88,13 +91,56 @@ function header(req: Request, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Events API: the URL check when the app is configured; mentions are not handled yet. */
-function events(raw: string, d: SlackEventsDeps): Answer {
+/**
+ * Events API: the URL check when the app is configured, and mentions of ferret in a thread,
+ * which become questions for the worker. Everything else is acknowledged and dropped, so
+ * Slack does not retry it. Slack retries an event it got no 200 for with the same event_id;
+ * the worker answers once per event_id.
+ */
+async function events(raw: string, d: SlackEventsDeps): Promise<Answer> {
   const payload = parseEventsApi(raw);
   if (payload.type === "url_verification") return { status: 200, body: { challenge: payload.challenge } };
-  d.logger.info("Slack event acknowledged, not handled", { eventId: payload.event_id });
+  const mention = appMentionOf(payload.event);
+  if (!mention) {
+    d.logger.info("Slack event acknowledged, not handled", { eventId: payload.event_id });
+    return { status: 200 };
+  }
+  if (mention.bot_id) return { status: 200 };
+  if (!mention.thread_ts || mention.thread_ts === mention.ts) {
+    d.logger.info("mention outside a thread ignored: questions belong in an investigation's thread", {
+      eventId: payload.event_id,
+    });
+    return { status: 200 };
+  }
+  if (!(await d.access.allows(mention.user))) {
+    d.logger.warn("Slack user is not allowed to ask ferret", {
+      user: mention.user,
+      eventId: payload.event_id,
+    });
+    return { status: 200 };
+  }
+  const text = questionText(mention.text);
+  if (!text) return { status: 200 };
+  const question: ThreadQuestion = {
+    kind: "question",
+    eventId: payload.event_id,
+    channel: mention.channel,
+    threadTs: mention.thread_ts,
+    questionTs: mention.ts,
+    user: { id: mention.user },
+    text: text.slice(0, QUESTION_MAX_CHARS),
+    at: d.now().toISOString(),
+  };
+  await d.bus.publish(ANALYST_TOPICS.analystActions, question as unknown as JsonObject, {
+    kind: "question",
+    eventId: payload.event_id,
+  });
+  d.logger.info("thread question accepted", { eventId: payload.event_id, user: mention.user });
   return { status: 200 };
 }
+
+/** Longer questions are cut: the answer prompt has room for a question, not an essay. */
+const QUESTION_MAX_CHARS = 3_000;
 
 /** A refused modal shows the reason in the form; a refused click is acknowledged and dropped. */
 function refuse(interaction: Interaction): Answer {

@@ -45,9 +45,46 @@ export type Interaction = z.infer<typeof InteractionSchema>;
 
 export const EventsApiSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("url_verification"), challenge: z.string().min(1).max(200) }),
-  z.object({ type: z.literal("event_callback"), event_id: z.string().max(100), event: z.object({}).loose() }),
+  z.object({
+    type: z.literal("event_callback"),
+    event_id: z.string().regex(/^Ev[A-Za-z0-9]{4,60}$/),
+    event: z.object({}).loose(),
+  }),
 ]);
 export type EventsApiPayload = z.infer<typeof EventsApiSchema>;
+
+/**
+ * An `app_mention` (https://api.slack.com/events/app_mention). Only mentions inside a thread
+ * are questions about an investigation; `bot_id` marks a message an app wrote (ferret's own
+ * replies must never start another answer).
+ */
+export const AppMentionSchema = z.object({
+  type: z.literal("app_mention"),
+  user: z.string().regex(/^[UW][A-Z0-9]{2,}$/),
+  text: z.string().max(40_000),
+  ts: z.string().regex(/^\d{1,12}\.\d{1,8}$/),
+  channel: z.string().regex(/^[CDG][A-Z0-9]{2,}$/),
+  thread_ts: z
+    .string()
+    .regex(/^\d{1,12}\.\d{1,8}$/)
+    .optional(),
+  bot_id: z.string().max(40).optional(),
+});
+export type AppMention = z.infer<typeof AppMentionSchema>;
+
+/** The event inside an `event_callback`: an app mention ferret handles, or something it ignores. */
+export function appMentionOf(event: Record<string, unknown>): AppMention | undefined {
+  if (event.type !== "app_mention") return undefined;
+  return firstIssue(AppMentionSchema.safeParse(event), "app_mention event");
+}
+
+/** The question without the mentions of ferret (or anyone): `<@U123> what about 1.2.3.4?` → `what about 1.2.3.4?` */
+export function questionText(text: string): string {
+  return text
+    .replace(/<@[UW][A-Z0-9]{2,}(\|[^>]*)?>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
 
 /** `payload=<json>` from an interaction's form body. */
 export function parseInteraction(formBody: string): Interaction {

@@ -23,7 +23,8 @@ export type Purpose =
   | "log_analyst"
   | "compressor"
   | "introspector"
-  | "repair";
+  | "repair"
+  | "thread_answer";
 
 export interface ToolDeclaration {
   name: string;

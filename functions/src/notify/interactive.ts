@@ -27,6 +27,7 @@ export const ACTION_IDS = {
   dispute: "ferret_dispute",
   scc_mute: "ferret_scc_mute",
   scc_inactive: "ferret_scc_inactive",
+  reinvestigate: "ferret_reinvestigate",
 } as const satisfies Record<AnalystActionKind, string>;
 
 export const DISPUTE_VIEW = {
@@ -42,6 +43,8 @@ export interface CardButtons {
   verdict: boolean;
   /** Mute in SCC / Mark inactive in SCC, when the operator enabled them. */
   scc: boolean;
+  /** Re-investigate: once the investigation has stopped, whatever its outcome. */
+  reinvestigate?: boolean;
 }
 
 function button(text: string, actionId: string, value: string, style?: "primary" | "danger"): JsonObject {
@@ -64,6 +67,9 @@ export function cardActions(investigationId: string, buttons: CardButtons): Json
   if (buttons.scc) {
     elements.push(button("🔕 Mute in SCC", ACTION_IDS.scc_mute, investigationId));
     elements.push(button("💤 Mark inactive in SCC", ACTION_IDS.scc_inactive, investigationId, "danger"));
+  }
+  if (buttons.reinvestigate) {
+    elements.push(button("🔁 Re-investigate", ACTION_IDS.reinvestigate, investigationId));
   }
   if (elements.length === 0) return undefined;
   return { type: "actions", block_id: "ferret_verdict_actions", elements };

@@ -127,6 +127,8 @@ export async function updateBoard(
   const card = renderStatusBoard(investigation, board);
   const digest = createHash("sha256").update(JSON.stringify(card)).digest("hex").slice(0, 24);
   const key = `${investigation.id}:${digest}`;
+  // Also here, for a root whose post was recorded before the thread was remembered.
+  await rememberThread(store, rootTs, investigation.id);
   if (await store.readClaim(BOARD_SCOPE, key)) return false;
   await sink.update(rootTs, card);
   await store.claimOnce(BOARD_SCOPE, key, { ts: rootTs });
@@ -150,7 +152,7 @@ export async function rootTsOf(
 /** Posts the thread root once, rendering the investigation as it stands when it goes out. */
 async function ensureRoot(investigation: Investigation, sink: ChatSink, claims: PostOnceDeps) {
   const message = renderThreadRoot(investigation);
-  return postOnce(
+  const root = await postOnce(
     {
       scope: ROOT_SCOPE,
       key: investigation.id,
@@ -159,4 +161,22 @@ async function ensureRoot(investigation: Investigation, sink: ChatSink, claims: 
     },
     claims,
   );
+  if (root.status === "posted") await rememberThread(claims.store, root.ts, investigation.id);
+  return root;
+}
+
+/**
+ * Thread → investigation, so a question asked in a thread finds what it is about. Write-once:
+ * the thread keeps naming the investigation it was opened for; a re-investigation in the same
+ * thread is found from there (see app/thread-lookup.ts).
+ */
+export const THREAD_SCOPE = "slack-thread";
+
+async function rememberThread(
+  store: Pick<InvestigationStore, "claimOnce" | "readClaim">,
+  rootTs: string,
+  investigationId: string,
+): Promise<void> {
+  if (await store.readClaim(THREAD_SCOPE, rootTs)) return;
+  await store.claimOnce(THREAD_SCOPE, rootTs, { investigationId });
 }

@@ -88,6 +88,7 @@ export function renderStatusBoard(investigation: Investigation, options: StatusB
   const actions = cardActions(investigation.id, {
     verdict: conclusion !== undefined,
     scc: options.sccButtons,
+    reinvestigate: true,
   });
   const tail = [...(actions ? [actions] : []), footer(investigation)];
   const text = conclusion

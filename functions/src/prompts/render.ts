@@ -52,7 +52,9 @@ export type PromptName =
   | "compressor.system"
   | "compressor.user"
   | "introspector.system"
-  | "introspector.user";
+  | "introspector.user"
+  | "thread-answer.system"
+  | "thread-answer.user";
 
 export function renderPrompt(name: PromptName, variables: Record<string, unknown>): string {
   // The names contain a dot ("planner.user"), so liquidjs would not append extname itself.

@@ -39,7 +39,7 @@ describe("the thread root as a status board", () => {
     assert.match(text, /Severity: /);
     assert.match(text, /Top indicators \(defanged\)/);
     assert.match(text, /No analyst decision yet/);
-    assert.deepEqual(actionIds(board.blocks), [ACTION_IDS.confirm, ACTION_IDS.dispute]);
+    assert.deepEqual(actionIds(board.blocks), [ACTION_IDS.confirm, ACTION_IDS.dispute, ACTION_IDS.reinvestigate]);
     assert.ok(!text.includes("Key findings"), "details stay in the thread");
   });
 
@@ -50,13 +50,14 @@ describe("the thread root as a status board", () => {
       ACTION_IDS.dispute,
       ACTION_IDS.scc_mute,
       ACTION_IDS.scc_inactive,
+      ACTION_IDS.reinvestigate,
     ]);
   });
 
-  it("a failed investigation without a verdict offers no verdict buttons", () => {
+  it("a failed investigation without a verdict offers no verdict buttons, only Re-investigate", () => {
     const inv = fx.investigation({ id: ID, status: "failed", reason: "the workflow failed" });
     const board = renderStatusBoard(inv, { sccButtons: false });
-    assert.deepEqual(actionIds(board.blocks), []);
+    assert.deepEqual(actionIds(board.blocks), [ACTION_IDS.reinvestigate]);
     assert.match(blocksToPlain(board.blocks).join("\n"), /Investigation failed/);
   });
 

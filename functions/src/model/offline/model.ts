@@ -1,5 +1,6 @@
 import { isContext } from "../../agent/contexts.js";
 import { ModelOutputError } from "../../domain/errors.js";
+import { isThreadAnswerContext } from "../../domain/thread-question.js";
 import { isIntrospectorContext } from "../../memory/introspection.js";
 import { hashEmbedding } from "../hash-embedding.js";
 import type { EmbedRequest, GenerateRequest, GenerateResponse, Model, ToolCallRequest } from "../port.js";
@@ -12,6 +13,7 @@ import { logAnalystAnswer } from "./log-analyst/index.js";
 import { planFor } from "./planner.js";
 import { OFFLINE_MODEL_NAME } from "./provenance.js";
 import { reflectionFor } from "./reflector.js";
+import { threadAnswerFor } from "./thread-answer.js";
 
 export interface OfflineModelOptions {
   /** Recorded on results; defaults to "offline-playbook". */
@@ -61,6 +63,13 @@ export class OfflinePlaybookModel implements Model {
     if (isContext(context, "reflector")) return json(reflectionFor(context));
     if (isContext(context, "concluder")) return json(conclusionFor(context));
     if (isIntrospectorContext(context)) return json(introspectionFor(context));
+    if (isThreadAnswerContext(context)) {
+      // A repair or a schema-bound request wants the answer, never another tool round.
+      const final =
+        context.finalAnswerOnly || isRepairRequest(request) || request.responseSchema !== undefined;
+      const step = threadAnswerFor({ ...context, finalAnswerOnly: final });
+      return step.kind === "calls" ? { toolCalls: step.calls } : json(step.answer);
+    }
     if (isContext(context, "log_analyst")) {
       const reportOnly =
         isRepairRequest(request) || request.responseSchema !== undefined || !request.tools?.length;
