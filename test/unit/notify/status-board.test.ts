@@ -39,7 +39,11 @@ describe("the thread root as a status board", () => {
     assert.match(text, /Severity: /);
     assert.match(text, /Top indicators \(defanged\)/);
     assert.match(text, /No analyst decision yet/);
-    assert.deepEqual(actionIds(board.blocks), [ACTION_IDS.confirm, ACTION_IDS.dispute, ACTION_IDS.reinvestigate]);
+    assert.deepEqual(actionIds(board.blocks), [
+      ACTION_IDS.confirm,
+      ACTION_IDS.dispute,
+      ACTION_IDS.reinvestigate,
+    ]);
     assert.ok(!text.includes("Key findings"), "details stay in the thread");
   });
 

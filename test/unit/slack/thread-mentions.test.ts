@@ -122,7 +122,7 @@ describe("the events endpoint with a mention", () => {
       { ...inThread, user: "U0STRANGER" },
       { ...inThread, bot_id: "B0FERRET" },
       { ...published, user: "U0ANALYST" },
-      { ...inThread, thread_ts: inThread.ts },
+      { ...inThread, thread_ts: String(published.ts) },
       { ...inThread, text: "<@U0LAN0Z89>" },
     ]) {
       const { status, published: out } = await deliver(event);
