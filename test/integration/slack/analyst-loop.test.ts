@@ -218,7 +218,13 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
     assert.match(String(((blocks[0]?.text ?? {}) as JsonObject).text), /True positive/);
     const actions = blocks.find((b) => b.type === "actions");
     const ids = ((actions?.elements as JsonObject[]) ?? []).map((e) => e.action_id);
-    assert.deepEqual(ids, ["ferret_confirm", "ferret_dispute", "ferret_scc_mute", "ferret_scc_inactive"]);
+    assert.deepEqual(ids, [
+      "ferret_confirm",
+      "ferret_dispute",
+      "ferret_scc_mute",
+      "ferret_scc_inactive",
+      "ferret_reinvestigate",
+    ]);
     for (const e of (actions?.elements ?? []) as JsonObject[]) assert.equal(e.value, id);
     rendered.push(threadText("before the click"));
   });
