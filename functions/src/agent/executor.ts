@@ -19,6 +19,7 @@ import type { Logger } from "../platform/logger.js";
 import { renderPrompt } from "../prompts/render.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import type { ExecutorContext } from "./contexts.js";
+import { runFixedStep } from "./fixed-step.js";
 import { summarizeResults } from "./result-summary.js";
 import type { ExecutorState, StepJournal } from "./step-journal.js";
 
@@ -56,6 +57,8 @@ const MAX_RESULT_IOCS = 50;
  * back as a failed call, never executed.
  */
 export async function executeStep(input: ExecutorInput): Promise<StepResult> {
+  // The plan already says what to call: no model round to choose the calls, none to read them.
+  if (input.step.calls?.length) return runFixedStep(input, input.step.calls);
   const resumed = await input.journal?.resume();
   const startedAt = resumed?.startedAt ?? input.now().toISOString();
   const offered = input.toolbox.declarationsFor(input.step.tools);
@@ -272,7 +275,7 @@ function parseReport(text: string | undefined): StepReport | undefined {
   }
 }
 
-async function runToolCall(
+export async function runToolCall(
   input: ExecutorInput,
   call: ToolCallRequest,
   calls: ToolCall[],
@@ -314,7 +317,7 @@ function boundData(data: JsonValue): JsonValue {
   return { truncated: true, preview: text.slice(0, MAX_TOOL_RESPONSE_BYTES - 200) };
 }
 
-function buildResult(
+export function buildResult(
   input: ExecutorInput,
   parts: {
     report: StepReport;

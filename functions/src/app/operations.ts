@@ -155,6 +155,7 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
       finding: existing.finding,
       model: deps.model,
       tools: deps.toolbox.available(),
+      declarations: deps.toolbox.declarationsFor(deps.toolbox.names()),
       tables: deps.tables,
       maxSteps: deps.config.agent.maxSteps,
       related: related.map((r) => ({

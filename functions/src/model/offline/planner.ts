@@ -1,7 +1,10 @@
 import type { PlannerContext } from "../../agent/contexts.js";
 import { ModelOutputError } from "../../domain/errors.js";
-import type { PlanDraft, StepDraft } from "../../domain/plan.js";
+import type { FixedCall, PlanDraft, StepDraft } from "../../domain/plan.js";
+import { MAX_FIXED_CALLS } from "../../domain/plan.js";
 import { describeIntent } from "./describe.js";
+import { callsForIntent } from "./executor/calls.js";
+import { intentForStep } from "./executor/step-intent.js";
 import { playbookPhrase } from "./families.js";
 import { tableAvailable } from "./intents.js";
 import { PLAYBOOKS, type StepSpec } from "./playbooks/index.js";
@@ -26,6 +29,23 @@ function toDraft(spec: StepSpec, tools: string[]): StepDraft {
   };
 }
 
+/**
+ * The calls the offline executor would make in its first round, fixed in the plan so the
+ * step runs without an executor round: only for steps that read nothing from other steps
+ * (their values all come from the finding) and only when the tools' parameter schemas are
+ * known. Steps that depend on others keep the executor, which reads their results.
+ */
+function withFixedCalls(draft: StepDraft, context: PlannerContext): StepDraft {
+  const declarations = (context.declarations ?? []).filter((d) => draft.tools.includes(d.name));
+  if (declarations.length === 0 || draft.dependsOn.length > 0) return draft;
+  const step = { ...draft, status: "pending" as const, addedInRevision: 0 };
+  const intent = intentForStep(step, context.finding, [], draft.tools);
+  const planned = callsForIntent(intent, draft.tools, declarations, draft.description);
+  if (planned.length === 0 || planned.length > MAX_FIXED_CALLS) return draft;
+  const calls: FixedCall[] = planned.map((p) => ({ tool: p.name, args: p.args }));
+  return { ...draft, calls, ...(intent.kind === "intel" ? { decisive: true } : {}) };
+}
+
 /** Keeps the playbook's order, drops what the registry or the log tables cannot serve, then applies the cap. */
 function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepDraft[] {
   const usable = specs.flatMap((spec) => {
@@ -36,7 +56,7 @@ function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepD
   const kept = usable.slice(0, Math.max(1, context.maxSteps));
   const ids = new Set(kept.map((s) => s.id));
   // A dependency on a step that was dropped would make the plan invalid; the step can still run on the finding's own values.
-  return kept.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) }));
+  return kept.map((s) => withFixedCalls({ ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) }, context));
 }
 
 /**
