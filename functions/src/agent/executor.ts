@@ -19,7 +19,7 @@ import type { Logger } from "../platform/logger.js";
 import { renderPrompt } from "../prompts/render.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import type { ExecutorContext } from "./contexts.js";
-import { runFixedStep } from "./fixed-step.js";
+import { type FixedRound, runFixedStep } from "./fixed-step.js";
 import { summarizeResults } from "./result-summary.js";
 import type { ExecutorState, StepJournal } from "./step-journal.js";
 
@@ -57,10 +57,17 @@ const MAX_RESULT_IOCS = 50;
  * back as a failed call, never executed.
  */
 export async function executeStep(input: ExecutorInput): Promise<StepResult> {
-  // The plan already says what to call: no model round to choose the calls, none to read them.
-  if (input.step.calls?.length) return runFixedStep(input, input.step.calls);
   const resumed = await input.journal?.resume();
-  const startedAt = resumed?.startedAt ?? input.now().toISOString();
+  // The plan already says what to call: no model round to choose the calls, and none to read
+  // them when they answered. Empty or failed answers need judgment (widen? another source?),
+  // so the model takes over with the planned round already in its history.
+  let seeded: FixedRound | undefined;
+  if (!resumed && input.step.calls?.length) {
+    const fixed = await runFixedStep(input, input.step.calls);
+    if (fixed.kind === "done") return fixed.result;
+    seeded = fixed.round;
+  }
+  const startedAt = resumed?.startedAt ?? seeded?.startedAt ?? input.now().toISOString();
   const offered = input.toolbox.declarationsFor(input.step.tools);
   const priorResults = summarizeResults(input.plan, input.priorResults);
   const system = renderPrompt("executor.system", { maxIterations: input.maxIterations });
@@ -70,11 +77,21 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     finding: input.finding,
     priorResults,
   });
-  const messages: Message[] = resumed ? [...resumed.messages] : [{ role: "user", text: user }];
-  const toolCalls: ToolCall[] = resumed ? [...resumed.toolCalls] : [];
-  const toolIocs: Ioc[] = resumed ? [...resumed.toolIocs] : [];
-  let usage: Usage = resumed?.usage ?? ZERO_USAGE;
-  let completed = resumed?.iterations ?? 0;
+  const messages: Message[] = resumed
+    ? [...resumed.messages]
+    : [
+        { role: "user", text: user },
+        ...(seeded
+          ? [
+              { role: "model", toolCalls: seeded.requests } satisfies Message,
+              { role: "tool", responses: seeded.responses } satisfies Message,
+            ]
+          : []),
+      ];
+  const toolCalls: ToolCall[] = resumed ? [...resumed.toolCalls] : [...(seeded?.toolCalls ?? [])];
+  const toolIocs: Ioc[] = resumed ? [...resumed.toolIocs] : [...(seeded?.toolIocs ?? [])];
+  let usage: Usage = resumed?.usage ?? seeded?.usage ?? ZERO_USAGE;
+  let completed = resumed?.iterations ?? (seeded ? 1 : 0);
   const state = (): ExecutorState => ({
     messages: [...messages],
     toolCalls: [...toolCalls],
@@ -83,6 +100,7 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     iterations: completed,
     startedAt,
   });
+  if (seeded) await input.journal?.save(state());
   const model = input.journal ? stopOnTokenLimit(input.model, input.journal, state) : input.model;
   input = { ...input, model };
   let modelName = input.model.name;

@@ -69,7 +69,9 @@ export function reportFromToolCalls(stepId: string, calls: readonly ToolCall[]):
   return {
     outcome,
     summary,
-    facts: calls.slice(0, MAX_REPORT_FACTS).map((c) => clip(`${c.name}: ${c.ok ? "" : "failed: "}${c.summary}`, 500)),
+    facts: calls
+      .slice(0, MAX_REPORT_FACTS)
+      .map((c) => clip(`${c.name}: ${c.ok ? "" : "failed: "}${c.summary}`, 500)),
     iocs: [],
   };
 }

@@ -153,7 +153,9 @@ function findingValue(f: Finding, field: FindingRef): Resolved {
       const list = iocs
         .filter(
           (i) =>
-            (i.type === "ip" && !isPrivateOrReservedIpv4(i.value)) || i.type === "domain" || i.type === "hash",
+            (i.type === "ip" && !isPrivateOrReservedIpv4(i.value)) ||
+            i.type === "domain" ||
+            i.type === "hash",
         )
         .map((i) => ({ type: i.type, value: i.value }));
       return list.length > 0 ? list : { missing: "the finding names no public IP, domain or hash" };

@@ -70,7 +70,10 @@ describe("prompts/planner.system.liquid", () => {
     const withSchemas = tools.map((t) => (t.name === "intel_lookup" ? { ...t, parameters: schema } : t));
     const text = renderPrompt("planner.system", { ...vars(), tools: withSchemas, canFixCalls: true });
     assert.ok(text.includes("## Fixing a step's tool calls"));
-    assert.ok(text.includes(`  parameters (JSON Schema): \`${schema}\``), "the tool's parameter schema is shown");
+    assert.ok(
+      text.includes(`  parameters (JSON Schema): \`${schema}\``),
+      "the tool's parameter schema is shown",
+    );
     assert.equal(count(text, "parameters (JSON Schema)"), 1, "a tool without a schema shows none");
     // The reference syntax must reach the model literally, not be rendered away by Liquid.
     assert.ok(text.includes("`{{finding.<field>}}`"));
