@@ -41,6 +41,11 @@ export interface ExecutorInput {
    */
   tokenAllowance?: number;
   /**
+   * Why the plan cancelled this step, if it did; asked before every model round, so a step
+   * a reflection made moot while it ran stops instead of paying for more rounds.
+   */
+  cancelled?: () => Promise<string | undefined>;
+  /**
    * Durable history: the loop resumes from it, saves every tool round to it, and stops
    * (throwing what `pressure` returns) when the context is full or nearly so.
    */
@@ -135,7 +140,20 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     investigationId: input.investigationId,
   });
 
+  const stopped = async (round: number): Promise<StepResult | undefined> => {
+    const reason = await input.cancelled?.();
+    if (reason === undefined) return undefined;
+    return result(
+      cancelledReport(toolCalls, reason, round),
+      completed,
+      modelName,
+      `cancelled by the plan before model round ${round}: ${reason}`,
+    );
+  };
+
   for (let iteration = completed + 1; iteration <= input.maxIterations; iteration++) {
+    const stop = await stopped(iteration);
+    if (stop) return stop;
     const response = await input.model.generate(request(iteration));
     usage = addUsage(usage, response.usage);
     modelName = response.model;
@@ -176,6 +194,8 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     }
   }
 
+  const stop = await stopped(input.maxIterations + 1);
+  if (stop) return stop;
   // Not pushed onto `messages`: a saved history must not end with this request.
   const capReached: Message = {
     role: "user",
@@ -273,6 +293,19 @@ function allowanceReport(
     summary:
       `Stopped at this step's share of the token budget (${spent} of ${allowance} tokens) after ${rounds} round(s) of tool calls, ` +
       `before the model reported; ${answered.length} of ${toolCalls.length} tool call(s) answered.`,
+    facts: answered.slice(-10).map((c) => `${c.name}: ${c.summary}`.slice(0, 500)),
+    iocs: [],
+  };
+}
+
+/** The report of a step the plan cancelled while it ran: what its tools found before it stopped. */
+function cancelledReport(toolCalls: readonly ToolCall[], reason: string, round: number): StepReport {
+  const answered = toolCalls.filter((c) => c.ok);
+  return {
+    outcome: "failed",
+    summary:
+      `Stopped before model round ${round}: the plan cancelled this step (${reason.slice(0, 500)}); ` +
+      `${answered.length} of ${toolCalls.length} tool call(s) had answered.`,
     facts: answered.slice(-10).map((c) => `${c.name}: ${c.summary}`.slice(0, 500)),
     iocs: [],
   };

@@ -31,13 +31,15 @@ function toDraft(spec: StepSpec, tools: string[]): StepDraft {
 
 /**
  * The calls the offline executor would make in its first round, fixed in the plan so the
- * step runs without an executor round: only for steps that read nothing from other steps
- * (their values all come from the finding) and only when the tools' parameter schemas are
- * known. Steps that depend on others keep the executor, which reads their results.
+ * step runs without an executor round, when the tools' parameter schemas are known and the
+ * step stands alone: it reads nothing from other steps (its values all come from the
+ * finding), and no step reads it. A dependent step narrows its query with the facts and
+ * times its dependency's executor report states; a report written from tool summaries
+ * states counts only, and the dependent would search blind.
  */
-function withFixedCalls(draft: StepDraft, context: PlannerContext): StepDraft {
+function withFixedCalls(draft: StepDraft, context: PlannerContext, readByOthers: boolean): StepDraft {
   const declarations = (context.declarations ?? []).filter((d) => draft.tools.includes(d.name));
-  if (declarations.length === 0 || draft.dependsOn.length > 0) return draft;
+  if (declarations.length === 0 || draft.dependsOn.length > 0 || readByOthers) return draft;
   const step = { ...draft, status: "pending" as const, addedInRevision: 0 };
   const intent = intentForStep(step, context.finding, [], draft.tools);
   const planned = callsForIntent(intent, draft.tools, declarations, draft.description);
@@ -56,7 +58,9 @@ function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepD
   const kept = usable.slice(0, Math.max(1, context.maxSteps));
   const ids = new Set(kept.map((s) => s.id));
   // A dependency on a step that was dropped would make the plan invalid; the step can still run on the finding's own values.
-  return kept.map((s) => withFixedCalls({ ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) }, context));
+  const steps = kept.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) }));
+  const read = new Set(steps.flatMap((s) => s.dependsOn));
+  return steps.map((s) => withFixedCalls(s, context, read.has(s.id)));
 }
 
 /**

@@ -1,0 +1,33 @@
+import type { Plan, Step } from "./plan.js";
+import type { AgentPolicy } from "./policy.js";
+import type { StepResult } from "./results.js";
+
+/**
+ * Whether a finished step's result may settle the verdict on its own: the planner said so
+ * (`decisive`), or a tool recorded a malicious intel verdict, which the verdict rules weigh
+ * whatever else is found. Read from structured fields only (the plan's flag, the verdicts a
+ * tool's code recorded), never from text a tool or a finding supplied.
+ */
+export function isDecisive(step: Step, result: StepResult): boolean {
+  if (step.decisive === true) return true;
+  return result.toolCalls.some((call) => call.verdicts?.some((v) => v.verdict === "malicious") ?? false);
+}
+
+/**
+ * Reflect now, before the wave ends, when the step just finished is decisive and some other
+ * step is still to run or running: that is when a reflection can still change what is spent
+ * (cancel the rest, stop running siblings before their next model round). Only under
+ * `every_wave`: `every_step` already reflects after each step, and `on_error` asked for
+ * reflection on failures only.
+ */
+export function earlyReflectionDue(
+  plan: Plan,
+  stepId: string,
+  result: StepResult,
+  policy: Pick<AgentPolicy, "reflection">,
+): boolean {
+  if (policy.reflection !== "every_wave") return false;
+  const step = plan.steps.find((s) => s.id === stepId);
+  if (!step || !isDecisive(step, result)) return false;
+  return plan.steps.some((s) => s.id !== stepId && (s.status === "pending" || s.status === "running"));
+}
