@@ -14,11 +14,12 @@ export function isDecisive(step: Step, result: StepResult): boolean {
 }
 
 /**
- * Reflect now, before the wave ends, when the step just finished is decisive and some other
- * step is still to run or running: that is when a reflection can still change what is spent
- * (cancel the rest, stop running siblings before their next model round). Only under
- * `every_wave`: `every_step` already reflects after each step, and `on_error` asked for
- * reflection on failures only.
+ * Reflect now, before the wave ends, when the step just finished is decisive and a sibling
+ * is still running with model rounds ahead of it (no fixed calls): only then can an early
+ * reflection save anything, by stopping that sibling before its next round. Pending steps
+ * do not count: they wait for the wave's end anyway, and its reflection can cancel them at
+ * no extra call. Only under `every_wave`: `every_step` already reflects after each step, and
+ * `on_error` asked for reflection on failures only.
  */
 export function earlyReflectionDue(
   plan: Plan,
@@ -29,5 +30,5 @@ export function earlyReflectionDue(
   if (policy.reflection !== "every_wave") return false;
   const step = plan.steps.find((s) => s.id === stepId);
   if (!step || !isDecisive(step, result)) return false;
-  return plan.steps.some((s) => s.id !== stepId && (s.status === "pending" || s.status === "running"));
+  return plan.steps.some((s) => s.id !== stepId && s.status === "running" && !s.calls?.length);
 }

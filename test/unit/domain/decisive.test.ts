@@ -27,15 +27,28 @@ describe("decisive steps", () => {
     );
   });
 
-  it("reflects early only under every_wave, after a decisive step, while another step is pending or running", () => {
+  it("reflects early only under every_wave, after a decisive step, while a sibling with model rounds ahead runs", () => {
     const decisive = step("intel", { status: "done", decisive: true });
     const result = stepResult("intel");
     const wave = { reflection: "every_wave" as const };
     const running = plan([decisive, step("logs", { status: "running" })]);
     const pending = plan([decisive, step("logs")]);
+    const fixed = plan([
+      decisive,
+      step("logs", { status: "running", calls: [{ tool: "intel_lookup", args: { ip: "203.0.113.88" } }] }),
+    ]);
     const finished = plan([decisive, step("logs", { status: "done" }), step("x", { status: "cancelled" })]);
     assert.equal(earlyReflectionDue(running, "intel", result, wave), true);
-    assert.equal(earlyReflectionDue(pending, "intel", result, wave), true);
+    assert.equal(
+      earlyReflectionDue(pending, "intel", result, wave),
+      false,
+      "a pending step waits for the wave's reflection anyway",
+    );
+    assert.equal(
+      earlyReflectionDue(fixed, "intel", result, wave),
+      false,
+      "a running fixed-call step has no model round to save",
+    );
     assert.equal(earlyReflectionDue(finished, "intel", result, wave), false, "nothing left to change");
     assert.equal(earlyReflectionDue(running, "intel", result, { reflection: "every_step" }), false);
     assert.equal(earlyReflectionDue(running, "intel", result, { reflection: "on_error" }), false);
