@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { PlanDraftSchema } from "../../../functions/src/domain/plan.js";
 import { parseReference, referencesIn, resolveArguments } from "../../../functions/src/domain/plan-refs.js";
 import { planProblems } from "../../../functions/src/domain/plan-rules.js";
+import { toGeminiJsonSchema } from "../../../functions/src/model/gemini-schema.js";
+import { jsonSchemaOf } from "../../../functions/src/model/json-schema.js";
 import { stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
 
@@ -133,6 +136,19 @@ describe("plan schema and rules for fixed calls", () => {
     assert.equal(PlanDraftSchema.safeParse(draft([])).success, false, "an empty call list says nothing");
     assert.equal(PlanDraftSchema.safeParse(draft([{ args: {} }])).success, false);
     assert.equal(PlanDraftSchema.safeParse(draft([{ tool: "x", args: "ip=1" }])).success, false);
+  });
+
+  it("reaches Gemini's planner: the response schema derived from the plan schema has calls and decisive", () => {
+    const schema = toGeminiJsonSchema(jsonSchemaOf(PlanDraftSchema));
+    const at = (node: JsonObject, ...path: string[]): JsonObject =>
+      path.reduce((n, key) => n[key] as JsonObject, node);
+    const step = at(schema, "properties", "steps", "items", "properties");
+    assert.deepEqual(at(step, "calls", "items", "required"), ["tool", "args"]);
+    assert.equal(at(step, "calls").maxItems, 8);
+    assert.equal(at(step, "calls", "items", "properties", "args").type, "object");
+    assert.equal(at(step, "decisive").type, "boolean");
+    const required = at(schema, "properties", "steps", "items").required as string[];
+    assert.ok(!required.includes("calls") && !required.includes("decisive"), "both stay optional");
   });
 
   it("names a fixed call to a tool outside its step, a broken reference and a read of a step it does not depend on", () => {
