@@ -199,8 +199,11 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
 
 export interface StepOutcome {
   stepId: string;
-  /** context_pressure: no result yet; the history waits for the compressor, then a re-run. */
-  status: StepResult["status"] | "context_pressure";
+  /**
+   * context_pressure: no result yet; the history waits for the compressor, then a re-run.
+   * cancelled: the plan cancelled the step before it started; nothing ran.
+   */
+  status: StepResult["status"] | "context_pressure" | "cancelled";
   /** False when the result already existed and this call changed nothing. */
   executed: boolean;
   reason?: string;
@@ -216,7 +219,9 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
   const plan = requirePlan(inv);
   const step = plan.steps.find((s) => s.id === stepId);
   if (!step) throw new NotFoundError(`investigation ${id} has no step "${stepId}"`);
-  if (step.status === "cancelled") throw new InvalidInputError(`step "${stepId}" was cancelled`);
+  // An early reflection can cancel a step of the wave in flight before the step started (decision 0019).
+  if (step.status === "cancelled")
+    return { stepId, status: "cancelled", executed: false, reason: step.cancelReason ?? "cancelled" };
   await commit(
     deps,
     await deps.store.update(id, (current) => {
