@@ -2,6 +2,7 @@ import type { Finding } from "../domain/finding.js";
 import type { Plan, Step } from "../domain/plan.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { StepResult } from "../domain/results.js";
+import type { ToolDeclaration } from "../model/port.js";
 import type { ResultSummary } from "./result-summary.js";
 
 /**
@@ -13,6 +14,8 @@ export interface PlannerContext {
   purpose: "planner";
   finding: Finding;
   tools: string[];
+  /** The tools' parameter schemas, so a planner can fix a step's calls in advance. */
+  declarations?: ToolDeclaration[];
   tables: string[];
   maxSteps: number;
   related: RelatedInvestigation[];

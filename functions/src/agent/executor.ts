@@ -19,6 +19,7 @@ import type { Logger } from "../platform/logger.js";
 import { renderPrompt } from "../prompts/render.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import type { ExecutorContext } from "./contexts.js";
+import { type FixedRound, runFixedStep } from "./fixed-step.js";
 import { summarizeResults } from "./result-summary.js";
 import type { ExecutorState, StepJournal } from "./step-journal.js";
 
@@ -40,6 +41,11 @@ export interface ExecutorInput {
    */
   tokenAllowance?: number;
   /**
+   * Why the plan cancelled this step, if it did; asked before every model round, so a step
+   * a reflection made moot while it ran stops instead of paying for more rounds.
+   */
+  cancelled?: () => Promise<string | undefined>;
+  /**
    * Durable history: the loop resumes from it, saves every tool round to it, and stops
    * (throwing what `pressure` returns) when the context is full or nearly so.
    */
@@ -57,7 +63,16 @@ const MAX_RESULT_IOCS = 50;
  */
 export async function executeStep(input: ExecutorInput): Promise<StepResult> {
   const resumed = await input.journal?.resume();
-  const startedAt = resumed?.startedAt ?? input.now().toISOString();
+  // The plan already says what to call: no model round to choose the calls, and none to read
+  // them when they answered. Empty or failed answers need judgment (widen? another source?),
+  // so the model takes over with the planned round already in its history.
+  let seeded: FixedRound | undefined;
+  if (!resumed && input.step.calls?.length) {
+    const fixed = await runFixedStep(input, input.step.calls);
+    if (fixed.kind === "done") return fixed.result;
+    seeded = fixed.round;
+  }
+  const startedAt = resumed?.startedAt ?? seeded?.startedAt ?? input.now().toISOString();
   const offered = input.toolbox.declarationsFor(input.step.tools);
   const priorResults = summarizeResults(input.plan, input.priorResults);
   const system = renderPrompt("executor.system", { maxIterations: input.maxIterations });
@@ -67,11 +82,21 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     finding: input.finding,
     priorResults,
   });
-  const messages: Message[] = resumed ? [...resumed.messages] : [{ role: "user", text: user }];
-  const toolCalls: ToolCall[] = resumed ? [...resumed.toolCalls] : [];
-  const toolIocs: Ioc[] = resumed ? [...resumed.toolIocs] : [];
-  let usage: Usage = resumed?.usage ?? ZERO_USAGE;
-  let completed = resumed?.iterations ?? 0;
+  const messages: Message[] = resumed
+    ? [...resumed.messages]
+    : [
+        { role: "user", text: user },
+        ...(seeded
+          ? [
+              { role: "model", toolCalls: seeded.requests } satisfies Message,
+              { role: "tool", responses: seeded.responses } satisfies Message,
+            ]
+          : []),
+      ];
+  const toolCalls: ToolCall[] = resumed ? [...resumed.toolCalls] : [...(seeded?.toolCalls ?? [])];
+  const toolIocs: Ioc[] = resumed ? [...resumed.toolIocs] : [...(seeded?.toolIocs ?? [])];
+  let usage: Usage = resumed?.usage ?? seeded?.usage ?? ZERO_USAGE;
+  let completed = resumed?.iterations ?? (seeded ? 1 : 0);
   const state = (): ExecutorState => ({
     messages: [...messages],
     toolCalls: [...toolCalls],
@@ -80,6 +105,7 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     iterations: completed,
     startedAt,
   });
+  if (seeded) await input.journal?.save(state());
   const model = input.journal ? stopOnTokenLimit(input.model, input.journal, state) : input.model;
   input = { ...input, model };
   let modelName = input.model.name;
@@ -114,7 +140,20 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     investigationId: input.investigationId,
   });
 
+  const stopped = async (round: number): Promise<StepResult | undefined> => {
+    const reason = await input.cancelled?.();
+    if (reason === undefined) return undefined;
+    return result(
+      cancelledReport(toolCalls, reason, round),
+      completed,
+      modelName,
+      `cancelled by the plan before model round ${round}: ${reason}`,
+    );
+  };
+
   for (let iteration = completed + 1; iteration <= input.maxIterations; iteration++) {
+    const stop = await stopped(iteration);
+    if (stop) return stop;
     const response = await input.model.generate(request(iteration));
     usage = addUsage(usage, response.usage);
     modelName = response.model;
@@ -155,6 +194,8 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     }
   }
 
+  const stop = await stopped(input.maxIterations + 1);
+  if (stop) return stop;
   // Not pushed onto `messages`: a saved history must not end with this request.
   const capReached: Message = {
     role: "user",
@@ -257,6 +298,19 @@ function allowanceReport(
   };
 }
 
+/** The report of a step the plan cancelled while it ran: what its tools found before it stopped. */
+function cancelledReport(toolCalls: readonly ToolCall[], reason: string, round: number): StepReport {
+  const answered = toolCalls.filter((c) => c.ok);
+  return {
+    outcome: "failed",
+    summary:
+      `Stopped before model round ${round}: the plan cancelled this step (${reason.slice(0, 500)}); ` +
+      `${answered.length} of ${toolCalls.length} tool call(s) had answered.`,
+    facts: answered.slice(-10).map((c) => `${c.name}: ${c.summary}`.slice(0, 500)),
+    iocs: [],
+  };
+}
+
 function parseReport(text: string | undefined): StepReport | undefined {
   if (!text) return undefined;
   const trimmed = text
@@ -272,7 +326,7 @@ function parseReport(text: string | undefined): StepReport | undefined {
   }
 }
 
-async function runToolCall(
+export async function runToolCall(
   input: ExecutorInput,
   call: ToolCallRequest,
   calls: ToolCall[],
@@ -314,7 +368,7 @@ function boundData(data: JsonValue): JsonValue {
   return { truncated: true, preview: text.slice(0, MAX_TOOL_RESPONSE_BYTES - 200) };
 }
 
-function buildResult(
+export function buildResult(
   input: ExecutorInput,
   parts: {
     report: StepReport;

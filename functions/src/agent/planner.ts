@@ -4,7 +4,7 @@ import type { Finding } from "../domain/finding.js";
 import { type Plan, type PlanDraft, PlanDraftSchema } from "../domain/plan.js";
 import { planFromDraft, planProblems } from "../domain/plan-rules.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
-import type { Model } from "../model/port.js";
+import type { Model, ToolDeclaration } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { renderPrompt } from "../prompts/render.js";
 import type { AnalystLesson, PlannerContext, RelatedInvestigation } from "./contexts.js";
@@ -14,6 +14,8 @@ export interface PlannerInput {
   finding: Finding;
   model: Model;
   tools: readonly { name: string; description: string }[];
+  /** Parameter schemas of `tools`; with them the planner may fix a step's tool calls. */
+  declarations?: readonly ToolDeclaration[];
   tables: readonly { name: string; description: string }[];
   maxSteps: number;
   related?: readonly RelatedInvestigation[];
@@ -40,14 +42,17 @@ export async function planInvestigation(input: PlannerInput): Promise<PlannerOut
       purpose: "planner",
       finding: input.finding,
       tools: toolNames,
+      ...(input.declarations ? { declarations: [...input.declarations] } : {}),
       tables: input.tables.map((t) => t.name),
       maxSteps: input.maxSteps,
       related: [...(input.related ?? [])],
       ...(input.lessons && input.lessons.length > 0 ? { lessons: [...input.lessons] } : {}),
       problems,
     };
+    const parameters = new Map((input.declarations ?? []).map((d) => [d.name, JSON.stringify(d.parameters)]));
     const system = renderPrompt("planner.system", {
-      tools: input.tools,
+      tools: input.tools.map((t) => ({ ...t, parameters: parameters.get(t.name) ?? null })),
+      canFixCalls: parameters.size > 0,
       tables: input.tables,
       maxSteps: input.maxSteps,
       eventTime: input.finding.eventTime,

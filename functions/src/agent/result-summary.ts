@@ -1,6 +1,6 @@
 import type { Ioc } from "../domain/ioc.js";
 import type { Plan } from "../domain/plan.js";
-import type { StepResult } from "../domain/results.js";
+import type { StepReport, StepResult, ToolCall } from "../domain/results.js";
 
 /**
  * What one step hands to later ones: its conclusion and facts, not its raw tool traffic.
@@ -45,4 +45,44 @@ export function resultsForPrompt(results: readonly StepResult[]) {
     iocs: r.iocs,
     error: r.error ?? null,
   }));
+}
+
+const MAX_REPORT_FACTS = 20;
+
+/**
+ * A fixed-call step's report, written by code from its tool calls instead of by an executor
+ * model: each call's own summary becomes a fact. The outcome is "failed" when no call
+ * answered, "no_data" when every answer came back empty (no rows, no reports), else
+ * "answered". The summary states only counts and which tools ran, never tool payload text,
+ * so nothing a tool returned is promoted into the step's headline.
+ */
+export function reportFromToolCalls(stepId: string, calls: readonly ToolCall[]): StepReport {
+  const answered = calls.filter((c) => c.ok);
+  const empty = answered.filter((c) => isEmptyAnswer(c.data));
+  const outcome: StepReport["outcome"] =
+    answered.length === 0 ? "failed" : empty.length === answered.length ? "no_data" : "answered";
+  const tools = [...new Set(calls.map((c) => c.name))].join(", ");
+  const summary =
+    `Step ${stepId} ran ${calls.length} planned call(s) of ${tools} without a model round: ` +
+    `${answered.length} answered${empty.length ? ` (${empty.length} with no rows or reports)` : ""}, ` +
+    `${calls.length - answered.length} failed. The facts quote each tool's own summary.`;
+  return {
+    outcome,
+    summary,
+    facts: calls
+      .slice(0, MAX_REPORT_FACTS)
+      .map((c) => clip(`${c.name}: ${c.ok ? "" : "failed: "}${c.summary}`, 500)),
+    iocs: [],
+  };
+}
+
+/** A tool answer that holds nothing: an empty page of rows or an empty list of intel reports. */
+function isEmptyAnswer(data: ToolCall["data"]): boolean {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return false;
+  const list = Array.isArray(data.rows) ? data.rows : Array.isArray(data.reports) ? data.reports : undefined;
+  return list !== undefined && list.length === 0;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -6,6 +6,7 @@ import { planInvestigation } from "../agent/planner.js";
 import { reflectOnProgress } from "../agent/reflector.js";
 import { createStepJournal } from "../agent/step-journal.js";
 import type { Conclusion } from "../domain/conclusion.js";
+import { earlyReflectionDue } from "../domain/decisive.js";
 import { errorMessage, InvalidInputError, ModelOutputError, NotFoundError } from "../domain/errors.js";
 import {
   type Investigation,
@@ -25,6 +26,7 @@ import type { Committed } from "../ports/investigation-store.js";
 import { MAX_COMPRESSIONS_PER_STEP } from "./compression.js";
 import type { AppDeps } from "./deps.js";
 import { dismissalHold } from "./dismissal-check.js";
+import { earlyCoverage, reflectEarly } from "./early-reflection.js";
 import { publishEvents } from "./publish.js";
 
 /**
@@ -33,7 +35,7 @@ import { publishEvents } from "./publish.js";
  * outcome from Firestore instead of doing the work twice.
  */
 
-function withUsage(inv: Investigation, usage: Usage, now: Date): Investigation {
+export function withUsage(inv: Investigation, usage: Usage, now: Date): Investigation {
   return {
     ...inv,
     counters: { ...inv.counters, usage: addUsage(inv.counters.usage, usage) },
@@ -41,7 +43,10 @@ function withUsage(inv: Investigation, usage: Usage, now: Date): Investigation {
   };
 }
 
-function modelFields(inv: Investigation, deps: AppDeps): Pick<Investigation, "model" | "fellBackToOffline"> {
+export function modelFields(
+  inv: Investigation,
+  deps: AppDeps,
+): Pick<Investigation, "model" | "fellBackToOffline"> {
   const reason = deps.fallbackReason?.();
   return reason
     ? { model: deps.model.name, fellBackToOffline: true }
@@ -53,7 +58,11 @@ function modelFields(inv: Investigation, deps: AppDeps): Pick<Investigation, "mo
  * the repair call, it is treated like an LLM that is down: the offline model takes over and
  * the work runs again, instead of the whole investigation failing on a typed output error.
  */
-async function offlineOnBadOutput<T>(deps: AppDeps, purpose: Purpose, run: () => Promise<T>): Promise<T> {
+export async function offlineOnBadOutput<T>(
+  deps: AppDeps,
+  purpose: Purpose,
+  run: () => Promise<T>,
+): Promise<T> {
   try {
     return await run();
   } catch (error) {
@@ -84,7 +93,7 @@ async function commit(deps: AppDeps, committed: Committed): Promise<Investigatio
   return committed.investigation;
 }
 
-function requirePlan(inv: Investigation): Plan {
+export function requirePlan(inv: Investigation): Plan {
   if (!inv.plan) throw new InvalidInputError(`investigation ${inv.id} has no plan yet`);
   return inv.plan;
 }
@@ -155,6 +164,7 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
       finding: existing.finding,
       model: deps.model,
       tools: deps.toolbox.available(),
+      declarations: deps.toolbox.declarationsFor(deps.toolbox.names()),
       tables: deps.tables,
       maxSteps: deps.config.agent.maxSteps,
       related: related.map((r) => ({
@@ -189,8 +199,11 @@ export async function startPlanning(id: string, deps: AppDeps): Promise<NextActi
 
 export interface StepOutcome {
   stepId: string;
-  /** context_pressure: no result yet; the history waits for the compressor, then a re-run. */
-  status: StepResult["status"] | "context_pressure";
+  /**
+   * context_pressure: no result yet; the history waits for the compressor, then a re-run.
+   * cancelled: the plan cancelled the step before it started; nothing ran.
+   */
+  status: StepResult["status"] | "context_pressure" | "cancelled";
   /** False when the result already existed and this call changed nothing. */
   executed: boolean;
   reason?: string;
@@ -206,7 +219,9 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
   const plan = requirePlan(inv);
   const step = plan.steps.find((s) => s.id === stepId);
   if (!step) throw new NotFoundError(`investigation ${id} has no step "${stepId}"`);
-  if (step.status === "cancelled") throw new InvalidInputError(`step "${stepId}" was cancelled`);
+  // An early reflection can cancel a step of the wave in flight before the step started (decision 0019).
+  if (step.status === "cancelled")
+    return { stepId, status: "cancelled", executed: false, reason: step.cancelReason ?? "cancelled" };
   await commit(
     deps,
     await deps.store.update(id, (current) => {
@@ -234,7 +249,9 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
     return { stepId, status: "context_pressure", executed: false, reason: error.message };
   }
   const recorded = await deps.store.recordStepResult(id, result, (current) => {
-    const failed = result.status === "failed";
+    // Cancelled while it ran: the step stays cancelled, and stopping is not a failure.
+    const cancelled = requirePlan(current).steps.find((x) => x.id === stepId)?.status === "cancelled";
+    const failed = result.status === "failed" && !cancelled;
     const base = withUsage(current, result.usage, deps.now());
     return {
       investigation: {
@@ -243,26 +260,42 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
         plan: {
           ...requirePlan(current),
           steps: requirePlan(current).steps.map((x) =>
-            x.id === stepId ? { ...x, status: result.status } : x,
+            x.id === stepId && !cancelled ? { ...x, status: result.status } : x,
           ),
         },
         counters: {
           ...base.counters,
           stepsExecuted: base.counters.stepsExecuted + 1,
-          consecutiveFailures: failed ? base.counters.consecutiveFailures + 1 : 0,
+          consecutiveFailures: failed
+            ? base.counters.consecutiveFailures + 1
+            : cancelled
+              ? base.counters.consecutiveFailures
+              : 0,
         },
       },
       events: [
         {
           type: "step_finished",
           stepId,
-          message: `Step ${stepId} ${failed ? "failed" : "done"}: ${result.summary}`,
+          message: `Step ${stepId} ${cancelled ? "stopped (cancelled)" : failed ? "failed" : "done"}: ${result.summary}`,
         },
       ],
     };
   });
   await publishEvents(deps.bus, recorded.events);
+  const after = recorded.investigation.plan;
+  if (recorded.created && after && earlyReflectionDue(after, stepId, recorded.result, deps.config.agent)) {
+    await reflectEarly(id, stepId, deps);
+  }
   return { stepId, status: recorded.result.status, executed: recorded.created };
+}
+
+/** The plan's reason for cancelling a step, read fresh from the store; undefined while it is wanted. */
+function cancellationOf(id: string, stepId: string, deps: AppDeps): () => Promise<string | undefined> {
+  return async () => {
+    const step = (await deps.store.require(id)).plan?.steps.find((s) => s.id === stepId);
+    return step?.status === "cancelled" ? (step.cancelReason ?? "cancelled by a reflection") : undefined;
+  };
 }
 
 async function executeWithDeadline(
@@ -299,6 +332,7 @@ async function executeWithDeadline(
           toolbox: deps.toolbox,
           maxIterations: deps.config.agent.maxStepIterations,
           tokenAllowance: stepTokenAllowance(deps.config.agent, inv.counters, plan),
+          cancelled: cancellationOf(inv.id, stepId, deps),
           logger: deps.logger.child({ investigationId: inv.id, stepId }),
           now: deps.now,
           ...(deps.histories
@@ -364,12 +398,23 @@ export async function advance(
     await republish(deps, id, (e) => e.type === "reflected");
     return decide(inv, deps, { lastReflection: reflectionSignal(stored) });
   }
-  const results = await deps.store.listStepResults(id);
+  const [results, reflections] = await Promise.all([
+    deps.store.listStepResults(id),
+    deps.store.listReflections(id),
+  ]);
   const waveResults = results.filter((r) => stepIds.includes(r.stepId));
   const first = decide(inv, deps, {
     finishedWave: { stepIds, anyFailed: waveResults.some((r) => r.status === "failed") },
   });
   if (first.kind !== "reflect") return first;
+  // A reflection already ran on this wave's decisive result: no second one to reach the same answer.
+  const early = earlyCoverage(
+    reflections,
+    stepIds,
+    waveResults.map((r) => r.stepId),
+  );
+  const covering = early.achieved ?? (early.coversWave ? early.latest : undefined);
+  if (covering) return decide(inv, deps, { lastReflection: reflectionSignal(covering) });
 
   const plan = requirePlan(inv);
   const rules = {
@@ -429,7 +474,7 @@ function reflectionSignal(r: Reflection): { achieved: boolean; refusedForBudget:
   };
 }
 
-function reflectionMessage(r: Reflection): string {
+export function reflectionMessage(r: Reflection): string {
   const changes = r.applied.map((u) =>
     u.op === "add" ? `+${u.step.id}` : u.op === "cancel" ? `-${u.id}` : `~${u.id}`,
   );

@@ -1,4 +1,5 @@
 import type { Plan, PlanDraft, PlanUpdate, Step, StepDraft } from "./plan.js";
+import { referencesIn } from "./plan-refs.js";
 
 /**
  * Plan construction and revision rules, shared by the planner and the reflector so a
@@ -31,9 +32,31 @@ export function planProblems(steps: readonly StepDraft[], rules: PlanRules): str
       if (dep === step.id) problems.push(`step "${step.id}" depends on itself`);
       else if (!ids.has(dep)) problems.push(`step "${step.id}" depends on unknown step "${dep}"`);
     }
+    problems.push(...fixedCallProblems(step));
   }
   const cycle = findCycle(steps);
   if (cycle) problems.push(`steps form a dependency cycle: ${cycle.join(" -> ")}`);
+  return problems;
+}
+
+/**
+ * A fixed call may only use its step's own tools (the toolbox checks the same when it runs),
+ * and may only read the outputs of steps it depends on: otherwise the scheduler could run it
+ * before the value exists.
+ */
+function fixedCallProblems(step: StepDraft): string[] {
+  const problems: string[] = [];
+  for (const call of step.calls ?? []) {
+    if (!step.tools.includes(call.tool))
+      problems.push(`step "${step.id}" fixes a call to "${call.tool}", which is not among its tools`);
+    for (const ref of referencesIn(call.args)) {
+      if ("error" in ref) problems.push(`step "${step.id}": ${ref.error}`);
+      else if (ref.source === "step" && !step.dependsOn.includes(ref.stepId))
+        problems.push(
+          `step "${step.id}" reads ${ref.text} but does not depend on step "${ref.stepId}"; add it to dependsOn`,
+        );
+    }
+  }
   return problems;
 }
 
@@ -80,8 +103,17 @@ export interface UpdateOutcome {
 function sameApproach(a: StepDraft, b: StepDraft): boolean {
   const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").trim();
   return (
-    norm(a.description) === norm(b.description) && [...a.tools].sort().join() === [...b.tools].sort().join()
+    norm(a.description) === norm(b.description) &&
+    [...a.tools].sort().join() === [...b.tools].sort().join() &&
+    JSON.stringify(a.calls ?? []) === JSON.stringify(b.calls ?? [])
   );
+}
+
+/** An update that changes the tools drops fixed calls it does not restate: they may name the old tools. */
+function callsOf(update: Extract<PlanUpdate, { op: "update" }>, step: StepDraft): Pick<StepDraft, "calls"> {
+  if (update.calls) return { calls: update.calls };
+  if (update.tools || !step.calls) return {};
+  return { calls: step.calls };
 }
 
 /**
@@ -140,15 +172,19 @@ function refusal(steps: readonly Step[], update: PlanUpdate, rules: PlanRules): 
     return problems.length > 0 ? problems.join("; ") : undefined;
   }
   if (!existing) return `no step "${update.id}" in the plan`;
+  // A running step can be cancelled: it stops before its next model round (runStep checks).
+  if (update.op === "cancel" && existing.status === "running") return undefined;
   if (existing.status !== "pending")
-    return `step "${update.id}" is ${existing.status}; only pending steps can change`;
+    return `step "${update.id}" is ${existing.status}; only pending steps can change${update.op === "cancel" ? " or, if running, be cancelled" : ""}`;
   if (update.op === "cancel") return undefined;
+  const { calls: _oldCalls, ...rest } = existing;
   const changed: StepDraft = {
-    ...existing,
+    ...rest,
     description: update.description ?? existing.description,
     tools: update.tools ?? existing.tools,
     expected: update.expected ?? existing.expected,
     dependsOn: update.dependsOn ?? existing.dependsOn,
+    ...callsOf(update, existing),
   };
   const failedTwin = steps.find((s) => s.status === "failed" && sameApproach(s, changed));
   if (failedTwin)
@@ -169,16 +205,17 @@ function applyOne(steps: Step[], update: PlanUpdate, revision: number): Step[] {
         s.id === update.id ? { ...s, status: "cancelled", cancelReason: update.reason } : s,
       );
     case "update":
-      return steps.map((s) =>
-        s.id === update.id
-          ? {
-              ...s,
-              description: update.description ?? s.description,
-              tools: update.tools ?? s.tools,
-              expected: update.expected ?? s.expected,
-              dependsOn: update.dependsOn ?? s.dependsOn,
-            }
-          : s,
-      );
+      return steps.map((step) => {
+        if (step.id !== update.id) return step;
+        const { calls: _oldCalls, ...s } = step;
+        return {
+          ...s,
+          description: update.description ?? s.description,
+          tools: update.tools ?? s.tools,
+          expected: update.expected ?? s.expected,
+          dependsOn: update.dependsOn ?? s.dependsOn,
+          ...callsOf(update, step),
+        };
+      });
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { JsonObjectSchema } from "./json.js";
 
 export const StepIdSchema = z
   .string()
@@ -7,6 +8,19 @@ export const StepIdSchema = z
 export const StepStatusSchema = z.enum(["pending", "running", "done", "failed", "cancelled"]);
 export type StepStatus = z.infer<typeof StepStatusSchema>;
 
+/**
+ * A tool call the planner fixes in advance: the step runs it directly, without an executor
+ * model round. String arguments may be whole references, `{{finding.principal}}` or
+ * `{{steps.<id>.ips}}`, resolved in code when the step runs (plan-refs.ts).
+ */
+export const FixedCallSchema = z.object({
+  tool: z.string().min(1).max(64),
+  args: JsonObjectSchema,
+});
+export type FixedCall = z.infer<typeof FixedCallSchema>;
+
+export const MAX_FIXED_CALLS = 8;
+
 /** What the model proposes for a step; the plan adds status and bookkeeping. */
 export const StepDraftSchema = z.object({
   id: StepIdSchema,
@@ -14,6 +28,10 @@ export const StepDraftSchema = z.object({
   tools: z.array(z.string().min(1).max(64)).min(1).max(4),
   expected: z.string().min(1).max(500),
   dependsOn: z.array(StepIdSchema).max(10).default([]),
+  /** Present when the step needs no judgment to run: these calls are its whole work. */
+  calls: z.array(FixedCallSchema).min(1).max(MAX_FIXED_CALLS).optional(),
+  /** The planner expects this step's result alone may settle the verdict: reflect as soon as it finishes. */
+  decisive: z.boolean().optional(),
 });
 export type StepDraft = z.infer<typeof StepDraftSchema>;
 
@@ -53,6 +71,7 @@ export const PlanUpdateSchema = z.discriminatedUnion("op", [
     tools: z.array(z.string().min(1).max(64)).min(1).max(4).optional(),
     expected: z.string().min(1).max(500).optional(),
     dependsOn: z.array(StepIdSchema).max(10).optional(),
+    calls: z.array(FixedCallSchema).min(1).max(MAX_FIXED_CALLS).optional(),
   }),
   z.object({ op: z.literal("cancel"), id: StepIdSchema, reason: z.string().min(1).max(500) }),
 ]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PlanUpdateSchema } from "./plan.js";
+import { PlanUpdateSchema, StepIdSchema } from "./plan.js";
 import { UsageSchema } from "./results.js";
 
 /** The reflector model's answer. */
@@ -18,6 +18,11 @@ export const ReflectionSchema = ReflectionDraftSchema.extend({
   applied: z.array(PlanUpdateSchema),
   refused: z.array(z.object({ update: PlanUpdateSchema, reason: z.string() })),
   skipped: z.boolean(),
+  /**
+   * Set when the reflection ran as soon as a decisive step finished, before its wave ended.
+   * `wave` is then the wave in progress and `afterSteps` every step whose result it read.
+   */
+  early: z.object({ stepId: StepIdSchema }).optional(),
   usage: UsageSchema,
   model: z.string(),
   createdAt: z.iso.datetime(),

@@ -223,7 +223,30 @@ describe("applyPlanUpdates", () => {
     assert.equal(out.plan.steps.find((s) => s.id === "b")!.description, "check b");
   });
 
-  for (const status of ["done", "failed", "running", "cancelled"] as const) {
+  it("cancels a running step (it stops before its next model round) but refuses to update it", () => {
+    const p = plan([step("x", { status: "running" }), step("y")]);
+    const out = applyPlanUpdates(
+      p,
+      [
+        { op: "update", id: "x", expected: "something else" },
+        { op: "cancel", id: "x", reason: "moot" },
+      ],
+      revRules,
+    );
+    assert.deepEqual(
+      out.refused.map((r) => r.reason),
+      ['step "x" is running; only pending steps can change'],
+    );
+    assert.deepEqual(
+      out.plan.steps.map((s) => [s.id, s.status, s.cancelReason]),
+      [
+        ["x", "cancelled", "moot"],
+        ["y", "pending", undefined],
+      ],
+    );
+  });
+
+  for (const status of ["done", "failed", "cancelled"] as const) {
     it(`refuses to update or cancel a ${status} step`, () => {
       const p = plan([step("x", { status }), step("y")]);
       const out = applyPlanUpdates(
@@ -238,7 +261,7 @@ describe("applyPlanUpdates", () => {
         out.refused.map((r) => r.reason),
         [
           `step "x" is ${status}; only pending steps can change`,
-          `step "x" is ${status}; only pending steps can change`,
+          `step "x" is ${status}; only pending steps can change or, if running, be cancelled`,
         ],
       );
       assert.equal(out.plan, p);

@@ -12,8 +12,16 @@ import {
 } from "./support.js";
 
 const tools = [
-  { name: "intel_lookup", description: "Looks up IPs, domains and hashes in threat intelligence." },
-  { name: "logs_query", description: "Answers a question about Cloud Logging data in natural language." },
+  {
+    name: "intel_lookup",
+    description: "Looks up IPs, domains and hashes in threat intelligence.",
+    parameters: null as string | null,
+  },
+  {
+    name: "logs_query",
+    description: "Answers a question about Cloud Logging data in natural language.",
+    parameters: null as string | null,
+  },
 ];
 const tables = [
   { name: "compute_googleapis_com_vpc_flows", description: "VPC flow logs" },
@@ -21,7 +29,13 @@ const tables = [
 ];
 
 describe("prompts/planner.system.liquid", () => {
-  const vars = () => ({ tools, tables, maxSteps: 7, eventTime: "2024-05-14T09:31:07.123Z" });
+  const vars = () => ({
+    tools,
+    tables,
+    maxSteps: 7,
+    eventTime: "2024-05-14T09:31:07.123Z",
+    canFixCalls: false,
+  });
 
   it("lists the registry's tools and tables, the step cap and the eventTime anchor", () => {
     const text = renderPrompt("planner.system", vars());
@@ -50,7 +64,26 @@ describe("prompts/planner.system.liquid", () => {
     assert.ok(text.includes("- `intel_lookup`"));
   });
 
-  for (const missing of ["tools", "tables", "maxSteps", "eventTime"] as const) {
+  it("explains fixed calls, references and decisive steps only when parameter schemas are known", () => {
+    assert.ok(!renderPrompt("planner.system", vars()).includes("## Fixing a step's tool calls"));
+    const schema = JSON.stringify({ type: "object", properties: { indicators: { type: "array" } } });
+    const withSchemas = tools.map((t) => (t.name === "intel_lookup" ? { ...t, parameters: schema } : t));
+    const text = renderPrompt("planner.system", { ...vars(), tools: withSchemas, canFixCalls: true });
+    assert.ok(text.includes("## Fixing a step's tool calls"));
+    assert.ok(
+      text.includes(`  parameters (JSON Schema): \`${schema}\``),
+      "the tool's parameter schema is shown",
+    );
+    assert.equal(count(text, "parameters (JSON Schema)"), 1, "a tool without a schema shows none");
+    // The reference syntax must reach the model literally, not be rendered away by Liquid.
+    assert.ok(text.includes("`{{finding.<field>}}`"));
+    assert.ok(text.includes("`{{steps.<stepId>.<field>}}`"));
+    assert.ok(text.includes('"decisive": true'));
+    assert.ok(!/\n{3,}/.test(text), "no runs of blank lines");
+    assertNoData(text);
+  });
+
+  for (const missing of ["tools", "tables", "maxSteps", "eventTime", "canFixCalls"] as const) {
     it(`throws when ${missing} is missing`, () => {
       const { [missing]: _dropped, ...rest } = vars();
       assert.throws(() => renderPrompt("planner.system", rest), new RegExp(`undefined variable: ${missing}`));

@@ -42,6 +42,7 @@ import {
   COLLECTIONS,
   claimDocId,
   EXPIRE_AT_FIELD,
+  earlyReflectionDocId,
   eventDocId,
   markerExpiry,
   reflectionDocId,
@@ -214,8 +215,9 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     const valid = checked(ReflectionSchema, reflection, "reflection");
     const ref = this.investigationRef(id)
       .collection(SUBCOLLECTIONS.reflections)
-      .doc(reflectionDocId(valid.wave));
-    const out = await this.recordOnce(id, `record reflection ${id}/wave ${valid.wave}`, ref, change, {
+      .doc(valid.early ? earlyReflectionDocId(valid.early.stepId) : reflectionDocId(valid.wave));
+    const label = valid.early ? `early after ${valid.early.stepId}` : `wave ${valid.wave}`;
+    const out = await this.recordOnce(id, `record reflection ${id}/${label}`, ref, change, {
       value: valid,
       encode: encodeReflection,
       decode: decodeReflection,

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
  *   investigations/{id}                      the Investigation
  *   investigations/{id}/results/{stepId}     one StepResult per step, written once
  *   investigations/{id}/reflections/{wave}   one Reflection per wave, written once
+ *   investigations/{id}/reflections/early-{stepId}   one early Reflection per decisive step
  *   investigations/{id}/events/{seq}         the append-only event log
  *   claims/{sha256(scope, key)}              once-only markers for side effects
  */
@@ -40,6 +41,11 @@ export function eventDocId(seq: number): string {
 
 export function reflectionDocId(wave: number): string {
   return String(wave).padStart(6, "0");
+}
+
+/** A reflection taken as soon as a decisive step finished: one per step, apart from the waves' ids. */
+export function earlyReflectionDocId(stepId: string): string {
+  return `early-${stepId}`;
 }
 
 /**

@@ -1,7 +1,10 @@
 import type { PlannerContext } from "../../agent/contexts.js";
 import { ModelOutputError } from "../../domain/errors.js";
-import type { PlanDraft, StepDraft } from "../../domain/plan.js";
+import type { FixedCall, PlanDraft, StepDraft } from "../../domain/plan.js";
+import { MAX_FIXED_CALLS } from "../../domain/plan.js";
 import { describeIntent } from "./describe.js";
+import { callsForIntent } from "./executor/calls.js";
+import { intentForStep } from "./executor/step-intent.js";
 import { playbookPhrase } from "./families.js";
 import { tableAvailable } from "./intents.js";
 import { PLAYBOOKS, type StepSpec } from "./playbooks/index.js";
@@ -26,6 +29,25 @@ function toDraft(spec: StepSpec, tools: string[]): StepDraft {
   };
 }
 
+/**
+ * The calls the offline executor would make in its first round, fixed in the plan so the
+ * step runs without an executor round, when the tools' parameter schemas are known and the
+ * step stands alone: it reads nothing from other steps (its values all come from the
+ * finding), and no step reads it. A dependent step narrows its query with the facts and
+ * times its dependency's executor report states; a report written from tool summaries
+ * states counts only, and the dependent would search blind.
+ */
+function withFixedCalls(draft: StepDraft, context: PlannerContext, readByOthers: boolean): StepDraft {
+  const declarations = (context.declarations ?? []).filter((d) => draft.tools.includes(d.name));
+  if (declarations.length === 0 || draft.dependsOn.length > 0 || readByOthers) return draft;
+  const step = { ...draft, status: "pending" as const, addedInRevision: 0 };
+  const intent = intentForStep(step, context.finding, [], draft.tools);
+  const planned = callsForIntent(intent, draft.tools, declarations, draft.description);
+  if (planned.length === 0 || planned.length > MAX_FIXED_CALLS) return draft;
+  const calls: FixedCall[] = planned.map((p) => ({ tool: p.name, args: p.args }));
+  return { ...draft, calls, ...(intent.kind === "intel" ? { decisive: true } : {}) };
+}
+
 /** Keeps the playbook's order, drops what the registry or the log tables cannot serve, then applies the cap. */
 function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepDraft[] {
   const usable = specs.flatMap((spec) => {
@@ -36,7 +58,9 @@ function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepD
   const kept = usable.slice(0, Math.max(1, context.maxSteps));
   const ids = new Set(kept.map((s) => s.id));
   // A dependency on a step that was dropped would make the plan invalid; the step can still run on the finding's own values.
-  return kept.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) }));
+  const steps = kept.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) }));
+  const read = new Set(steps.flatMap((s) => s.dependsOn));
+  return steps.map((s) => withFixedCalls(s, context, read.has(s.id)));
 }
 
 /**

@@ -188,7 +188,12 @@ export function reflectionFor(context: ReflectorContext): ReflectionDraft {
   const pending = context.plan.steps.filter((st) => st.status === "pending");
 
   if (achieved && canRevise) {
-    for (const st of pending)
+    // Steps still running (an early reflection, before the wave ended) stop before their next model round.
+    const reported = new Set(context.results.map((r) => r.stepId));
+    const open = context.plan.steps.filter(
+      (st) => st.status === "pending" || (st.status === "running" && !reported.has(st.id)),
+    );
+    for (const st of open)
       book.cancel(st.id, `moot: the evidence already decides the verdict (${decision.verdict})`);
   }
   if (!achieved && canRevise) {

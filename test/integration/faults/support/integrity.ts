@@ -16,7 +16,8 @@ export interface Ledger {
  * Reads everything one investigation wrote and checks the exactly-once invariants the
  * operations promise: event seqs 1..eventSeq without gaps or repeats, one created/planned
  * and at most one terminal event, one step_finished per stored result and one stored result
- * per executed step, one reflection per wave with one reflected event each.
+ * per executed step, one reflection per wave (and one early one per decisive step) with one
+ * reflected event each.
  */
 export async function ledgerOf(store: InvestigationStore, id: string): Promise<Ledger> {
   const investigation = await store.require(id);
@@ -44,8 +45,11 @@ export async function ledgerOf(store: InvestigationStore, id: string): Promise<L
     problems.push(`${count("step_finished")} step_finished events for ${results.length} results`);
   if (investigation.counters.stepsExecuted !== results.length)
     problems.push(`stepsExecuted ${investigation.counters.stepsExecuted} but ${results.length} results`);
-  const waves = reflections.map((r) => r.wave);
+  // One reflection per wave, plus at most one early reflection per decisive step (decision 0019).
+  const waves = reflections.filter((r) => !r.early).map((r) => r.wave);
   if (new Set(waves).size !== waves.length) problems.push(`reflection waves repeat: ${waves.join(",")}`);
+  const early = reflections.flatMap((r) => (r.early ? [r.early.stepId] : []));
+  if (new Set(early).size !== early.length) problems.push(`early reflections repeat: ${early.join(",")}`);
   if (count("reflected") !== reflections.length)
     problems.push(`${count("reflected")} reflected events for ${reflections.length} reflections`);
   return { investigation, results, reflections, events, problems };

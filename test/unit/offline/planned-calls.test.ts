@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { planInvestigation } from "../../../functions/src/agent/planner.js";
+import type { Finding } from "../../../functions/src/domain/finding.js";
+import { planProblems } from "../../../functions/src/domain/plan-rules.js";
+import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { badDomainFinding, cryptominingFinding } from "./support/findings.js";
+import { RealTools } from "./support/tools.js";
+
+const tables = LOG_TABLES.map((t) => ({ name: t.name, description: t.description }));
+
+describe("offline planner: tool calls fixed in the plan", () => {
+  let tools: RealTools;
+  before(async () => {
+    tools = await RealTools.create({});
+  });
+  after(async () => {
+    await tools.close();
+  });
+
+  const plan = async (finding: Finding, withSchemas: boolean) =>
+    (
+      await planInvestigation({
+        investigationId: "inv-plan",
+        finding,
+        model: createOfflineModel(),
+        tools: tools.declarations().map((d) => ({ name: d.name, description: d.description })),
+        ...(withSchemas ? { declarations: tools.declarations() } : {}),
+        tables,
+        maxSteps: 10,
+      })
+    ).plan;
+
+  it("fixes the first-round calls of standalone steps and marks intel lookups decisive", async () => {
+    const p = await plan(cryptominingFinding(), true);
+    const intel = p.steps.find((s) => s.id === "intel-iocs");
+    assert.ok(intel?.calls, "the intel step has its calls");
+    assert.equal(intel.decisive, true);
+    assert.deepEqual(
+      intel.calls.map((c) => c.tool),
+      ["threat_intel_lookup"],
+    );
+    const indicators = JSON.stringify(intel.calls[0]?.args);
+    assert.ok(
+      indicators.includes("203.0.113.50") && indicators.includes("pool.minexmr-relay.top"),
+      indicators,
+    );
+    for (const s of p.steps) {
+      assert.ok(s.calls && s.calls.length > 0, `standalone step ${s.id} runs without an executor round`);
+      assert.ok(
+        s.calls.every((c) => s.tools.includes(c.tool)),
+        `${s.id} calls only its own tools`,
+      );
+    }
+    assert.deepEqual(
+      planProblems(p.steps, { allowedTools: tools.names(), maxSteps: 10 }),
+      [],
+      "the plan passes the rules a model's plan must pass",
+    );
+  });
+
+  it("keeps the executor for steps in a dependency chain: the dependent reads its dependency's report", async () => {
+    const p = await plan(badDomainFinding(), true);
+    const byId = new Map(p.steps.map((s) => [s.id, s]));
+    assert.ok(byId.get("dns-lookups")?.calls === undefined, "read by flows-followup and host-logs");
+    assert.ok(byId.get("flows-followup")?.calls === undefined, "reads dns-lookups");
+    assert.ok(byId.get("intel-iocs")?.calls, "stands alone");
+  });
+
+  it("fixes nothing when the planner is not given the tools' parameter schemas", async () => {
+    const p = await plan(cryptominingFinding(), false);
+    assert.ok(p.steps.every((s) => s.calls === undefined && s.decisive === undefined));
+  });
+});
