@@ -137,3 +137,11 @@ export function hasGeminiCredentials(credentials: GeminiCredentials): boolean {
     ? Boolean(credentials.project ?? credentials.apiKey)
     : Boolean(credentials.apiKey);
 }
+
+/** Whether the primary model is Gemini: asked for, or `auto` with credentials present. */
+export function wantsGemini(
+  provider: "auto" | "gemini" | "offline",
+  credentials: GeminiCredentials,
+): boolean {
+  return provider === "gemini" || (provider === "auto" && hasGeminiCredentials(credentials));
+}

@@ -5,7 +5,7 @@ import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
 import { FirestoreStepHistoryStore } from "../adapters/firestore/step-history-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
 import { type Config, loadConfig } from "../config/config.js";
-import { type Environment, readEnvironment } from "../config/environment.js";
+import { type Environment, readEnvironment, wantsGemini } from "../config/environment.js";
 import { ConfigError } from "../domain/errors.js";
 import { createRecall } from "../memory/recall.js";
 import { createOfflineModel } from "../model/offline/index.js";
@@ -14,10 +14,7 @@ import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
 import { createToolRegistry } from "../tools/registry.js";
 import { indexFindingEmbedding } from "../tools/related-findings.js";
 import { createFindingEmbeddings, embeddingSpace } from "./embedding-space.js";
-import { choosePrimaryModel } from "./primary-model.js";
 import type { Runtime } from "./runtime.js";
-
-export { choosePrimaryModel } from "./primary-model.js";
 
 /**
  * What a function needs beyond the store, bus and config every function has. A function
@@ -50,7 +47,10 @@ export async function buildRuntime(
   const store = new FirestoreInvestigationStore(db);
   const bus = new PubSubEventBus(projectId);
   const offlineModel = createOfflineModel();
-  const primaryModel = choosePrimaryModel(config, env, offlineModel, logger);
+  // @google/genai loads only where Gemini thinks.
+  const primaryModel = wantsGemini(config.model.provider, environment.gemini)
+    ? (await import("./primary-model.js")).choosePrimaryModel(config, env, offlineModel, logger)
+    : offlineModel;
   const memories = new FirestoreMemoryStore(db);
   const findingEmbeddings = createFindingEmbeddings(db, config, primaryModel);
   const catalog = needs.tools
