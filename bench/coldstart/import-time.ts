@@ -1,3 +1,4 @@
+import { dirname, extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { fromRoot } from "../../functions/src/platform/paths.js";
 import { type Summary, summarize } from "../lib/stats.js";
@@ -50,6 +51,65 @@ export async function measureImport(options: {
 }
 
 export const SOURCE_ENTRY = fromRoot("functions/src/index.ts");
+
+/**
+ * A function's cold import: index (which registers every entry point and imports nothing
+ * else) plus the modules its first request loads (functions/entry-modules.ts), without
+ * building the runtime. What one deployed instance imports before it can serve.
+ */
+const ENTRY_PROBE = [
+  "const t0 = performance.now();",
+  "await import(process.env.BENCH_MODULE_URL);",
+  "const { ENTRY_POINT_MODULES } = await import(process.env.BENCH_ENTRY_MODULES_URL);",
+  "await ENTRY_POINT_MODULES[process.env.BENCH_ENTRY_POINT]();",
+  "const t1 = performance.now();",
+  "process.stdout.write(JSON.stringify({ importMs: t1 - t0, readyMs: t1 }) + '\\n');",
+  "process.exit(0);",
+].join(" ");
+
+export interface EntryImportTime {
+  entryPoint: string;
+  variant: string;
+  importMs?: Summary;
+  error?: string;
+}
+
+export async function measureEntryImport(options: {
+  entryPoint: string;
+  variant: string;
+  /** index.js/ts of the variant; entry-modules sits next to it under functions/. */
+  modulePath: string;
+  nodeArgs: string[];
+  cwd: string;
+  samples: number;
+  env: NodeJS.ProcessEnv;
+}): Promise<EntryImportTime> {
+  const entryModules = join(
+    dirname(options.modulePath),
+    "functions",
+    `entry-modules${extname(options.modulePath)}`,
+  );
+  const times: number[] = [];
+  for (let i = 0; i < options.samples; i++) {
+    const out = await run(process.execPath, [...options.nodeArgs, "--input-type=module", "-e", ENTRY_PROBE], {
+      cwd: options.cwd,
+      env: {
+        ...options.env,
+        BENCH_MODULE_URL: pathToFileURL(options.modulePath).href,
+        BENCH_ENTRY_MODULES_URL: pathToFileURL(entryModules).href,
+        BENCH_ENTRY_POINT: options.entryPoint,
+      },
+      timeoutMs: 120_000,
+    });
+    const parsed = lastJson<{ importMs: number }>(out.stdout);
+    if (out.code !== 0 || !parsed) {
+      const why = out.stderr.trim().split("\n").slice(-3).join(" | ").slice(0, 400);
+      return { entryPoint: options.entryPoint, variant: options.variant, error: `exit ${out.code}: ${why}` };
+    }
+    times.push(parsed.importMs);
+  }
+  return { entryPoint: options.entryPoint, variant: options.variant, importMs: summarize(times) };
+}
 
 /** One direct dependency imported alone in a fresh process: what it adds to every cold start. */
 export interface PackageImport {

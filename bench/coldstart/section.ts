@@ -7,7 +7,9 @@ import type { BenchScenario } from "../lib/scenarios.js";
 import { type BundleReport, bundleFunctions } from "./bundle.js";
 import { buildDeployTree, type DeployTree } from "./deploy-tree.js";
 import {
+  type EntryImportTime,
   type ImportTime,
+  measureEntryImport,
   measureImport,
   measurePackageImports,
   type PackageImport,
@@ -20,6 +22,8 @@ export interface ColdStartSection {
   bundle: BundleReport;
   /** One module graph (functions/src/index.ts) serves every entry point. */
   imports: ImportTime[];
+  /** Per entry point: index plus the modules its first request loads (the target: under 300 ms). */
+  entryImports: EntryImportTime[];
   /** Direct dependencies in the module graph, each imported alone. */
   packages: PackageImport[];
   servers: ServerColdStart[];
@@ -70,6 +74,24 @@ export async function measureColdStart(options: {
       }),
     );
   }
+  const entryImports: EntryImportTime[] = [];
+  for (const entryPoint of ALL_ENTRY_POINTS) {
+    for (const v of variants) {
+      const measured = await measureEntryImport({
+        entryPoint: entryPoint.name,
+        variant: v.variant,
+        modulePath: v.module,
+        nodeArgs: v.nodeArgs,
+        cwd: v.cwd,
+        samples: options.importSamples,
+        env,
+      });
+      options.progress(
+        `  import ${entryPoint.name} (${v.variant}): ${measured.importMs ? `${Math.round(measured.importMs.median)} ms median` : measured.error}`,
+      );
+      entryImports.push(measured);
+    }
+  }
   options.progress("  import time per direct dependency");
   const packages = await measurePackageImports({ packages: graphDependencies(bundle), env });
   const servers: ServerColdStart[] = [];
@@ -91,7 +113,14 @@ export async function measureColdStart(options: {
     }
   }
   const { root: _root, entry, ...build } = tree;
-  return { build: { ...build, built: entry !== undefined }, bundle, imports, packages, servers };
+  return {
+    build: { ...build, built: entry !== undefined },
+    bundle,
+    imports,
+    entryImports,
+    packages,
+    servers,
+  };
 }
 
 /** package.json dependencies that the bundle pulled in (or left external): the graph's direct deps. */

@@ -10,6 +10,14 @@ export function printColdStart(c: ColdStartSection): string {
         : [i.variant, ms(i.importMs?.median), ms(i.importMs?.p95), ms(i.processToReadyMs?.median)],
     ),
   );
+  const entries = table(
+    ["function's cold import (index + its modules)", "variant", "import med", "p95"],
+    (c.entryImports ?? []).map((e) =>
+      e.error
+        ? [e.entryPoint, e.variant, "failed", e.error.slice(0, 60)]
+        : [e.entryPoint, e.variant, ms(e.importMs?.median), ms(e.importMs?.p95)],
+    ),
+  );
   const packages = table(
     ["direct dependency imported alone", "import"],
     c.packages.map((p) => [p.name, p.error ? `failed: ${p.error.slice(0, 50)}` : ms(p.importMs)]),
@@ -36,5 +44,5 @@ export function printColdStart(c: ColdStartSection): string {
   const build = c.build.built
     ? `   tsc build of the deploy tree: ${ms(c.build.buildMs)}${c.build.error ? ` (${c.build.error.slice(0, 120)})` : ""}`
     : `   dist not measured: ${c.build.error ?? "build failed"}`;
-  return ["3. COLD START", build, bundle, "", imports, "", packages, "", servers].join("\n");
+  return ["3. COLD START", build, bundle, "", imports, "", entries, "", packages, "", servers].join("\n");
 }

@@ -1,35 +1,42 @@
+import type { CloudEvent, Request, Response } from "@google-cloud/functions-framework";
 import * as ff from "@google-cloud/functions-framework";
-import { analystActionsFunction, slackEventsFunction } from "./functions/analyst-functions.js";
-import { getRuntime } from "./functions/compose.js";
-import { ingestFunction, memoryIntrospectorFunction, notifierFunction } from "./functions/event-functions.js";
-import {
-  advanceOperation,
-  compressorOperation,
-  finishOperation,
-  HTTP_SCHEMAS,
-  plannerOperation,
-  stepOperation,
-  workflowHandler,
-} from "./functions/http-functions.js";
+import { ENTRY_POINT_MODULES, type EntryPointModuleName } from "./functions/entry-modules.js";
 
 /**
  * Every Cloud Function of ferret, registered from one source tree. Each deployed function
  * names one of these as its entry point (platform/entrypoints.ts lists them; Terraform and
- * the local stack are checked against that list).
+ * the local stack are checked against that list). Registering imports nothing but
+ * functions-framework: a function's own modules (and the adapters its runtime builds) load
+ * on its first request, so an instance of the notifier never loads the log warehouse, the
+ * tools or the models (functions/entry-modules.ts says which module serves which function).
  */
-ff.http("planner", workflowHandler("planner", HTTP_SCHEMAS.planner, plannerOperation, getRuntime));
-ff.http(
-  "stepExecutor",
-  workflowHandler("stepExecutor", HTTP_SCHEMAS.stepExecutor, stepOperation, getRuntime),
-);
-ff.http("reflector", workflowHandler("reflector", HTTP_SCHEMAS.reflector, advanceOperation, getRuntime));
-ff.http("concluder", workflowHandler("concluder", HTTP_SCHEMAS.concluder, finishOperation, getRuntime));
-ff.http(
-  "compressor",
-  workflowHandler("compressor", HTTP_SCHEMAS.compressor, compressorOperation, getRuntime),
-);
-ff.cloudEvent("ingest", ingestFunction(getRuntime));
-ff.cloudEvent("memoryIntrospector", memoryIntrospectorFunction(getRuntime));
-ff.cloudEvent("notifier", notifierFunction(getRuntime));
-ff.http("slackEvents", slackEventsFunction(getRuntime));
-ff.cloudEvent("analystActions", analystActionsFunction(getRuntime));
+function http(name: EntryPointModuleName): void {
+  let handler: Promise<(req: Request, res: Response) => Promise<void>> | undefined;
+  ff.http(name, async (req, res) => {
+    handler ??= ENTRY_POINT_MODULES[name]().then(
+      (load) => load as (req: Request, res: Response) => Promise<void>,
+    );
+    await (await handler)(req, res);
+  });
+}
+
+function cloudEvent(name: EntryPointModuleName): void {
+  let handler: Promise<(event: CloudEvent<unknown>) => Promise<void>> | undefined;
+  ff.cloudEvent(name, async (event: CloudEvent<unknown>) => {
+    handler ??= ENTRY_POINT_MODULES[name]().then(
+      (load) => load as (event: CloudEvent<unknown>) => Promise<void>,
+    );
+    await (await handler)(event);
+  });
+}
+
+http("planner");
+http("stepExecutor");
+http("reflector");
+http("concluder");
+http("compressor");
+cloudEvent("ingest");
+cloudEvent("memoryIntrospector");
+cloudEvent("notifier");
+http("slackEvents");
+cloudEvent("analystActions");

@@ -4,7 +4,7 @@ import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
 import { loadConfig } from "../config/config.js";
 import { NotFoundError } from "../domain/errors.js";
 import { embeddingSpace } from "../functions/catalog.js";
-import { choosePrimaryModel } from "../functions/compose.js";
+import { choosePrimaryModel } from "../functions/primary-model.js";
 import { LOG_ANALYST_SCOPE, type Memory, type MemoryMatch } from "../memory/memory.js";
 import type { MemoryStore } from "../memory/store.js";
 import { createOfflineModel } from "../model/offline/index.js";

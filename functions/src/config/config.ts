@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ConfigError } from "../domain/errors.js";
 import { SeveritySchema } from "../domain/finding.js";
 import { AgentPolicySchema } from "../domain/policy.js";
-import { GeminiModelSettingsShape } from "./model-settings.js";
+import { DEFAULT_EMBEDDING_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelSettingsShape } from "./model-settings.js";
 
 /**
  * One validated configuration: a YAML/JSON file (optional) overlaid with FERRET_*
@@ -16,8 +16,8 @@ const ConfigObjectSchema = z.strictObject({
     .strictObject({
       /** auto = Gemini when credentials are configured, otherwise the offline playbook model. */
       provider: z.enum(["auto", "gemini", "offline"]).default("auto"),
-      geminiModel: z.string().min(1).default("gemini-3.5-flash"),
-      embeddingModel: z.string().min(1).default("gemini-embedding-001"),
+      geminiModel: z.string().min(1).default(DEFAULT_GEMINI_MODEL),
+      embeddingModel: z.string().min(1).default(DEFAULT_EMBEDDING_MODEL),
       ...GeminiModelSettingsShape,
       /** Context window of geminiModel, for preventive compression. */
       contextWindowTokens: z.number().int().min(8_000).default(1_048_576),
@@ -189,8 +189,8 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
 };
 
 /**
- * FERRET_* variables read outside this overlay: set by the local stack, Terraform or the
- * test harness and read where they are needed. Any other FERRET_* variable is a mistake
+ * FERRET_* variables read outside this overlay: FERRET_CONFIG here, the others by the
+ * environment reader (environment.ts) or the workflow (its function URLs). Any other FERRET_* variable is a mistake
  * (a typo silently disables the setting it meant), so loadConfig refuses it.
  */
 export const PROCESS_ENV_VARIABLES: readonly string[] = [
@@ -201,7 +201,6 @@ export const PROCESS_ENV_VARIABLES: readonly string[] = [
   "FERRET_WORKFLOWS_URL",
   "FERRET_WORKFLOW_NAME",
   "FERRET_WORKFLOW_LOCATION",
-  "FERRET_GEMINI_TIMEOUT_MS",
   // The workflow's function URLs (terraform/templates/investigate.yaml.tftpl, the local stack).
   "FERRET_PLANNER_URL",
   "FERRET_STEP_EXECUTOR_URL",

@@ -6,6 +6,11 @@ import { z } from "zod";
  * role got its values) reads in one place; docs/decisions/0013 gives the reasons.
  */
 
+/** Defaults of model.geminiModel, model.geminiLiteModel and model.embeddingModel, defined once. */
+export const DEFAULT_GEMINI_MODEL = "gemini-3.5-flash";
+export const DEFAULT_GEMINI_LITE_MODEL = "gemini-3.1-flash-lite";
+export const DEFAULT_EMBEDDING_MODEL = "gemini-embedding-001";
+
 export const MODEL_ROLES = [
   "planner",
   "executor",
@@ -86,7 +91,7 @@ const roleEntry = (role: ModelRole) =>
 /** Spread into config.model. */
 export const GeminiModelSettingsShape = {
   /** The smaller model for roles whose settings say "lite". */
-  geminiLiteModel: z.string().min(1).default("gemini-3.1-flash-lite"),
+  geminiLiteModel: z.string().min(1).default(DEFAULT_GEMINI_LITE_MODEL),
   /** Per HTTP attempt; a stalled call must not eat the step's whole deadline. */
   timeoutMs: z.number().int().min(1_000).max(600_000).default(90_000),
   /**

@@ -10,7 +10,7 @@ import { loadConfig } from "../config/config.js";
 import { errorMessage, InvalidInputError } from "../domain/errors.js";
 import { normalizeNotification, parseNotification } from "../domain/finding.js";
 import { buildToolCatalog } from "../functions/catalog.js";
-import { choosePrimaryModel } from "../functions/compose.js";
+import { choosePrimaryModel } from "../functions/primary-model.js";
 import { appDepsFor, type Runtime } from "../functions/runtime.js";
 import { ensureTopology } from "../local/pubsub-setup.js";
 import { createOfflineModel } from "../model/offline/index.js";

@@ -1,14 +1,12 @@
 import { basename } from "node:path";
-import type { Firestore } from "@google-cloud/firestore";
 import { BigQueryLogWarehouse } from "../adapters/bigquery/warehouse.js";
 import { openDuckDbWarehouse } from "../adapters/duckdb/warehouse.js";
-import { FirestoreFindingEmbeddings } from "../adapters/firestore/finding-embeddings.js";
 import { CombinedThreatIntel } from "../adapters/intel/combined.js";
-import { otxFromEnv } from "../adapters/otx/threat-intel.js";
+import { OtxThreatIntel } from "../adapters/otx/threat-intel.js";
 import { StixThreatIntel } from "../adapters/stix/threat-intel.js";
 import type { Config } from "../config/config.js";
+import { type Environment, hasGeminiCredentials, readEnvironment } from "../config/environment.js";
 import { ConfigError, errorMessage } from "../domain/errors.js";
-import { isGeminiConfigured } from "../model/gemini-options.js";
 import { createOfflineModel } from "../model/offline/index.js";
 import type { Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
@@ -30,6 +28,8 @@ import { createThreatIntelLookupTool } from "../tools/threat-intel-lookup.js";
 import type { ToolCatalog } from "../tools/toolbox.js";
 import { lazyThreatIntel } from "./lazy-intel.js";
 import { duckDbTableList, LazyLogWarehouse } from "./lazy-warehouse.js";
+
+export { createFindingEmbeddings, embeddingSpace } from "./embedding-space.js";
 
 export interface BuiltCatalog {
   catalog: ToolCatalog;
@@ -61,12 +61,12 @@ export interface AnalystServices {
 
 function analystOptions(
   config: Config,
-  env: NodeJS.ProcessEnv,
+  environment: Environment,
   logger: Logger,
   data: Pick<LogAnalysisToolOptions, "warehouse" | "runbooks" | "tables">,
   analyst: AnalystServices | undefined,
 ): LogAnalysisToolOptions {
-  if (!analyst && (config.model.provider === "gemini" || isGeminiConfigured(env)))
+  if (!analyst && (config.model.provider === "gemini" || hasGeminiCredentials(environment.gemini)))
     logger.warn("log_analysis runs on the offline model: no model was passed to buildToolCatalog");
   const bus = analyst?.bus;
   if (!bus) logger.info("log_analysis sessions are not published: no bus was passed to buildToolCatalog");
@@ -81,31 +81,14 @@ function analystOptions(
   };
 }
 
-/**
- * The name of the vector space a model's embeddings live in. Documents record it, and
- * similarity search stays inside it, so switching the embedding model (or running the
- * offline model) never compares vectors from different models.
- */
-export function embeddingSpace(config: Config, model: Pick<Model, "offline">): string {
-  return model.offline ? "offline-hash-v1" : `gemini:${config.model.embeddingModel}`;
-}
-
-export function createFindingEmbeddings(
-  db: Firestore,
-  config: Config,
-  model: Pick<Model, "offline">,
-): FirestoreFindingEmbeddings {
-  return new FirestoreFindingEmbeddings(db, { space: embeddingSpace(config, model) });
-}
-
 async function openWarehouse(
   config: Config,
-  env: NodeJS.ProcessEnv,
+  environment: Environment,
   logger: Logger,
 ): Promise<LogWarehouse | undefined> {
   const { logs } = config;
   if (logs.warehouse === "bigquery") {
-    const dataProject = logs.bigqueryProject ?? env.GOOGLE_CLOUD_PROJECT;
+    const dataProject = logs.bigqueryProject ?? environment.projectId;
     if (!logs.bigqueryDataset || !dataProject) {
       throw new ConfigError(
         "FERRET_LOG_WAREHOUSE=bigquery needs FERRET_BIGQUERY_DATASET and FERRET_BIGQUERY_PROJECT (or GOOGLE_CLOUD_PROJECT)",
@@ -115,7 +98,7 @@ async function openWarehouse(
       dataProject,
       dataset: logs.bigqueryDataset,
       // Jobs run and are billed where the function runs; the dataset may be elsewhere.
-      jobProject: env.GOOGLE_CLOUD_PROJECT ?? dataProject,
+      jobProject: environment.projectId ?? dataProject,
       maximumBytesBilled: logs.maxBytesBilled,
       maxRows: logs.maxRows,
       defaultPageSize: Math.min(logs.pageSize, 100),
@@ -135,12 +118,16 @@ async function openWarehouse(
   );
 }
 
-function threatIntel(config: Config, env: NodeJS.ProcessEnv): ThreatIntel | undefined {
+function threatIntel(config: Config, environment: Environment): ThreatIntel | undefined {
   const providers: ThreatIntel[] = [];
   const bundle = config.intel.stixBundle;
   if (bundle)
     providers.push(lazyThreatIntel(`stix:${basename(bundle)}`, () => StixThreatIntel.fromFile(bundle)));
-  if (config.intel.otxEnabled) providers.push(otxFromEnv(env));
+  if (config.intel.otxEnabled) {
+    // Secret Manager mounts the key as OTX_API_KEY in production.
+    if (!environment.otxApiKey) throw new ConfigError("FERRET_OTX_ENABLED=true but OTX_API_KEY is not set");
+    providers.push(new OtxThreatIntel({ apiKey: environment.otxApiKey }));
+  }
   if (providers.length <= 1) return providers[0];
   return new CombinedThreatIntel(providers);
 }
@@ -171,13 +158,14 @@ async function tablesFor(
  */
 export async function buildToolCatalog(
   config: Config,
-  env: NodeJS.ProcessEnv,
+  env: Readonly<Record<string, string | undefined>>,
   logger: Logger,
   services?: CatalogServices,
   analyst?: AnalystServices,
 ): Promise<BuiltCatalog> {
+  const environment = readEnvironment(env);
   const tools: AnyTool[] = [];
-  const warehouse = await openWarehouse(config, env, logger);
+  const warehouse = await openWarehouse(config, environment, logger);
   const tables = warehouse ? await tablesFor(warehouse, config, logger) : [];
   if (warehouse) {
     const runbooks = loadRunbooks();
@@ -187,7 +175,7 @@ export async function buildToolCatalog(
       createLogQueryTool({ warehouse, runbooks }),
       createLogTablesTool(warehouse),
       await createLogAnalysisTool(
-        analystOptions(config, env, logger, { warehouse, runbooks, tables }, analyst),
+        analystOptions(config, environment, logger, { warehouse, runbooks, tables }, analyst),
       ),
     );
   } else {
@@ -195,7 +183,7 @@ export async function buildToolCatalog(
       "no log warehouse configured (FERRET_DUCKDB_DIR, or FERRET_LOG_WAREHOUSE=bigquery); log tools are unavailable",
     );
   }
-  const intel = threatIntel(config, env);
+  const intel = threatIntel(config, environment);
   if (intel) tools.push(createThreatIntelLookupTool(intel));
   else
     logger.warn(

@@ -4,77 +4,83 @@ import { FirestoreLessonStore } from "../adapters/firestore/lesson-store.js";
 import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
 import { FirestoreStepHistoryStore } from "../adapters/firestore/step-history-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
-import { SecurityCenterFindings } from "../adapters/scc/scc-findings.js";
-import { createChatSink } from "../adapters/slack/create-chat-sink.js";
-import { SlackChatSink } from "../adapters/slack/slack-chat-sink.js";
-import { ExecutionsApiLauncher } from "../adapters/workflows/executions-launcher.js";
-import { LocalWorkflowLauncher } from "../adapters/workflows/local-launcher.js";
 import { type Config, loadConfig } from "../config/config.js";
-import { ConfigError, errorMessage } from "../domain/errors.js";
+import { type Environment, readEnvironment, wantsGemini } from "../config/environment.js";
+import { ConfigError } from "../domain/errors.js";
 import { createRecall } from "../memory/recall.js";
-import { GeminiModel } from "../model/gemini.js";
-import {
-  geminiOptionsFromConfig,
-  geminiOptionsFromEnv,
-  isGeminiConfigured,
-} from "../model/gemini-options.js";
-import { lifecycleWarning } from "../model/lifecycle.js";
 import { createOfflineModel } from "../model/offline/index.js";
-import type { Model } from "../model/port.js";
-import { withRetry } from "../model/retry.js";
-import { createLogger, type Logger, type Severity } from "../platform/logger.js";
+import { createLogger } from "../platform/logger.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
+import { createToolRegistry } from "../tools/registry.js";
 import { indexFindingEmbedding } from "../tools/related-findings.js";
-import { buildToolCatalog, createFindingEmbeddings, embeddingSpace } from "./catalog.js";
+import { createFindingEmbeddings, embeddingSpace } from "./embedding-space.js";
 import type { Runtime } from "./runtime.js";
 
 /**
- * The composition root: turns configuration and environment into adapters. Nothing
- * else in the code base decides which adapter serves a port.
+ * What a function needs beyond the store, bus and config every function has. A function
+ * builds only what it uses: the notifier never opens the log warehouse, ingest never loads
+ * the tools. Adapters a function may not need are imported when first built, so they stay
+ * out of the module graph of the functions that do not.
  */
-export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+export interface RuntimeNeeds {
+  /** The tool catalog and the log tables (planner, stepExecutor, reflector, concluder). */
+  tools: boolean;
+}
+
+export const ALL_NEEDS: RuntimeNeeds = { tools: true };
+
+/**
+ * The composition root: turns configuration and environment into adapters. Nothing
+ * else in the code base decides which adapter serves a port, and nothing else reads the
+ * process environment (config/environment.ts parses it).
+ */
+export async function buildRuntime(
+  env: NodeJS.ProcessEnv = process.env,
+  needs: RuntimeNeeds = ALL_NEEDS,
+): Promise<Runtime> {
   const config = loadConfig({ env });
-  const projectId = env.GOOGLE_CLOUD_PROJECT ?? env.GCLOUD_PROJECT;
+  const environment = readEnvironment(env);
+  const projectId = environment.projectId;
   if (!projectId) throw new ConfigError("GOOGLE_CLOUD_PROJECT is not set");
-  const logger = createLogger({
-    project: projectId,
-    minSeverity: (env.FERRET_LOG_LEVEL as Severity | undefined) ?? "INFO",
-  });
+  const logger = createLogger({ project: projectId, minSeverity: environment.logLevel });
   const db = createFirestore({ projectId, databaseId: config.firestore.databaseId });
   const store = new FirestoreInvestigationStore(db);
   const bus = new PubSubEventBus(projectId);
   const offlineModel = createOfflineModel();
-  const primaryModel = choosePrimaryModel(config, env, offlineModel, logger);
+  // @google/genai loads only where Gemini thinks.
+  const primaryModel = wantsGemini(config.model.provider, environment.gemini)
+    ? (await import("./primary-model.js")).choosePrimaryModel(config, env, offlineModel, logger)
+    : offlineModel;
   const memories = new FirestoreMemoryStore(db);
   const findingEmbeddings = createFindingEmbeddings(db, config, primaryModel);
-  const catalog = await buildToolCatalog(
-    config,
-    env,
-    logger,
-    {
-      store,
-      findingEmbeddings,
-      embedder: primaryModel,
-    },
-    {
-      model: primaryModel,
-      fallbackModel: offlineModel,
-      bus,
-      // Embeds with the primary model itself: a fallback's vectors would live in another space.
-      recall: createRecall({
-        model: primaryModel,
-        store: memories,
-        settings: config.memory,
-        embeddingSpace: embeddingSpace(config, primaryModel),
+  const catalog = needs.tools
+    ? await (await import("./catalog.js")).buildToolCatalog(
+        config,
+        env,
         logger,
-      }),
-    },
-  );
+        { store, findingEmbeddings, embedder: primaryModel },
+        {
+          model: primaryModel,
+          fallbackModel: offlineModel,
+          bus,
+          // Embeds with the primary model itself: a fallback's vectors would live in another space.
+          recall: createRecall({
+            model: primaryModel,
+            store: memories,
+            settings: config.memory,
+            embeddingSpace: embeddingSpace(config, primaryModel),
+            logger,
+          }),
+        },
+      )
+    : { catalog: createToolRegistry([]), tables: [] };
+  const { createChatSink } = await import("../adapters/slack/create-chat-sink.js");
+  const { SlackChatSink } = await import("../adapters/slack/slack-chat-sink.js");
   const chat = createChatSink({
-    ...(env.SLACK_BOT_TOKEN ? { token: env.SLACK_BOT_TOKEN } : {}),
+    ...(environment.slack.botToken ? { token: environment.slack.botToken } : {}),
     ...(config.slack.channel ? { channel: config.slack.channel } : {}),
-    ...(env.FERRET_SLACK_API_URL ? { slackApiUrl: env.FERRET_SLACK_API_URL } : {}),
-    ...(env.FERRET_CHAT_FILE ? { file: env.FERRET_CHAT_FILE } : {}),
+    ...(environment.slack.apiUrl ? { slackApiUrl: environment.slack.apiUrl } : {}),
+    ...(environment.slack.chatFile ? { file: environment.slack.chatFile } : {}),
     logger,
   });
   return {
@@ -87,11 +93,13 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     indexFinding: (inv) =>
       indexFindingEmbedding({ embeddings: findingEmbeddings, embedder: primaryModel }, inv),
     bus,
-    launcher: chooseLauncher(config, env, projectId),
+    launcher: await chooseLauncher(config, environment, projectId),
     chat,
     ...(chat instanceof SlackChatSink ? { chatInteractions: chat } : {}),
-    ...(env.SLACK_SIGNING_SECRET ? { slackSigningSecret: env.SLACK_SIGNING_SECRET } : {}),
-    ...(config.scc.writeback ? { scc: new SecurityCenterFindings() } : {}),
+    ...(environment.slack.signingSecret ? { slackSigningSecret: environment.slack.signingSecret } : {}),
+    ...(config.scc.writeback
+      ? { scc: new (await import("../adapters/scc/scc-findings.js")).SecurityCenterFindings() }
+      : {}),
     lessons: new FirestoreLessonStore(db),
     catalog: catalog.catalog,
     tables: catalog.tables,
@@ -101,58 +109,35 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   };
 }
 
-export function choosePrimaryModel(
+async function chooseLauncher(
   config: Config,
-  env: NodeJS.ProcessEnv,
-  offline: Model,
-  logger: Logger,
-): Model {
-  const wantGemini =
-    config.model.provider === "gemini" || (config.model.provider === "auto" && isGeminiConfigured(env));
-  if (!wantGemini) return offline;
-  if (!isGeminiConfigured(env)) {
-    throw new ConfigError(
-      "FERRET_MODEL_PROVIDER=gemini but no Gemini credentials: set GEMINI_API_KEY, or GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION",
-    );
-  }
-  const gemini = new GeminiModel({ ...geminiOptionsFromEnv(env), ...geminiOptionsFromConfig(config.model) });
-  for (const model of gemini.modelIds()) {
-    const warning = lifecycleWarning(model, new Date());
-    if (warning) logger.warn("configured Gemini model is retired or retiring", { model, warning });
-  }
-  return withRetry(gemini, {
-    maxRetryAfterMs: config.model.maxRetryWaitMs,
-    onRetry: (info) =>
-      logger.warn("model call retried", {
-        attempt: info.attempt,
-        delayMs: info.delayMs,
-        operation: info.operation,
-        nudged: info.nudged ?? false,
-        error: errorMessage(info.error),
-      }),
-  });
-}
-
-function chooseLauncher(config: Config, env: NodeJS.ProcessEnv, projectId: string): WorkflowLauncher {
+  environment: Environment,
+  projectId: string,
+): Promise<WorkflowLauncher> {
   const deadline = config.agent.totalDeadlineSeconds;
-  if (env.FERRET_WORKFLOWS_URL) return new LocalWorkflowLauncher(env.FERRET_WORKFLOWS_URL, deadline);
-  return new ExecutionsApiLauncher(
-    {
-      project: projectId,
-      location: env.FERRET_WORKFLOW_LOCATION ?? env.GOOGLE_CLOUD_LOCATION ?? "us-central1",
-      workflow: env.FERRET_WORKFLOW_NAME ?? "ferret-investigate",
-    },
-    deadline,
-  );
+  const { url, name, location } = environment.workflows;
+  if (url)
+    return new (await import("../adapters/workflows/local-launcher.js")).LocalWorkflowLauncher(url, deadline);
+  const { ExecutionsApiLauncher } = await import("../adapters/workflows/executions-launcher.js");
+  return new ExecutionsApiLauncher({ project: projectId, location, workflow: name }, deadline);
 }
 
-let runtime: Promise<Runtime> | undefined;
+const runtimes = new Map<string, Promise<Runtime>>();
 
-/** One runtime per process (a function instance), built on first use. */
-export function getRuntime(): Promise<Runtime> {
-  runtime ??= buildRuntime().catch((error: unknown) => {
-    runtime = undefined; // let the next request try again rather than caching the failure
-    throw error;
-  });
+/**
+ * One runtime per process (a function instance), built on first use with what that
+ * function needs. Deployed, an instance serves one function; the local stack and the tests
+ * may ask for several from one process, so the runtime is kept per kind of need.
+ */
+export function getRuntime(needs: RuntimeNeeds = ALL_NEEDS): Promise<Runtime> {
+  const key = JSON.stringify(needs);
+  let runtime = runtimes.get(key);
+  if (!runtime) {
+    runtime = buildRuntime(process.env, needs).catch((error: unknown) => {
+      runtimes.delete(key); // let the next request try again rather than caching the failure
+      throw error;
+    });
+    runtimes.set(key, runtime);
+  }
   return runtime;
 }

@@ -9,7 +9,7 @@ import { introspectSession } from "../memory/introspect.js";
 import { handleInvestigationEvent } from "../notify/notifier.js";
 import { redactError } from "../platform/logger.js";
 import { deadLetterTopic, SWEEP_TICK, TOPICS, type TopicName } from "../platform/topics.js";
-import { embeddingSpace } from "./catalog.js";
+import { embeddingSpace } from "./embedding-space.js";
 import { decodePubSubJson, PubSubEventDataSchema } from "./pubsub-message.js";
 import { ingestDepsFor, type Runtime } from "./runtime.js";
 

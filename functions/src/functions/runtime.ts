@@ -2,8 +2,8 @@ import type { AppDeps, IngestDeps } from "../app/deps.js";
 import { type Config, toolAllowed } from "../config/config.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { MemoryStore } from "../memory/store.js";
-import { withFallback } from "../model/fallback.js";
-import type { Model } from "../model/port.js";
+import { chooseModel } from "../model/choice.js";
+import type { Model, Purpose } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";
 import type { EventBus } from "../ports/event-bus.js";
@@ -48,9 +48,8 @@ export interface Runtime {
 }
 
 /**
- * Dependencies for one request about one investigation. The model is chosen per
- * investigation: once it fell back to the offline model it stays there, so its steps do
- * not flip between brains; otherwise a fresh fallback wrapper watches this request.
+ * Dependencies for one request about one investigation, with its model as chooseModel
+ * decides (model/choice.ts).
  */
 export function appDepsFor(runtime: Runtime, investigation: Investigation | undefined): AppDeps {
   const base = {
@@ -60,21 +59,33 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
     ...(runtime.indexFinding ? { indexFinding: runtime.indexFinding } : {}),
     ...(runtime.lessons ? { lessons: runtime.lessons } : {}),
     bus: runtime.bus,
-    toolbox: new ToolBox(runtime.catalog, (name) => toolAllowed(runtime.config, name)),
+    // The sub-agent behind log_analysis follows the investigation's sticky fallback too.
+    toolbox: new ToolBox(
+      investigation?.fellBackToOffline ? offlineOnlyTools(runtime.catalog) : runtime.catalog,
+      (name) => toolAllowed(runtime.config, name),
+    ),
     tables: runtime.tables,
     logger: investigation ? runtime.logger.child({ investigationId: investigation.id }) : runtime.logger,
     now: runtime.now,
   };
-  if (runtime.primaryModel.offline || investigation?.fellBackToOffline) {
-    return { ...base, model: runtime.offlineModel };
-  }
-  if (!runtime.config.model.fallbackToOffline) return { ...base, model: runtime.primaryModel };
-  const model = withFallback(runtime.primaryModel, runtime.offlineModel);
+  const choice = chooseModel(
+    {
+      primary: runtime.primaryModel,
+      offline: runtime.offlineModel,
+      fallbackToOffline: runtime.config.model.fallbackToOffline,
+    },
+    investigation,
+  );
+  const { fallback } = choice;
   return {
     ...base,
-    model,
-    fallbackReason: () => model.reason?.message,
-    divertToOffline: (error, purpose) => model.divert(error, purpose),
+    model: choice.model,
+    ...(fallback
+      ? {
+          fallbackReason: () => fallback.reason?.message,
+          divertToOffline: (error: unknown, purpose: Purpose) => fallback.divert(error, purpose),
+        }
+      : {}),
   };
 }
 
@@ -87,5 +98,14 @@ export function ingestDepsFor(runtime: Runtime): IngestDeps {
     logger: runtime.logger,
     now: runtime.now,
     modelName: runtime.primaryModel.name,
+  };
+}
+
+/** The catalog with every call marked as coming from an investigation that thinks offline now. */
+function offlineOnlyTools(catalog: ToolCatalog): ToolCatalog {
+  return {
+    names: () => catalog.names(),
+    declarations: () => catalog.declarations(),
+    run: (name, args, ctx) => catalog.run(name, args, { ...ctx, offlineOnly: true }),
   };
 }

@@ -1,9 +1,15 @@
 import { z } from "zod";
-import { PriceSchema, RoleModelSettingsSchema } from "../config/model-settings.js";
+import { hasGeminiCredentials, readGeminiCredentials } from "../config/environment.js";
 
-export const DEFAULT_GEMINI_MODEL = "gemini-3.5-flash";
-export const DEFAULT_GEMINI_LITE_MODEL = "gemini-3.1-flash-lite";
-export const DEFAULT_EMBEDDING_MODEL = "gemini-embedding-001";
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  DEFAULT_GEMINI_LITE_MODEL,
+  DEFAULT_GEMINI_MODEL,
+  PriceSchema,
+  RoleModelSettingsSchema,
+} from "../config/model-settings.js";
+
+export { DEFAULT_EMBEDDING_MODEL, DEFAULT_GEMINI_LITE_MODEL, DEFAULT_GEMINI_MODEL };
 export const DEFAULT_TIMEOUT_MS = 90_000;
 
 export const GeminiOptionsSchema = z.object({
@@ -41,22 +47,12 @@ export type ResolvedGeminiOptions = z.output<typeof GeminiOptionsSchema>;
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * The credential variables @google/genai documents, resolved here rather than left to the
- * SDK so what the adapter uses is visible and testable (the SDK would otherwise read
- * process.env behind our back). Model names, timeout and budgets come from the config.
+ * The credential variables @google/genai documents, resolved by the environment reader
+ * (config/environment.ts) rather than left to the SDK, so what the adapter uses is visible
+ * and testable. Model names, timeout and budgets come from the config.
  */
-export function geminiOptionsFromEnv(env: Env = process.env): GeminiOptions {
-  const vertexai = isTrue(env.GOOGLE_GENAI_USE_VERTEXAI);
-  const apiKey = nonEmpty(env.GOOGLE_API_KEY) ?? nonEmpty(env.GEMINI_API_KEY);
-  const project = nonEmpty(env.GOOGLE_CLOUD_PROJECT);
-  const location = nonEmpty(env.GOOGLE_CLOUD_LOCATION);
-  const options: GeminiOptions = { vertexai };
-  if (vertexai) {
-    // Project/location win over a key on Vertex, as in the SDK: a key means express mode.
-    if (project) return { ...options, project, location: location ?? "global" };
-    return apiKey ? { ...options, apiKey } : options;
-  }
-  return apiKey ? { ...options, apiKey } : options;
+export function geminiOptionsFromEnv(env: Env): GeminiOptions {
+  return { ...readGeminiCredentials(env) };
 }
 
 /** The config's model section as adapter options. */
@@ -79,9 +75,8 @@ export function geminiOptionsFromConfig(model: {
 }
 
 /** Whether the environment holds enough to reach Gemini; otherwise use the offline model. */
-export function isGeminiConfigured(env: Env = process.env): boolean {
-  const options = geminiOptionsFromEnv(env);
-  return options.vertexai ? Boolean(options.project ?? options.apiKey) : Boolean(options.apiKey);
+export function isGeminiConfigured(env: Env): boolean {
+  return hasGeminiCredentials(readGeminiCredentials(env));
 }
 
 /**
@@ -94,13 +89,4 @@ export function embedBatchSize(options: ResolvedGeminiOptions): number {
   if (options.embedBatchSize) return options.embedBatchSize;
   if (!options.vertexai) return 100;
   return /gemini/.test(options.embeddingModel) ? 1 : 250;
-}
-
-function isTrue(value: string | undefined): boolean {
-  return value !== undefined && ["true", "1", "yes"].includes(value.trim().toLowerCase());
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
 }

@@ -17,7 +17,47 @@ export interface LogSink {
   write(line: string): void;
 }
 
-const SECRET_KEY = /(token|secret|password|api[_-]?key|authorization|private[_-]?key|credential)/i;
+/**
+ * Keys whose value is a secret whatever it looks like, compared without case, `-` or `_`.
+ * An explicit list rather than a pattern over key names: `token` or `credential` inside a
+ * name also matched `inputTokens`, `pageToken` and the SCC category `credentialAccess`, and
+ * masked exactly the figures a reader of the logs needs.
+ */
+const SECRET_KEYS = new Set(
+  [
+    "token",
+    "accessToken",
+    "refreshToken",
+    "idToken",
+    "botToken",
+    "slackToken",
+    "slackBotToken",
+    "secret",
+    "clientSecret",
+    "signingSecret",
+    "slackSigningSecret",
+    "password",
+    "passwd",
+    "apiKey",
+    "otxApiKey",
+    "geminiApiKey",
+    "googleApiKey",
+    "x-goog-api-key",
+    "x-otx-api-key",
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+    "privateKey",
+    "credentials",
+  ].map(normalizeKey),
+);
+
+function normalizeKey(key: string): string {
+  return key.toLowerCase().replace(/[-_]/g, "");
+}
+
+/** Values that are secrets wherever they appear: in a message, a field, an error's text. */
 const SECRET_VALUE = [
   /\bx(?:ox[a-z]|app)-[A-Za-z0-9-]{10,}/g, // Slack bot, user, refresh and app-level tokens
   /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g, // Slack webhooks
@@ -25,6 +65,11 @@ const SECRET_VALUE = [
   // To the END line, or to the end of the text when a length cap cut the key short.
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /\bBearer\s+[A-Za-z0-9._~+/=-]{16,}/g,
+  // A JWT (OIDC identity tokens, signed service-account assertions): header.payload.signature.
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  // OAuth access tokens Google issues (ya29.) and refresh tokens (1//).
+  /\bya29\.[A-Za-z0-9._-]{20,}/g,
+  /\b1\/\/0[A-Za-z0-9_-]{30,}/g,
 ];
 
 export function maskSecrets(value: unknown, depth = 0): unknown {
@@ -35,7 +80,7 @@ export function maskSecrets(value: unknown, depth = 0): unknown {
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value))
-      out[k] = SECRET_KEY.test(k) && v ? "[masked]" : maskSecrets(v, depth + 1);
+      out[k] = SECRET_KEYS.has(normalizeKey(k)) && v ? "[masked]" : maskSecrets(v, depth + 1);
     return out;
   }
   return value;

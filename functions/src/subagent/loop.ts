@@ -3,7 +3,7 @@ import type { AgentSession } from "../domain/agent-session.js";
 import { errorMessage, ModelOutputError } from "../domain/errors.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
-import { withFallback } from "../model/fallback.js";
+import { chooseModel } from "../model/choice.js";
 import type { GenerateRequest, Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import type { TableInfo } from "../ports/log-warehouse.js";
@@ -133,9 +133,14 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
     memories: recalled,
   });
   const messages: Message[] = [{ role: "user", text: user }];
-  const model = settings.fallbackModel
-    ? withFallback(settings.model, settings.fallbackModel)
-    : settings.model;
+  const { model } = chooseModel(
+    {
+      primary: settings.model,
+      ...(settings.fallbackModel ? { offline: settings.fallbackModel } : {}),
+      fallbackToOffline: settings.fallbackModel !== undefined,
+    },
+    { fellBackToOffline: ctx.offlineOnly === true },
+  );
   let usage: Usage = ZERO_USAGE;
   let modelName = model.name;
 

@@ -18,6 +18,11 @@ export interface ToolContext {
    */
   stepId?: string;
   toolCallId?: string;
+  /**
+   * The investigation fell back to the offline model earlier: a tool that thinks with a
+   * model (the log analyst) must use the offline one too (model/choice.ts).
+   */
+  offlineOnly?: boolean;
 }
 
 export interface ToolOutput {

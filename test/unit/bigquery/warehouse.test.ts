@@ -384,6 +384,62 @@ describe("BigQueryLogWarehouse queries", () => {
     assert.equal(server.requests.filter((r) => r.path === RESULTS).length, 0);
   });
 
+  /** The recorded dry run with the engine's reading of the statement replaced. */
+  const dryRunReading = (query: Record<string, unknown>): Exchange => {
+    const body = structuredClone(fixture("job-dry-run.json")) as {
+      statistics: { query: Record<string, unknown> };
+    };
+    body.statistics.query = { ...body.statistics.query, ...query };
+    if (query.statementType === undefined) delete body.statistics.query.statementType;
+    return { method: "POST", path: JOBS, reply: { body } };
+  };
+
+  it("runs nothing the dry run reads as anything but a SELECT, whatever the lexer made of it", async () => {
+    for (const statementType of ["INSERT", "SCRIPT", "CREATE_TABLE_AS_SELECT"]) {
+      const { server, warehouse } = await setup();
+      server.expect(...tableList, dryRunReading({ statementType }));
+      await assert.rejects(
+        warehouse.query({ sql: SYSLOG_SQL, params: SYSLOG_PARAMS }),
+        (error: unknown) =>
+          error instanceof SqlRefusedError && error.message.includes(`a ${statementType} statement`),
+      );
+      assert.equal(jobBodies(server).length, 1, "only the dry run was sent");
+    }
+  });
+
+  it("runs nothing the dry run resolves to a table outside the sink dataset", async () => {
+    const outside = [
+      { projectId: "acme-logs", datasetId: "billing", tableId: "invoices" },
+      { projectId: "other-project", datasetId: "scc_logs", tableId: "syslog" },
+      { projectId: "acme-logs", datasetId: "scc_logs", tableId: "archive_export" },
+    ];
+    for (const table of outside) {
+      const { server, warehouse } = await setup();
+      server.expect(
+        ...tableList,
+        dryRunReading({
+          statementType: "SELECT",
+          referencedTables: [{ projectId: "acme-logs", datasetId: "scc_logs", tableId: "syslog" }, table],
+        }),
+      );
+      await assert.rejects(
+        warehouse.query({ sql: SYSLOG_SQL, params: SYSLOG_PARAMS }),
+        (error: unknown) => error instanceof SqlRefusedError && error.message.includes(table.tableId),
+      );
+      assert.equal(jobBodies(server).length, 1, "only the dry run was sent");
+    }
+  });
+
+  it("runs nothing when the dry run does not say what the statement is", async () => {
+    const { server, warehouse } = await setup();
+    server.expect(...tableList, dryRunReading({ statementType: undefined }));
+    await assert.rejects(
+      warehouse.query({ sql: SYSLOG_SQL, params: SYSLOG_PARAMS }),
+      (error: unknown) => error instanceof StorageError && error.retryable === false,
+    );
+    assert.equal(jobBodies(server).length, 1);
+  });
+
   it("refuses SQL the guard rejects before any job is created", async () => {
     const { server, warehouse } = await setup();
     server.expect(...tableList);

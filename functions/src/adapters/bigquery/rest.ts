@@ -65,6 +65,12 @@ export const JobSchema = z.looseObject({
           totalBytesProcessed: Int64String.optional(),
           totalBytesBilled: Int64String.optional(),
           cacheHit: z.boolean().optional(),
+          /** What the engine parsed the statement as: SELECT, INSERT, SCRIPT, … */
+          statementType: z.string().optional(),
+          /** The tables the statement reads, as the engine resolved them (views expanded). */
+          referencedTables: z
+            .array(z.looseObject({ projectId: z.string(), datasetId: z.string(), tableId: z.string() }))
+            .optional(),
         })
         .optional(),
     })

@@ -20,6 +20,7 @@ import { queryFingerprint } from "../../sql/page-token.js";
 import { QueryTimeoutError } from "../../sql/query-errors.js";
 import { bigQueryTarget, type SqlTarget } from "../../sql/targets.js";
 import { type BigQueryApi, type BigQueryApiOptions, createBigQueryApi, type ResultsPage } from "./api.js";
+import { checkDryRun } from "./dry-run-check.js";
 import { type ErrorContext, jobError, ScanCapExceededError, toWarehouseError } from "./errors.js";
 import { jobRan, type QueryJobSpec, queryJobBody, sanitizeLabels } from "./jobs.js";
 import { DatasetTables } from "./metadata.js";
@@ -188,7 +189,7 @@ export class BigQueryLogWarehouse implements LogWarehouse {
       await this.checkJobBehindToken(ref, spec);
       return this.readPage(ref, { ...page, offset: position.offset });
     }
-    const estimate = await this.dryRun(spec);
+    const estimate = await this.dryRun(spec, allowed);
     const ref = await this.startJob(spec);
     return this.readPage(ref, page, estimate);
   }
@@ -197,12 +198,16 @@ export class BigQueryLogWarehouse implements LogWarehouse {
     this.closed = true;
   }
 
-  /** Prices the statement without running it; refuses it above the cap. */
-  private async dryRun(spec: QueryJobSpec): Promise<number | undefined> {
+  /**
+   * Prices the statement without running it; refuses it above the cap, and unless the
+   * engine reads it as one SELECT over the dataset's tables (dry-run-check.ts).
+   */
+  private async dryRun(spec: QueryJobSpec, allowed: readonly string[]): Promise<number | undefined> {
     const dry = await this.call("dry run", () =>
       this.api.insertJob(queryJobBody(spec, { dryRun: true, projectId: this.settings.jobProject })),
     );
     if (dry.status?.errorResult) throw jobError(dry.status.errorResult, this.context("dry run"));
+    checkDryRun(dry, { project: this.settings.dataProject, dataset: this.settings.dataset, tables: allowed });
     // Without an estimate the job's own maximumBytesBilled still stops an oversized scan.
     const bytes = dry.statistics?.query?.totalBytesProcessed ?? dry.statistics?.totalBytesProcessed;
     if (bytes !== undefined && bytes > this.settings.maximumBytesBilled)

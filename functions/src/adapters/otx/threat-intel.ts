@@ -34,16 +34,6 @@ const MAX_RELATED = 20;
 const CACHE_SIZE = 1_000;
 const LookupSchema = z.object({ type: IocTypeSchema, value: z.string().trim().min(1).max(2_048) });
 
-/** Reads OTX_API_KEY (Secret Manager mounts it as an environment variable in production). */
-export function otxFromEnv(
-  env: NodeJS.ProcessEnv,
-  options: Omit<OtxThreatIntelOptions, "apiKey"> = {},
-): OtxThreatIntel {
-  const apiKey = env.OTX_API_KEY?.trim();
-  if (!apiKey) throw new ConfigError("FERRET_OTX_ENABLED=true but OTX_API_KEY is not set");
-  return new OtxThreatIntel({ ...options, apiKey });
-}
-
 /**
  * ThreatIntel over AlienVault OTX's DirectConnect API: one `general` section request per
  * indicator, turned into a verdict by the rules in verdict.ts. Pulse names and tags are

@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ConfigError } from "../../../functions/src/domain/errors.js";
+import { buildRuntime } from "../../../functions/src/functions/compose.js";
+import { ENTRY_POINT_MODULES } from "../../../functions/src/functions/entry-modules.js";
+import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
+import { SLACK_ENTRY_POINTS } from "../../../functions/src/platform/slack-entrypoints.js";
+
+/**
+ * Each function builds only what it uses: a runtime without tools never touches the log
+ * warehouse, so a log directory that is missing (which stops a tool-using function at
+ * start-up) is no concern of ingest or the notifier. Nothing here connects anywhere:
+ * building the Firestore and Pub/Sub clients opens no connection.
+ */
+const ENV = {
+  GOOGLE_CLOUD_PROJECT: "ferret-runtime-needs",
+  FERRET_MODEL_PROVIDER: "offline",
+  FERRET_DUCKDB_DIR: "/nonexistent/ferret-logs",
+  FERRET_WORKFLOWS_URL: "http://127.0.0.1:9",
+  FERRET_LOG_LEVEL: "CRITICAL",
+};
+
+describe("each function builds only what it uses", () => {
+  it("a runtime without tools opens no warehouse and lists no tables", async () => {
+    const rt = await buildRuntime(ENV, { tools: false });
+    assert.deepEqual(rt.catalog.names(), []);
+    assert.deepEqual(rt.tables, []);
+  });
+
+  it("a runtime with tools does, and says so when the log directory is missing", async () => {
+    await assert.rejects(
+      buildRuntime(ENV, { tools: true }),
+      (error: unknown) => error instanceof ConfigError && /does not exist/.test(error.message),
+    );
+  });
+
+  it("a bad log level stops start-up naming the variable", async () => {
+    await assert.rejects(
+      buildRuntime({ ...ENV, FERRET_LOG_LEVEL: "LOUD" }, { tools: false }),
+      (error: unknown) => error instanceof ConfigError && /FERRET_LOG_LEVEL/.test(error.message),
+    );
+  });
+
+  it("every deployed entry point has a module that loads it", async () => {
+    const names = [...ENTRY_POINTS, ...SLACK_ENTRY_POINTS].map((e) => e.name).sort();
+    assert.deepEqual(Object.keys(ENTRY_POINT_MODULES).sort(), names);
+    for (const name of names) {
+      const handler = await ENTRY_POINT_MODULES[name as keyof typeof ENTRY_POINT_MODULES]();
+      assert.equal(typeof handler, "function", `${name} loads a handler`);
+    }
+  });
+});

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { z } from "zod";
+import { loadConfig } from "../../../functions/src/config/config.js";
+import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
+import type { Investigation } from "../../../functions/src/domain/investigation.js";
+import { appDepsFor, type Runtime } from "../../../functions/src/functions/runtime.js";
+import { chooseModel } from "../../../functions/src/model/choice.js";
+import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";
+import { ScriptedModel } from "../../../functions/src/model/scripted.js";
+import { silentLogger } from "../../../functions/src/platform/logger.js";
+import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
+import { defineTool, type ToolContext } from "../../../functions/src/tools/port.js";
+import { createToolRegistry } from "../../../functions/src/tools/registry.js";
+import { analyst, callContext, openCryptoLogs } from "../subagent/support.js";
+
+/** A Gemini stand-in that must not be asked: any call fails the test. */
+function untouchable(): ScriptedModel {
+  return new ScriptedModel([], { name: "gemini-stand-in" });
+}
+
+/** The offline model behind a recorder. */
+function recordedOffline(calls = 8): ScriptedModel {
+  const offline = createOfflineModel();
+  const serve = (request: GenerateRequest): Promise<GenerateResponse> => offline.generate(request);
+  return new ScriptedModel(
+    { log_analyst: Array.from({ length: calls }, () => serve) },
+    { name: offline.name, offline: true },
+  );
+}
+
+describe("chooseModel: which model serves an investigation", () => {
+  const primary = untouchable();
+  const offline = createOfflineModel();
+
+  it("serves an investigation that fell back from the offline model, for good", () => {
+    const choice = chooseModel({ primary, offline, fallbackToOffline: true }, { fellBackToOffline: true });
+    assert.equal(choice.model, offline);
+    assert.equal(choice.fallback, undefined, "nothing left to fall back from");
+  });
+
+  it("watches a fresh investigation with a fallback wrapper that diverts to the offline model", async () => {
+    const failing = new ScriptedModel({ planner: [new ModelUnavailableError("quota spent")] }, { name: "g" });
+    const choice = chooseModel(
+      { primary: failing, offline, fallbackToOffline: true },
+      { fellBackToOffline: false },
+    );
+    assert.ok(choice.fallback);
+    assert.equal(choice.fallback.fellBack, false);
+    assert.equal(choice.fallback.divert(new Error("schema broken twice"), "planner"), true);
+    assert.equal(choice.fallback.fellBack, true);
+  });
+
+  it("keeps the primary when falling back is switched off, and the offline model when it is the primary", () => {
+    assert.equal(chooseModel({ primary, offline, fallbackToOffline: false }).model, primary);
+    assert.equal(chooseModel({ primary: offline, offline, fallbackToOffline: true }).model, offline);
+    assert.equal(
+      chooseModel({ primary, fallbackToOffline: true }).model,
+      primary,
+      "no offline model to offer",
+    );
+  });
+});
+
+describe("the sticky fallback reaches the sub-agent", () => {
+  let warehouse: LogWarehouse;
+  before(async () => {
+    warehouse = await openCryptoLogs();
+  });
+  after(async () => {
+    await warehouse.close();
+  });
+
+  it("a tool run for a fallen-back investigation is told so; a fresh one is not", async () => {
+    const seen: ToolContext[] = [];
+    const probe = defineTool({
+      name: "probe",
+      description: "records its context",
+      input: z.object({}),
+      run: async (_input, ctx) => {
+        seen.push(ctx);
+        return { ok: true, summary: "seen", data: null };
+      },
+    });
+    const primary = untouchable();
+    const runtime = {
+      config: loadConfig({ env: {} }),
+      logger: silentLogger,
+      catalog: createToolRegistry([probe]),
+      tables: [],
+      primaryModel: primary,
+      offlineModel: createOfflineModel(),
+      now: () => new Date(),
+    } as unknown as Runtime;
+    const fellBack = { id: "inv-1", fellBackToOffline: true } as Investigation;
+    const fresh = { id: "inv-2", fellBackToOffline: false } as Investigation;
+    const ctx = { ...callContext(), logger: silentLogger };
+
+    const stuck = appDepsFor(runtime, fellBack);
+    assert.equal(stuck.model, runtime.offlineModel);
+    await stuck.toolbox.run("probe", {}, ["probe"], ctx);
+    const watched = appDepsFor(runtime, fresh);
+    assert.notEqual(watched.model, runtime.offlineModel);
+    await watched.toolbox.run("probe", {}, ["probe"], ctx);
+    assert.deepEqual(
+      seen.map((c) => c.offlineOnly === true),
+      [true, false],
+    );
+  });
+
+  it("the log analyst of a fallen-back investigation thinks offline and never asks the primary", async () => {
+    const primary = untouchable();
+    const offline = recordedOffline();
+    const a = await analyst(warehouse, primary, { fallbackModel: offline });
+    const question = { request: "Which external IPs did VM etl-worker-1 send traffic to, on which ports?" };
+    const out = await a.run(question, { ...callContext(), offlineOnly: true });
+    assert.equal(out.ok, true, out.summary);
+    assert.equal(primary.calls.length, 0, "the primary model was asked");
+    assert.ok(offline.calls.length > 0);
+    assert.equal(a.sessions.at(-1)?.model, offline.name);
+  });
+
+  it("without the mark the analyst asks the primary first (the mark is what keeps it offline)", async () => {
+    const primary = untouchable();
+    const offline = recordedOffline();
+    const a = await analyst(warehouse, primary, { fallbackModel: offline });
+    await a
+      .run({ request: "Which external IPs did VM etl-worker-1 send traffic to?" })
+      .catch(() => undefined);
+    assert.ok(primary.calls.length > 0, "the primary is asked when the investigation did not fall back");
+  });
+});
