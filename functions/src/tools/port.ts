@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Approval, ApprovalRequest } from "../domain/approval.js";
 import type { Finding } from "../domain/finding.js";
 import type { IndicatorVerdict } from "../domain/intel-verdict.js";
 import type { Ioc } from "../domain/ioc.js";
@@ -18,6 +19,11 @@ export interface ToolContext {
    */
   stepId?: string;
   toolCallId?: string;
+  /**
+   * People's decisions on acting calls of this investigation. An acting tool runs only when
+   * one of them approves exactly this call (see domain/approval.ts); read-only tools ignore them.
+   */
+  approvals?: readonly Approval[];
 }
 
 export interface ToolOutput {
@@ -32,6 +38,10 @@ export interface ToolOutput {
   verdicts?: IndicatorVerdict[];
   /** Model usage spent inside the tool (a sub-agent), charged to the calling step's budget. */
   usage?: Usage;
+  /** Set when an acting call was held for a person's approval instead of running. */
+  approvalRequest?: ApprovalRequest;
+  /** The approval the call ran under, when it was an acting call. */
+  approvedBy?: Approval;
 }
 
 export interface Tool<I extends JsonObject = JsonObject> {
@@ -39,6 +49,13 @@ export interface Tool<I extends JsonObject = JsonObject> {
   /** Shown to the model; says what the tool answers and what it cannot. */
   readonly description: string;
   readonly input: z.ZodType<I>;
+  /**
+   * True when the tool only reads. False means it changes something outside ferret, and the
+   * tool layer runs it only under a person's approval of the exact call.
+   */
+  readonly readOnly: boolean;
+  /** For an acting tool: what the call would change, computed without changing it (a dry run). */
+  preview?(input: I, ctx: ToolContext): Promise<string>;
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;
 }
 
