@@ -50,6 +50,11 @@ export interface Tool<I extends JsonObject = JsonObject> {
   readonly description: string;
   readonly input: z.ZodType<I>;
   /**
+   * The arguments' JSON Schema as declared to the model, when it does not come from `input`
+   * (an MCP server's tool declares its own; `input` then validates against that schema).
+   */
+  readonly parameters?: JsonObject;
+  /**
    * True when the tool only reads. False means it changes something outside ferret, and the
    * tool layer runs it only under a person's approval of the exact call.
    */

@@ -31,7 +31,7 @@ export interface ToolRegistry {
  * Function names Gemini accepts: a letter first, then letters, digits, underscores, dots and
  * dashes; at most 64. Dots namespace tools from MCP servers (mcp.<server>.<tool>).
  */
-const TOOL_NAME = /^[a-z][a-z0-9_.-]{0,63}$/;
+const TOOL_NAME = /^[a-z][a-zA-Z0-9_.-]{0,63}$/;
 
 /**
  * JSON Schema keywords a Gemini function declaration understands (its OpenAPI-style
@@ -96,6 +96,7 @@ export function geminiSchemaProblems(schema: JsonValue, path = "$"): string[] {
 
 /** The tool's argument schema as inline JSON Schema (no $ref), describing what callers send. */
 export function toolParameters(tool: AnyTool): JsonObject {
+  if (tool.parameters) return structuredClone(tool.parameters);
   const schema = z.toJSONSchema(tool.input, {
     io: "input",
     reused: "inline",
