@@ -3,7 +3,9 @@ import type { Firestore } from "@google-cloud/firestore";
 import { BigQueryLogWarehouse } from "../adapters/bigquery/warehouse.js";
 import { openDuckDbWarehouse } from "../adapters/duckdb/warehouse.js";
 import { FirestoreFindingEmbeddings } from "../adapters/firestore/finding-embeddings.js";
+import { SecretManagerSecrets } from "../adapters/gcp/secret-manager.js";
 import { CombinedThreatIntel } from "../adapters/intel/combined.js";
+import { type McpTools, openMcpTools } from "../adapters/mcp/index.js";
 import { otxFromEnv } from "../adapters/otx/threat-intel.js";
 import { StixThreatIntel } from "../adapters/stix/threat-intel.js";
 import type { Config } from "../config/config.js";
@@ -15,6 +17,7 @@ import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { LogWarehouse } from "../ports/log-warehouse.js";
+import type { SecretSource } from "../ports/secret-source.js";
 import type { ThreatIntel } from "../ports/threat-intel.js";
 import { LOG_TABLES } from "../sql/log-catalog.js";
 import { loadRunbooks } from "../sql/runbooks.js";
@@ -35,6 +38,8 @@ export interface BuiltCatalog {
   catalog: ToolCatalog;
   tables: { name: string; description: string }[];
   warehouse?: LogWarehouse;
+  /** Connected MCP servers (their clients stay open for the process's life). */
+  mcp?: McpTools;
 }
 
 /** What tools that read ferret's own state need; without it, related_findings is left out. */
@@ -210,5 +215,18 @@ export async function buildToolCatalog(
       }),
     );
   }
-  return { catalog: createToolRegistry(tools), tables, ...(warehouse ? { warehouse } : {}) };
+  const mcp =
+    config.mcp.servers.length > 0 ? await openMcpTools(config.mcp, mcpSecrets(config), logger) : undefined;
+  if (mcp) tools.push(...mcp.tools);
+  return {
+    catalog: createToolRegistry(tools),
+    tables,
+    ...(warehouse ? { warehouse } : {}),
+    ...(mcp ? { mcp } : {}),
+  };
+}
+
+/** Secret Manager is reached only when some MCP server names a credential. */
+function mcpSecrets(config: Config): SecretSource | undefined {
+  return config.mcp.servers.some((s) => s.credentials.length > 0) ? new SecretManagerSecrets() : undefined;
 }
