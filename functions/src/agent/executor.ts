@@ -1,3 +1,4 @@
+import type { Approval } from "../domain/approval.js";
 import { errorMessage } from "../domain/errors.js";
 import type { Finding } from "../domain/finding.js";
 import { type Ioc, mergeIocs } from "../domain/ioc.js";
@@ -50,6 +51,8 @@ export interface ExecutorInput {
    * (throwing what `pressure` returns) when the context is full or nearly so.
    */
   journal?: StepJournal;
+  /** People's decisions on this investigation's acting calls; the tool layer checks them. */
+  approvals?: readonly Approval[];
 }
 
 /** Tool output handed back to the model is capped; tools page their rows, this is the backstop. */
@@ -340,6 +343,7 @@ export async function runToolCall(
     logger: input.logger.child({ stepId: input.step.id, tool: call.name }),
     stepId: input.step.id,
     toolCallId: call.id,
+    ...(input.approvals ? { approvals: input.approvals } : {}),
   });
   const data = boundData(outcome.data);
   const record: ToolCall = {
@@ -352,6 +356,8 @@ export async function runToolCall(
     ...(outcome.ok ? {} : { error: outcome.summary }),
     durationMs: Date.now() - started,
     ...(outcome.verdicts?.length ? { verdicts: outcome.verdicts.slice(0, 50) } : {}),
+    ...(outcome.approvalRequest ? { approvalRequest: outcome.approvalRequest } : {}),
+    ...(outcome.approvedBy ? { approvedBy: outcome.approvedBy } : {}),
   };
   calls.push(record);
   iocs.push(...(outcome.iocs ?? []));

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ConfigError } from "../domain/errors.js";
 import { SeveritySchema } from "../domain/finding.js";
 import { AgentPolicySchema } from "../domain/policy.js";
+import { McpConfigSchema } from "./mcp-settings.js";
 import { DEFAULT_EMBEDDING_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelSettingsShape } from "./model-settings.js";
 
 /**
@@ -115,6 +116,8 @@ const ConfigObjectSchema = z.strictObject({
     })
     .prefault({}),
   firestore: z.strictObject({ databaseId: z.string().default("(default)") }).prefault({}),
+  /** MCP tool servers (config file only: a list of servers has no env-variable form). */
+  mcp: McpConfigSchema.prefault({}),
   memory: z
     .strictObject({
       /** Cosine similarity a memory needs to be recalled (distance = 1 - similarity). */

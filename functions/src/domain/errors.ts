@@ -14,6 +14,7 @@ export type ErrorCode =
   | "unknown_tool"
   | "tool_input"
   | "tool_failed"
+  | "approval_required"
   | "sql_refused"
   | "budget_exhausted"
   | "storage"
@@ -109,6 +110,22 @@ export class ToolInputError extends FerretError {
 export class ToolFailedError extends FerretError {
   constructor(tool: string, message: string, retryable: boolean, cause?: unknown) {
     super("tool_failed", `tool "${tool}" failed: ${message}`, { retryable, cause });
+  }
+}
+
+/**
+ * An acting tool call reached the tool layer without a person's approval for exactly that
+ * call. Retrying the same call cannot help: only an approval can.
+ */
+export class ApprovalRequiredError extends FerretError {
+  constructor(tool: string) {
+    super(
+      "approval_required",
+      `tool "${tool}" acts on the environment and runs only after a person approves this exact call`,
+      {
+        retryable: false,
+      },
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApprovalRequestSchema, ApprovalSchema } from "./approval.js";
 import { IndicatorVerdictSchema } from "./intel-verdict.js";
 import { IocSchema } from "./ioc.js";
 import { JsonObjectSchema, JsonValueSchema } from "./json.js";
@@ -52,6 +53,10 @@ export const ToolCallSchema = z.object({
   durationMs: z.number().min(0),
   /** Intel verdicts the tool's code recorded, kept whole even when `data` was cut for the prompt. */
   verdicts: z.array(IndicatorVerdictSchema).max(50).optional(),
+  /** An acting call held for a person's approval: exactly what they will be asked to approve. */
+  approvalRequest: ApprovalRequestSchema.optional(),
+  /** The approval an acting call ran under: who approved it, and when. */
+  approvedBy: ApprovalSchema.optional(),
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 

@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { BigQueryLogWarehouse } from "../adapters/bigquery/warehouse.js";
 import { openDuckDbWarehouse } from "../adapters/duckdb/warehouse.js";
 import { CombinedThreatIntel } from "../adapters/intel/combined.js";
+import type { McpTools } from "../adapters/mcp/index.js";
 import { OtxThreatIntel } from "../adapters/otx/threat-intel.js";
 import { StixThreatIntel } from "../adapters/stix/threat-intel.js";
 import type { Config } from "../config/config.js";
@@ -13,6 +14,7 @@ import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { LogWarehouse } from "../ports/log-warehouse.js";
+import type { SecretSource } from "../ports/secret-source.js";
 import type { ThreatIntel } from "../ports/threat-intel.js";
 import { LOG_TABLES } from "../sql/log-catalog.js";
 import { loadRunbooks } from "../sql/runbooks.js";
@@ -35,6 +37,8 @@ export interface BuiltCatalog {
   catalog: ToolCatalog;
   tables: { name: string; description: string }[];
   warehouse?: LogWarehouse;
+  /** Connected MCP servers (their clients stay open for the process's life). */
+  mcp?: McpTools;
 }
 
 /** What tools that read ferret's own state need; without it, related_findings is left out. */
@@ -198,5 +202,26 @@ export async function buildToolCatalog(
       }),
     );
   }
-  return { catalog: createToolRegistry(tools), tables, ...(warehouse ? { warehouse } : {}) };
+  const mcp = config.mcp.servers.length > 0 ? await openConfiguredMcpTools(config, logger) : undefined;
+  if (mcp) tools.push(...mcp.tools);
+  return {
+    catalog: createToolRegistry(tools),
+    tables,
+    ...(warehouse ? { warehouse } : {}),
+    ...(mcp ? { mcp } : {}),
+  };
+}
+
+/**
+ * The MCP SDK and Secret Manager load only when a server is configured, so functions without
+ * MCP servers keep their cold import small; Secret Manager only when a server names a credential.
+ */
+async function openConfiguredMcpTools(config: Config, logger: Logger): Promise<McpTools> {
+  const { openMcpTools } = await import("../adapters/mcp/index.js");
+  let secrets: SecretSource | undefined;
+  if (config.mcp.servers.some((s) => s.credentials.length > 0)) {
+    const { SecretManagerSecrets } = await import("../adapters/gcp/secret-manager.js");
+    secrets = new SecretManagerSecrets();
+  }
+  return openMcpTools(config.mcp, secrets, logger);
 }

@@ -106,6 +106,7 @@ function runbookTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
   return [
     defineTool({
       name: T.listRunbooks,
+      readOnly: true,
       description:
         "List the runbooks (vetted, parameterized queries) with what each answers and its parameters.",
       input: z.object({}),
@@ -124,6 +125,7 @@ function runbookTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
     }),
     defineTool({
       name: T.runRunbook,
+      readOnly: true,
       description:
         "Run a runbook with its parameters. start/end default to the session window. Rows are paged: use next_page with the nextPageToken for more.",
       input: z.object({
@@ -158,12 +160,14 @@ function schemaTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
   return [
     defineTool({
       name: T.listTables,
+      readOnly: true,
       description: "List the log tables with their descriptions and top-level columns.",
       input: z.object({}),
       run: () => describeLogTables(warehouse),
     }),
     defineTool({
       name: T.describeTable,
+      readOnly: true,
       description:
         "Every column and nested field of one table as dotted paths with types (e.g. protopayload_auditlog.authenticationInfo.principalEmail).",
       input: z.object({ table: z.string().min(1).max(200).describe("Table name.") }),
@@ -171,6 +175,7 @@ function schemaTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
     }),
     defineTool({
       name: T.distinctValues,
+      readOnly: true,
       description:
         "The values one field really holds in a window, most frequent first, with counts and first/last time. Use it when a query returns 0 rows or odd values, before concluding anything.",
       input: z.object({
@@ -237,6 +242,7 @@ function queryTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
   return [
     defineTool({
       name: T.runQuery,
+      readOnly: true,
       description:
         "Run one read-only BigQuery Standard SQL SELECT over the log tables (bare table names, @name parameters, LIMIT enforced). Bound it in time with @start/@end, which default to the session window.",
       input: z.object({
@@ -260,6 +266,7 @@ function queryTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
     }),
     defineTool({
       name: T.nextPage,
+      readOnly: true,
       description:
         "The next page of an earlier run_runbook, run_query or distinct_values result, by its nextPageToken.",
       input: z.object({

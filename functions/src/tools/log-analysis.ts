@@ -81,6 +81,7 @@ export async function createLogAnalysisTool(options: LogAnalysisToolOptions): Pr
   };
   return defineTool({
     name: LOG_ANALYSIS_TOOL,
+    readOnly: true,
     description: describeTool(tables),
     input: LogAnalysisInputSchema,
     async run(input, ctx) {

@@ -90,6 +90,7 @@ export function createLogQueryTool(options: LogQueryToolOptions): AnyTool {
   };
   return defineTool({
     name: "log_query",
+    readOnly: true,
     description: describeTool(runbooks, warehouse.dialect),
     input: buildInput(runbooks),
     run: (input, ctx) =>

@@ -45,6 +45,7 @@ export async function describeLogTables(warehouse: LogWarehouse, name?: string):
 export function createLogTablesTool(warehouse: LogWarehouse): AnyTool {
   return defineTool({
     name: "log_tables",
+    readOnly: true,
     description:
       "List the exported log tables and what each holds, or (with table) every column and nested field of one table as dotted paths with types. Use before writing SQL for log_query.",
     input: z.object({

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Approval, ApprovalRequest } from "../domain/approval.js";
 import type { Finding } from "../domain/finding.js";
 import type { IndicatorVerdict } from "../domain/intel-verdict.js";
 import type { Ioc } from "../domain/ioc.js";
@@ -23,6 +24,11 @@ export interface ToolContext {
    * model (the log analyst) must use the offline one too (model/choice.ts).
    */
   offlineOnly?: boolean;
+  /**
+   * People's decisions on acting calls of this investigation. An acting tool runs only when
+   * one of them approves exactly this call (see domain/approval.ts); read-only tools ignore them.
+   */
+  approvals?: readonly Approval[];
 }
 
 export interface ToolOutput {
@@ -37,6 +43,10 @@ export interface ToolOutput {
   verdicts?: IndicatorVerdict[];
   /** Model usage spent inside the tool (a sub-agent), charged to the calling step's budget. */
   usage?: Usage;
+  /** Set when an acting call was held for a person's approval instead of running. */
+  approvalRequest?: ApprovalRequest;
+  /** The approval the call ran under, when it was an acting call. */
+  approvedBy?: Approval;
 }
 
 export interface Tool<I extends JsonObject = JsonObject> {
@@ -44,6 +54,18 @@ export interface Tool<I extends JsonObject = JsonObject> {
   /** Shown to the model; says what the tool answers and what it cannot. */
   readonly description: string;
   readonly input: z.ZodType<I>;
+  /**
+   * The arguments' JSON Schema as declared to the model, when it does not come from `input`
+   * (an MCP server's tool declares its own; `input` then validates against that schema).
+   */
+  readonly parameters?: JsonObject;
+  /**
+   * True when the tool only reads. False means it changes something outside ferret, and the
+   * tool layer runs it only under a person's approval of the exact call.
+   */
+  readonly readOnly: boolean;
+  /** For an acting tool: what the call would change, computed without changing it (a dry run). */
+  preview?(input: I, ctx: ToolContext): Promise<string>;
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { approvalFor, approvalRequest } from "../domain/approval.js";
 import {
+  ApprovalRequiredError,
   ConfigError,
   errorMessage,
   FerretError,
@@ -25,8 +27,11 @@ export interface ToolRegistry {
   run(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
 
-/** Function names Gemini accepts: letters, digits, underscores, dashes; at most 64. */
-const TOOL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+/**
+ * Function names Gemini accepts: a letter first, then letters, digits, underscores, dots and
+ * dashes; at most 64. Dots namespace tools from MCP servers (mcp.<server>.<tool>).
+ */
+const TOOL_NAME = /^[a-z][a-zA-Z0-9_.-]{0,63}$/;
 
 /**
  * JSON Schema keywords a Gemini function declaration understands (its OpenAPI-style
@@ -91,6 +96,7 @@ export function geminiSchemaProblems(schema: JsonValue, path = "$"): string[] {
 
 /** The tool's argument schema as inline JSON Schema (no $ref), describing what callers send. */
 export function toolParameters(tool: AnyTool): JsonObject {
+  if (tool.parameters) return structuredClone(tool.parameters);
   const schema = z.toJSONSchema(tool.input, {
     io: "input",
     reused: "inline",
@@ -122,6 +128,34 @@ function inputErrorOutput(tool: string, error: z.ZodError): ToolOutput {
     new ToolInputError(tool, issues.map((i) => `${i.path}: ${i.message}`).join("; ")),
     issues,
   );
+}
+
+/**
+ * The approval gate, here because every path to a tool passes through the registry: an
+ * acting call runs only under an approved decision for exactly this investigation, tool and
+ * (validated) arguments. Without one the call is held: the answer carries the request a
+ * person will be shown, with the tool's dry-run preview when it has one, and nothing acts.
+ */
+async function runActing(tool: AnyTool, args: JsonObject, ctx: ToolContext): Promise<ToolOutput> {
+  const approval = approvalFor(ctx.approvals, ctx.investigationId, tool.name, args);
+  if (approval) return { ...(await tool.run(args, ctx)), approvedBy: approval };
+  let preview: string | undefined;
+  try {
+    preview = tool.preview ? await tool.preview(args, ctx) : undefined;
+  } catch (error) {
+    preview = `dry run failed: ${errorMessage(error)}`;
+  }
+  const request = approvalRequest(ctx.investigationId, tool.name, args, {
+    ...(ctx.stepId ? { stepId: ctx.stepId } : {}),
+    ...(preview ? { preview } : {}),
+  });
+  const held = errorOutput(tool.name, new ApprovalRequiredError(tool.name));
+  return {
+    ...held,
+    summary: `${tool.name} was not run: it acts on the environment and waits for a person's approval of this exact call`,
+    data: { ...(held.data as JsonObject), approvalRequest: request },
+    approvalRequest: request,
+  };
 }
 
 export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
@@ -156,11 +190,21 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
       try {
         const tool = get(name);
         const parsed = tool.input.safeParse(rawArgs ?? {});
-        output = parsed.success ? await tool.run(parsed.data, ctx) : inputErrorOutput(name, parsed.error);
+        output = !parsed.success
+          ? inputErrorOutput(name, parsed.error)
+          : tool.readOnly
+            ? await tool.run(parsed.data, ctx)
+            : await runActing(tool, parsed.data, ctx);
       } catch (error) {
         output = errorOutput(name, error);
       }
-      ctx.logger.info("tool call", { tool: name, ok: output.ok, durationMs: Date.now() - started });
+      ctx.logger.info("tool call", {
+        tool: name,
+        ok: output.ok,
+        durationMs: Date.now() - started,
+        ...(output.approvalRequest ? { heldForApproval: true } : {}),
+        ...(output.approvedBy ? { approvedBy: output.approvedBy.decidedBy } : {}),
+      });
       return output;
     },
   };

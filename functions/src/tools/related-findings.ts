@@ -197,6 +197,7 @@ export function createRelatedFindingsTool(options: RelatedFindingsToolOptions): 
   const minSimilarity = options.minSimilarity ?? RELATED_FINDINGS_DEFAULTS.minSimilarity;
   return defineTool({
     name: "related_findings",
+    readOnly: true,
     description:
       "Find other investigations (earlier or running) related to this finding: same resource, same acting principal, a shared IOC, or a similar finding " +
       `(embedding cosine similarity ≥ ${minSimilarity}). Returns each with its category, resource, verdict (when concluded), date and why it is related. ` +

@@ -31,6 +31,7 @@ function reportLine(report: IntelReport): string {
 export function createThreatIntelLookupTool(intel: ThreatIntel): AnyTool {
   return defineTool({
     name: "threat_intel_lookup",
+    readOnly: true,
     description:
       `Look up IPs, domains, URLs, file hashes, emails or principals in threat intelligence (${intel.name}). ` +
       "Returns a verdict per indicator (malicious, suspicious, benign, unknown) with tags, related malware/campaigns/actors and first/last seen. " +

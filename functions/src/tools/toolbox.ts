@@ -1,3 +1,4 @@
+import type { ApprovalRequest } from "../domain/approval.js";
 import type { ToolDeclaration } from "../model/port.js";
 import type { ToolContext, ToolOutput } from "./port.js";
 
@@ -22,6 +23,8 @@ export interface Refusal {
  */
 export class ToolBox {
   readonly refusals: Refusal[] = [];
+  /** Acting calls the registry held for a person's approval instead of running. */
+  readonly held: ApprovalRequest[] = [];
 
   constructor(
     private readonly catalog: ToolCatalog,
@@ -63,7 +66,9 @@ export class ToolBox {
       return { ok: false, summary: `refused: ${reason}`, data: null };
     }
     try {
-      return await this.catalog.run(name, args, ctx);
+      const output = await this.catalog.run(name, args, ctx);
+      if (output.approvalRequest) this.held.push(output.approvalRequest);
+      return output;
     } catch (error) {
       // A tool that throws fails its call, not the whole step: the model reads the error.
       const message = error instanceof Error ? error.message : String(error);

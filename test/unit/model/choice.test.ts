@@ -77,6 +77,7 @@ describe("the sticky fallback reaches the sub-agent", () => {
     const probe = defineTool({
       name: "probe",
       description: "records its context",
+      readOnly: true,
       input: z.object({}),
       run: async (_input, ctx) => {
         seen.push(ctx);

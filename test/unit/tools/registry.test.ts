@@ -56,6 +56,8 @@ describe("tool registry with the real tools", () => {
         d.name,
       );
       assert.equal(d.parameters.type, "object");
+      // Built-in tools only read; an acting tool would wait for a person's approval.
+      assert.equal(registry.get(d.name).readOnly, true, d.name);
     }
     const logQuery = declarations[0]!.parameters as {
       properties: Record<string, { enum?: string[]; type?: string; properties?: object }>;
@@ -124,6 +126,7 @@ describe("tool registry with the real tools", () => {
 describe("tool registry error containment", () => {
   const flaky = defineTool({
     name: "flaky",
+    readOnly: true,
     description: "fails on purpose",
     input: z.object({ mode: z.enum(["retryable", "bug"]) }),
     async run(input) {
@@ -153,6 +156,7 @@ describe("tool registry error containment", () => {
     assert.throws(() => createToolRegistry([flaky, flaky]), ConfigError);
     const union = defineTool({
       name: "union_tool",
+      readOnly: true,
       description: "takes a union",
       input: z.object({ target: z.union([z.object({ ip: z.string() }), z.object({ domain: z.string() })]) }),
       async run() {

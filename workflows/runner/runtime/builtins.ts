@@ -3,6 +3,7 @@ import { EXPRESSION_FUNCTIONS } from "../stdlib/functions.js";
 import { encodeJson } from "../stdlib/json.js";
 import { HTTP_METHOD_CALLS } from "../stdlib/signatures.js";
 import { isMap, isNumber, numberValue, toJs, typeName, type WfValue } from "../values.js";
+import { awaitCallback, createCallbackEndpoint } from "./callbacks.js";
 import type { RunContext } from "./context.js";
 import { httpCall } from "./http.js";
 import type { LogEntry } from "./options.js";
@@ -36,6 +37,10 @@ export async function callBuiltin(
     case "sys.log":
       ctx.log(logEntry(args, ctx.now()));
       return null;
+    case "events.create_callback_endpoint":
+      return createCallbackEndpoint(args, ctx);
+    case "events.await_callback":
+      return awaitCallback(args, ctx);
   }
   const spec = EXPRESSION_FUNCTIONS.get(name);
   if (!spec) throw tagged("SystemError", `no implementation for ${name}`);

@@ -3,7 +3,7 @@ import { MAX_STEPS_PER_EXECUTION } from "../limits.js";
 import type { FunctionContext } from "../stdlib/functions.js";
 import { fetchTransport } from "./fetch-transport.js";
 import { MemoryMeter } from "./memory.js";
-import type { HttpTransport, LogEntry, RunOptions, StepEvent } from "./options.js";
+import type { CallbackEndpoints, HttpTransport, LogEntry, RunOptions, StepEvent } from "./options.js";
 
 function realSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -22,6 +22,7 @@ export class RunContext implements FunctionContext {
   readonly env: Readonly<Record<string, string>>;
   readonly http: HttpTransport;
   readonly now: () => number;
+  readonly callbacks: CallbackEndpoints | undefined;
   private readonly sleeper: (ms: number) => Promise<void>;
   private readonly deadlineMs: number | null;
   private readonly deadlineAt: number | null;
@@ -36,6 +37,7 @@ export class RunContext implements FunctionContext {
     this.env = { ...options.env };
     this.http = options.http ?? fetchTransport;
     this.now = options.now ?? Date.now;
+    this.callbacks = options.callbacks;
     this.sleeper = options.sleep ?? ((ms) => realSleep(ms, this.controller.signal));
     this.deadlineMs = options.deadlineMs ?? null;
     this.deadlineAt = this.deadlineMs === null ? null : this.now() + this.deadlineMs;

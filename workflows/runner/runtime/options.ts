@@ -59,6 +59,32 @@ export interface StepEvent {
   error?: unknown;
 }
 
+/** One HTTP request received at a callback endpoint. */
+export interface CallbackRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  /** JSON-decoded when the request said application/json, else the text (null when empty). */
+  body: unknown;
+  receivedAtMs: number;
+}
+
+/**
+ * Callback endpoints (events.create_callback_endpoint / events.await_callback). Whoever
+ * provides them decides who may call them, the way Workflows checks the caller's IAM
+ * permission (workflows.callbacks.send); see callback-server.ts for the local one.
+ */
+export interface CallbackEndpoints {
+  /** A new endpoint for this execution, accepting only `method`; returns its URL. */
+  create(method: string): string;
+  /**
+   * The first request the endpoint received (buffered if it came before the wait), or
+   * undefined once `timeoutMs` passes or `signal` aborts.
+   */
+  wait(url: string, timeoutMs: number, signal: AbortSignal): Promise<CallbackRequest | undefined>;
+}
+
 export interface RunOptions {
   /** Values returned by sys.get_env (including GOOGLE_CLOUD_* built-ins if the caller wants them). */
   env: Record<string, string>;
@@ -72,4 +98,6 @@ export interface RunOptions {
   deadlineMs?: number;
   onLog?: (entry: LogEntry) => void;
   onStep?: (event: StepEvent) => void;
+  /** Needed only by workflows that create callback endpoints. */
+  callbacks?: CallbackEndpoints;
 }

@@ -30,6 +30,8 @@ function blockingSignatures(): [string, CallSignature][] {
     ["http.request", { params: ["method", ...HTTP_PARAMS], required: ["method", "url"], blocking: true }],
     ["sys.sleep", { params: ["seconds"], required: ["seconds"], blocking: true }],
     ["sys.log", { params: ["data", "severity", "text", "json", "timeout"], required: [], blocking: true }],
+    ["events.create_callback_endpoint", { params: ["http_callback_method"], required: [], blocking: true }],
+    ["events.await_callback", { params: ["callback", "timeout"], required: ["callback"], blocking: true }],
   ];
 }
 

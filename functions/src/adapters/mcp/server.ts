@@ -1,0 +1,144 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { globMatch } from "../../config/config.js";
+import type { McpServerConfig } from "../../config/mcp-settings.js";
+import { errorMessage, ToolFailedError } from "../../domain/errors.js";
+import type { JsonObject } from "../../domain/json.js";
+import type { Logger } from "../../platform/logger.js";
+import type { SecretSource } from "../../ports/secret-source.js";
+import type { AnyTool } from "../../tools/port.js";
+import { type McpCallResult, toToolOutput } from "./answer.js";
+import { declaredParameters } from "./schema.js";
+
+export interface OpenedMcpServer {
+  name: string;
+  tools: AnyTool[];
+  /** Server tools that matched the allowlist but could not be offered, with why. */
+  skipped: { tool: string; reason: string }[];
+  close(): Promise<void>;
+}
+
+const SERVER_TOOL = /^[A-Za-z0-9_-]{1,48}$/;
+const MAX_DESCRIPTION = 600;
+
+/** Credentials go where the config says, read from Secret Manager at connect time. */
+async function transportFor(server: McpServerConfig, secrets: SecretSource | undefined): Promise<Transport> {
+  const values = await Promise.all(
+    server.credentials.map(async (c) => {
+      if (!secrets)
+        throw new ToolFailedError(
+          `mcp.${server.name}`,
+          "credentials are configured but no secret source is available",
+          false,
+        );
+      return { c, value: await secrets.read(c.secret) };
+    }),
+  );
+  if (server.transport === "stdio") {
+    const env: Record<string, string> = { ...getDefaultEnvironment() };
+    for (const { c, value } of values) if (c.env) env[c.env] = value;
+    // stderr is piped, not inherited: a server's diagnostics must not interleave with our logs.
+    return new StdioClientTransport({ command: server.command, args: server.args, env, stderr: "pipe" });
+  }
+  const headers: Record<string, string> = {};
+  for (const { c, value } of values) if (c.header) headers[c.header] = `${c.prefix}${value}`;
+  return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } });
+}
+
+function failure(qualified: string, error: unknown): ToolFailedError {
+  if (error instanceof McpError) {
+    // A timeout or a dropped connection may pass; an error the server returned will not.
+    const transient = error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
+    return new ToolFailedError(qualified, error.message, transient, error);
+  }
+  return new ToolFailedError(qualified, errorMessage(error), true, error);
+}
+
+interface ListedTool {
+  name: string;
+  description?: string | undefined;
+  inputSchema: Record<string, unknown>;
+}
+
+async function listAll(client: Client, timeout: number): Promise<ListedTool[]> {
+  const out: ListedTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 20; page++) {
+    const listed = await client.listTools(cursor ? { cursor } : undefined, { timeout });
+    out.push(...listed.tools);
+    cursor = listed.nextCursor;
+    if (!cursor) break;
+  }
+  return out;
+}
+
+function toTool(server: McpServerConfig, client: Client, listed: ListedTool): AnyTool | string {
+  if (!SERVER_TOOL.test(listed.name)) return "its name is not a plain identifier";
+  const qualified = `mcp.${server.name}.${listed.name}`;
+  const schema = JSON.parse(JSON.stringify(listed.inputSchema)) as JsonObject;
+  const { parameters, problems } = declaredParameters(schema);
+  if (problems.length > 0)
+    return `its input schema cannot be declared to Gemini: ${problems.slice(0, 3).join("; ")}`;
+  let input: z.ZodType<JsonObject>;
+  try {
+    input = z.fromJSONSchema(schema) as unknown as z.ZodType<JsonObject>;
+  } catch (error) {
+    return `its input schema cannot be validated: ${errorMessage(error)}`;
+  }
+  const readOnly = server.readOnlyTools.some((p) => globMatch(p, listed.name));
+  // The description is the server's text too: capped and labelled with where it came from.
+  const description = `[MCP server ${server.name}${readOnly ? "" : "; acting: each call waits for a person's approval"}] ${(listed.description ?? listed.name).slice(0, MAX_DESCRIPTION)}`;
+  return {
+    name: qualified,
+    description,
+    input,
+    parameters,
+    readOnly,
+    async run(args, ctx) {
+      try {
+        const result = (await client.callTool({ name: listed.name, arguments: args }, undefined, {
+          timeout: server.timeoutMs,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        })) as McpCallResult;
+        return toToolOutput(qualified, server.name, result, server.maxResponseBytes);
+      } catch (error) {
+        throw failure(qualified, error);
+      }
+    },
+  };
+}
+
+/**
+ * Connects to one MCP server and wraps the tools its allowlist names as ferret tools named
+ * mcp.<server>.<tool>. Tools the server offers beyond the allowlist are never declared.
+ */
+export async function openMcpServer(
+  server: McpServerConfig,
+  secrets: SecretSource | undefined,
+  logger: Logger,
+): Promise<OpenedMcpServer> {
+  const client = new Client({ name: "ferret", version: "0.1.0" });
+  const transport = await transportFor(server, secrets);
+  try {
+    await client.connect(transport, { timeout: server.timeoutMs });
+    const listed = await listAll(client, server.timeoutMs);
+    const tools: AnyTool[] = [];
+    const skipped: { tool: string; reason: string }[] = [];
+    for (const t of listed) {
+      if (!server.tools.some((p) => globMatch(p, t.name))) continue;
+      const tool = toTool(server, client, t);
+      if (typeof tool === "string") skipped.push({ tool: t.name, reason: tool });
+      else tools.push(tool);
+    }
+    for (const s of skipped)
+      logger.warn("MCP tool not offered", { server: server.name, tool: s.tool, reason: s.reason });
+    return { name: server.name, tools, skipped, close: () => client.close() };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw failure(`mcp.${server.name}`, error);
+  }
+}
