@@ -1,4 +1,5 @@
 import { createFirestore } from "../adapters/firestore/client.js";
+import { FirestoreGovernorStore } from "../adapters/firestore/governor-store.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { FirestoreLessonStore } from "../adapters/firestore/lesson-store.js";
 import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
@@ -88,6 +89,7 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
       indexFindingEmbedding({ embeddings: findingEmbeddings, embedder: primaryModel }, inv),
     bus,
     launcher: chooseLauncher(config, env, projectId),
+    governor: new FirestoreGovernorStore(db),
     chat,
     ...(chat instanceof SlackChatSink ? { chatInteractions: chat } : {}),
     ...(env.SLACK_SIGNING_SECRET ? { slackSigningSecret: env.SLACK_SIGNING_SECRET } : {}),
