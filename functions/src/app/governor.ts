@@ -1,4 +1,4 @@
-import { errorMessage, StorageError } from "../domain/errors.js";
+import { errorMessage, NotFoundError, StorageError } from "../domain/errors.js";
 import type { Finding } from "../domain/finding.js";
 import { groupKeys, queueEntryFor } from "../domain/governor.js";
 import { type Investigation, TERMINAL_STATUSES } from "../domain/investigation.js";
@@ -54,16 +54,20 @@ export async function groupFinding(
  * their counts in any order, and a redelivery writes the same count again.
  */
 async function recordRelatedCount(leadId: string, count: number, deps: GovernedDeps): Promise<void> {
-  const lead = await deps.store.get(leadId);
-  // The lead's own delivery is still creating it: Pub/Sub redelivers this one shortly.
-  if (!lead) throw new StorageError(`lead investigation ${leadId} is not written yet`, true);
-  const committed = await deps.store.update(leadId, (current) => {
-    if ((current.relatedCount ?? 0) >= count) return undefined;
-    return {
-      investigation: { ...current, relatedCount: count, updatedAt: deps.now().toISOString() },
-      events: [{ type: "related", message: `+ ${count} related finding${count === 1 ? "" : "s"}` }],
-    };
-  });
+  const committed = await deps.store
+    .update(leadId, (current) => {
+      if ((current.relatedCount ?? 0) >= count) return undefined;
+      return {
+        investigation: { ...current, relatedCount: count, updatedAt: deps.now().toISOString() },
+        events: [{ type: "related", message: `+ ${count} related finding${count === 1 ? "" : "s"}` }],
+      };
+    })
+    .catch((error: unknown) => {
+      // The lead's own delivery is still creating it: Pub/Sub redelivers this one shortly.
+      if (error instanceof NotFoundError)
+        throw new StorageError(`lead investigation ${leadId} is not written yet`, true, error);
+      throw error;
+    });
   await publishEvents(deps.bus, committed.events);
 }
 
@@ -125,9 +129,18 @@ export async function drainQueue(
       if (await deps.governor.release(id, tokensOf(inv), now)) report.released.push(id);
     } else if (inv && !inv.executionId && id in state.running) pending.push(id);
   }
-  const admitted = await deps.governor.drain(deps.config.governor, now, deps.config.governor.maxConcurrent);
+  // Read the clock again: an admission must never look older than the releases before it.
+  const admittedAt = deps.now();
+  const admitted = await deps.governor.drain(
+    deps.config.governor,
+    admittedAt,
+    deps.config.governor.maxConcurrent,
+  );
   const toLaunch: { id: string; admission: Admission }[] = [
-    ...admitted.map((a) => ({ id: a.investigationId, admission: { seq: a.seq, at: now.toISOString() } })),
+    ...admitted.map((a) => ({
+      id: a.investigationId,
+      admission: { seq: a.seq, at: admittedAt.toISOString() },
+    })),
     ...pending.map((id) => ({
       id,
       admission: { seq: state.running[id]?.seq ?? 0, at: state.running[id]?.admittedAt ?? now.toISOString() },

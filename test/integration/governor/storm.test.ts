@@ -162,6 +162,10 @@ describe("a storm of 200 findings under the governor", { timeout: 900_000 }, () 
     const memberIds = new Set(settled.memberIds);
     const lost = storm.filter((s) => !invIds.has(s.id) && !memberIds.has(s.id));
     const both = storm.filter((s) => invIds.has(s.id) && memberIds.has(s.id));
+    figure(t, "storm findings published", STORM);
+    figure(t, "investigations started / findings grouped into them", `${invIds.size} / ${memberIds.size}`);
+    figure(t, "findings lost", lost.length);
+    figure(t, "wall time from publish to the last finish (s)", wallSeconds);
     assert.deepEqual(lost, [], "no finding lost");
     assert.deepEqual(both, [], "no finding both investigated and grouped");
     assert.equal(invIds.size + memberIds.size, STORM);
@@ -218,6 +222,7 @@ describe("a storm of 200 findings under the governor", { timeout: 900_000 }, () 
       open += e.d;
       maxOpen = Math.max(maxOpen, open);
     }
+    figure(t, "most investigations running at once (limit)", `${maxOpen} (${MAX_CONCURRENT})`);
     assert.ok(maxOpen <= MAX_CONCURRENT, `at most ${MAX_CONCURRENT} running at once, saw ${maxOpen}`);
 
     // Drain order: whenever a queued investigation started, none still waiting (queued a clear
@@ -237,6 +242,8 @@ describe("a storm of 200 findings under the governor", { timeout: 900_000 }, () 
         const bWaiting = Date.parse(b.queuedAt as string) < Date.parse(a.inv.admittedAt as string) - 2_000;
         if (bWaiting && keyOf(b.inv) < keyOf(a.inv)) inversions += 1;
       }
+    figure(t, "investigations that waited in the queue", drained.length);
+    figure(t, "drain-order inversions (severity, then age)", inversions);
     assert.equal(inversions, 0, "the queue drained by severity, then age");
     assert.ok(drained.length >= 3, `the storm queued investigations (${drained.length})`);
 
@@ -260,15 +267,7 @@ describe("a storm of 200 findings under the governor", { timeout: 900_000 }, () 
     const queuedNotes = slack
       .posts()
       .filter((p) => JSON.stringify(p.args).includes("Queued by the storm governor"));
-    assert.equal(queuedNotes.length, drained.length, "one Slack note per queued finding");
-
-    figure(t, "storm findings published", STORM);
-    figure(t, "investigations started / findings grouped into them", `${invIds.size} / ${memberIds.size}`);
-    figure(t, "most investigations running at once (limit)", `${maxOpen} (${MAX_CONCURRENT})`);
-    figure(t, "investigations that waited in the queue", drained.length);
-    figure(t, "findings lost", lost.length);
-    figure(t, "drain-order inversions (severity, then age)", inversions);
     figure(t, "leads whose Slack root shows '+ N related findings'", withRelated.length);
-    figure(t, "wall time from publish to the last finish (s)", wallSeconds);
+    assert.equal(queuedNotes.length, drained.length, "one Slack note per queued finding");
   });
 });
