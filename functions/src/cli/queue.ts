@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, InvalidArgumentError } from "commander";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreGovernorStore } from "../adapters/firestore/governor-store.js";
 import { type Config, loadConfig } from "../config/config.js";
@@ -87,7 +87,7 @@ export function queueBackendFromEnv(env: NodeJS.ProcessEnv = process.env): Queue
 
 function count(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error("expected a whole number");
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a whole number, 0 or more");
   return n;
 }
 
