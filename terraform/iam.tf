@@ -80,6 +80,9 @@ locals {
     { sa = "notifier", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "notifier", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
     { sa = "notifier", scope = "dead_letter_topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+    # A finished investigation frees its storm-governor slot: the notifier tells ingest on the
+    # findings topic (attribute ferret-task=drain), and ingest starts the next queued finding.
+    { sa = "notifier", scope = "topic", target = "scc-findings", role = "roles/pubsub.publisher" },
 
     # workflow: calls the HTTP functions and nothing else.
     { sa = "workflow", scope = "project", target = null, role = "roles/logging.logWriter" },

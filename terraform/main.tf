@@ -151,6 +151,14 @@ locals {
       # A claimed Slack post older than the notifier's timeout was killed with its process.
       FERRET_SLACK_CLAIM_STALE_SECONDS = tostring(var.functions.notifier.timeout_seconds + 60)
     }
+    governor = {
+      # Storm governor (functions/src/domain/governor.ts, docs/reliability.md): limits, queue, grouping.
+      FERRET_GOVERNOR_MAX_CONCURRENT       = tostring(var.governor_max_concurrent)
+      FERRET_GOVERNOR_PER_HOUR             = tostring(var.governor_per_hour)
+      FERRET_GOVERNOR_TOKENS_PER_HOUR      = tostring(var.governor_tokens_per_hour)
+      FERRET_GOVERNOR_TOKENS_PER_DAY       = tostring(var.governor_tokens_per_day)
+      FERRET_GOVERNOR_GROUP_WINDOW_MINUTES = tostring(var.governor_group_window_minutes)
+    }
     workflow = {
       # A literal, not google_workflows_workflow.investigate.name: the workflow depends on the
       # functions' URLs, so the functions cannot depend on the workflow.
@@ -160,7 +168,7 @@ locals {
   }
 
   function_env_groups = {
-    ingest = ["common", "workflow"]
+    ingest = ["common", "workflow", "governor"]
     # The planner and reflector see the same tool registry as the step executor (it is
     # built from these settings), so plans can name the log and intel tools. They never
     # query: table descriptions fall back to ferret's built-in catalog without BigQuery access.

@@ -286,6 +286,65 @@ variable "sweep_schedule" {
   nullable    = true
 }
 
+# -----------------------------------------------------------------------------
+# Storm governor (docs/reliability.md, docs/decisions/0021)
+# -----------------------------------------------------------------------------
+
+variable "governor_max_concurrent" {
+  description = "Investigations running at once, at most; the rest wait in the queue (FERRET_GOVERNOR_MAX_CONCURRENT)."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.governor_max_concurrent >= 1 && var.governor_max_concurrent <= 1000 && floor(var.governor_max_concurrent) == var.governor_max_concurrent
+    error_message = "governor_max_concurrent must be a whole number from 1 to 1000."
+  }
+}
+
+variable "governor_per_hour" {
+  description = "Investigations started in any rolling hour, at most (FERRET_GOVERNOR_PER_HOUR)."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = var.governor_per_hour >= 1 && var.governor_per_hour <= 100000 && floor(var.governor_per_hour) == var.governor_per_hour
+    error_message = "governor_per_hour must be a whole number from 1 to 100000."
+  }
+}
+
+variable "governor_tokens_per_hour" {
+  description = "Model tokens of investigations finished in the rolling hour before new ones wait; 0 = no limit (FERRET_GOVERNOR_TOKENS_PER_HOUR)."
+  type        = number
+  default     = 4000000
+
+  validation {
+    condition     = var.governor_tokens_per_hour >= 0 && floor(var.governor_tokens_per_hour) == var.governor_tokens_per_hour
+    error_message = "governor_tokens_per_hour must be a whole number, 0 for no limit."
+  }
+}
+
+variable "governor_tokens_per_day" {
+  description = "Model tokens of investigations finished in the rolling day before new ones wait; 0 = no limit (FERRET_GOVERNOR_TOKENS_PER_DAY)."
+  type        = number
+  default     = 40000000
+
+  validation {
+    condition     = var.governor_tokens_per_day >= 0 && floor(var.governor_tokens_per_day) == var.governor_tokens_per_day
+    error_message = "governor_tokens_per_day must be a whole number, 0 for no limit."
+  }
+}
+
+variable "governor_group_window_minutes" {
+  description = "A finding with the same category and principal or resource as an unfinished investigation opened this recently joins it as a related finding; 0 turns grouping off (FERRET_GOVERNOR_GROUP_WINDOW_MINUTES)."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = var.governor_group_window_minutes >= 0 && var.governor_group_window_minutes <= 1440 && floor(var.governor_group_window_minutes) == var.governor_group_window_minutes
+    error_message = "governor_group_window_minutes must be a whole number of minutes from 0 to 1440."
+  }
+}
+
 variable "workflow_call_log_level" {
   description = "Workflows call logging level for the investigate workflow."
   type        = string

@@ -3,6 +3,7 @@ import type { Investigation } from "../domain/investigation.js";
 import type { Model, Purpose } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
+import type { GovernorStore } from "../ports/governor-store.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { LessonStore } from "../ports/lesson-store.js";
 import type { StepHistoryStore } from "../ports/step-history-store.js";
@@ -46,4 +47,6 @@ export interface IngestDeps {
   logger: Logger;
   now: () => Date;
   modelName: string;
+  /** The storm governor (limits, queue, grouping); without it every finding starts at once. */
+  governor?: GovernorStore;
 }

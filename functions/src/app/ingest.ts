@@ -10,11 +10,16 @@ import {
 import { type Investigation, investigationIdFor } from "../domain/investigation.js";
 import { ZERO_USAGE } from "../domain/results.js";
 import type { IngestDeps } from "./deps.js";
+import { type Admission, admitInvestigation, groupFinding } from "./governor.js";
 import { publishEvents } from "./publish.js";
 
 export type IngestOutcome =
   | { outcome: "started"; investigationId: string; executionId: string }
   | { outcome: "duplicate"; investigationId: string }
+  /** Over a governor limit: it waits in the queue, `ahead` findings before it. */
+  | { outcome: "queued"; investigationId: string; ahead: number }
+  /** Joined the running investigation `investigationId` as a related finding. */
+  | { outcome: "grouped"; investigationId: string; relatedCount: number }
   | { outcome: "skipped"; reason: string; findingName: string };
 
 /** What ingest does with a finding, and why, in words fit for a log line or the CLI. */
@@ -124,7 +129,19 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
     modelName: deps.modelName,
   });
   const id = investigation.id;
-  const now = deps.now();
+  const governed = deps.governor ? { ...deps, governor: deps.governor } : undefined;
+  if (governed && !(await deps.store.get(id))) {
+    const grouped = await groupFinding(finding, id, governed);
+    if (grouped.kind !== "lead") {
+      deps.logger.info("finding grouped into a running investigation", {
+        findingName: finding.name,
+        leadId: grouped.leadId,
+        relatedCount: grouped.relatedCount,
+        repeat: grouped.kind === "already_joined",
+      });
+      return { outcome: "grouped", investigationId: grouped.leadId, relatedCount: grouped.relatedCount };
+    }
+  }
   const created = await deps.store.create(investigation, [
     {
       type: "created",
@@ -132,9 +149,34 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
     },
   ]);
   await publishEvents(deps.bus, created.events);
+  const current = created.investigation;
+  let admission: Admission | undefined;
+  // Only an investigation nobody launched yet is the governor's to admit; a late duplicate of
+  // a finished one must not take a slot it would never give back.
+  if (governed && current.status === "queued" && !current.executionId) {
+    const gate = await admitInvestigation(current, governed);
+    if (gate.kind === "queued") {
+      deps.logger.info("investigation queued by the governor", { investigationId: id, ...gate });
+      return gate.repeat
+        ? { outcome: "duplicate", investigationId: id }
+        : { outcome: "queued", investigationId: id, ahead: gate.ahead };
+    }
+    admission = { seq: gate.seq, at: deps.now().toISOString() };
+  }
+  return launchInvestigation(id, deps, admission);
+}
 
-  // Claim the launch in a transaction: only one delivery starts the workflow, and a
-  // delivery after a crash between create and launch still starts it.
+/**
+ * Starts the investigation's workflow execution once, however many deliveries (or drains)
+ * ask: a claim in a transaction lets one caller launch, and a caller after a crash between
+ * claim and launch takes over once the claim is stale.
+ */
+export async function launchInvestigation(
+  id: string,
+  deps: IngestDeps,
+  admission?: Admission,
+): Promise<Extract<IngestOutcome, { outcome: "started" | "duplicate" }>> {
+  const now = deps.now();
   let claimed = false;
   await deps.store.update(id, (current) => {
     claimed = false;
@@ -142,12 +184,31 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
     const claimedAt = current.launchClaimedAt ? Date.parse(current.launchClaimedAt) : undefined;
     if (claimedAt !== undefined && now.getTime() - claimedAt < LAUNCH_CLAIM_TTL_MS) return undefined;
     claimed = true;
+    const { waitingSince: _waited, ...rest } = current;
     return {
-      investigation: { ...current, launchClaimedAt: now.toISOString(), updatedAt: now.toISOString() },
+      investigation: {
+        ...rest,
+        launchClaimedAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+        ...(admission
+          ? {
+              admittedAt: admission.at,
+              admissionSeq: admission.seq,
+              // The clock starts when the investigation does, not while it waited in the queue.
+              ...(current.waitingSince
+                ? {
+                    deadlineAt: new Date(
+                      now.getTime() + deps.config.agent.totalDeadlineSeconds * 1000,
+                    ).toISOString(),
+                  }
+                : {}),
+            }
+          : {}),
+      },
     };
   });
   if (!claimed) {
-    deps.logger.info("duplicate notification ignored", { investigationId: id, findingName: finding.name });
+    deps.logger.info("duplicate notification ignored", { investigationId: id });
     return { outcome: "duplicate", investigationId: id };
   }
   let executionId: string;
@@ -164,6 +225,6 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
   await deps.store.update(id, (current) => ({
     investigation: { ...current, executionId, updatedAt: deps.now().toISOString() },
   }));
-  deps.logger.info("investigation started", { investigationId: id, executionId, category: finding.category });
+  deps.logger.info("investigation started", { investigationId: id, executionId });
   return { outcome: "started", investigationId: id, executionId };
 }

@@ -58,7 +58,10 @@ export async function sweepStalled(
 ): Promise<SweepReport> {
   const now = deps.now();
   const updatedBefore = new Date(now.getTime() - stallAfterMs(deps)).toISOString();
-  const stalled = await deps.store.listStalled({ updatedBefore, limit: options.limit ?? DEFAULT_LIMIT });
+  // A finding waiting in the governor's queue is not stalled: it waits its turn (app/governor.ts).
+  const stalled = (
+    await deps.store.listStalled({ updatedBefore, limit: options.limit ?? DEFAULT_LIMIT })
+  ).filter((i) => !i.waitingSince);
   const report: SweepReport = {
     updatedBefore,
     stalled: stalled.map((i) => i.id),
@@ -71,7 +74,11 @@ export async function sweepStalled(
   for (const found of stalled) {
     try {
       const committed = await deps.store.update(found.id, (current) => {
-        if (TERMINAL_STATUSES.includes(current.status) || current.updatedAt >= updatedBefore)
+        if (
+          TERMINAL_STATUSES.includes(current.status) ||
+          current.updatedAt >= updatedBefore ||
+          current.waitingSince
+        )
           return undefined;
         const reason = stalledReason(current, now);
         return {

@@ -7,6 +7,7 @@ import { evalCommand } from "./eval.js";
 import { describeCatalogEntry, inspectNotification, printInspectReport } from "./inspect.js";
 import { investigate, NotInvestigatedError } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
+import { queueCommand } from "./queue.js";
 import { reportCommand } from "./report.js";
 import { sweepCommand } from "./sweep.js";
 import { terminalText } from "./terminal-text.js";
@@ -130,6 +131,7 @@ program
 
 program.addCommand(memoriesCommand());
 program.addCommand(sweepCommand());
+program.addCommand(queueCommand());
 program.addCommand(doctorCommand());
 program.addCommand(reportCommand());
 

@@ -3,6 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "../domain/errors.js";
 import { SeveritySchema } from "../domain/finding.js";
+import { GovernorLimitsSchema } from "../domain/governor.js";
 import { AgentPolicySchema } from "../domain/policy.js";
 import { McpConfigSchema } from "./mcp-settings.js";
 import { DEFAULT_EMBEDDING_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelSettingsShape } from "./model-settings.js";
@@ -48,6 +49,8 @@ const ConfigObjectSchema = z.strictObject({
       unspecifiedSeverity: z.enum(["investigate", "skip"]).default("investigate"),
     })
     .prefault({}),
+  /** The storm governor: concurrency, rate and token limits, grouping window (domain/governor.ts). */
+  governor: z.strictObject(GovernorLimitsSchema.shape).prefault({}),
   tools: z
     .strictObject({
       /** Globs over tool names; a tool runs only when allowed and not denied. */
@@ -165,6 +168,11 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_SKIP_MUTED: { path: "ingest.skipMuted", type: "boolean" },
   FERRET_SKIP_INACTIVE: { path: "ingest.skipInactive", type: "boolean" },
   FERRET_UNSPECIFIED_SEVERITY: { path: "ingest.unspecifiedSeverity", type: "string" },
+  FERRET_GOVERNOR_MAX_CONCURRENT: { path: "governor.maxConcurrent", type: "number" },
+  FERRET_GOVERNOR_PER_HOUR: { path: "governor.perHour", type: "number" },
+  FERRET_GOVERNOR_TOKENS_PER_HOUR: { path: "governor.tokensPerHour", type: "number" },
+  FERRET_GOVERNOR_TOKENS_PER_DAY: { path: "governor.tokensPerDay", type: "number" },
+  FERRET_GOVERNOR_GROUP_WINDOW_MINUTES: { path: "governor.groupWindowMinutes", type: "number" },
   FERRET_TOOLS_ALLOW: { path: "tools.allow", type: "list" },
   FERRET_TOOLS_DENY: { path: "tools.deny", type: "list" },
   FERRET_LOG_WAREHOUSE: { path: "logs.warehouse", type: "string" },

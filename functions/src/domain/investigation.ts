@@ -53,6 +53,13 @@ export const InvestigationSchema = z.object({
   /** Set when ingest claimed the right to start the workflow, so duplicates do not start a second one. */
   launchClaimedAt: z.iso.datetime().optional(),
   executionId: z.string().optional(),
+  /** Set while the storm governor holds the investigation in its queue (domain/governor.ts). */
+  waitingSince: z.iso.datetime().optional(),
+  /** When the governor let it start, and the admission's number (orders admissions exactly). */
+  admittedAt: z.iso.datetime().optional(),
+  admissionSeq: z.number().int().min(1).optional(),
+  /** Findings grouped into this investigation instead of starting their own. */
+  relatedCount: z.number().int().min(0).optional(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   deadlineAt: z.iso.datetime(),
@@ -92,6 +99,10 @@ export const EventTypeSchema = z.enum([
   "concluded",
   "needs_human",
   "failed",
+  /** The governor queued the investigation (limits reached or others waiting). */
+  "queued",
+  /** A finding joined this investigation as related; the message carries the new count. */
+  "related",
 ]);
 export type EventType = z.infer<typeof EventTypeSchema>;
 

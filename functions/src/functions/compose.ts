@@ -1,4 +1,5 @@
 import { createFirestore } from "../adapters/firestore/client.js";
+import { FirestoreGovernorStore } from "../adapters/firestore/governor-store.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { FirestoreLessonStore } from "../adapters/firestore/lesson-store.js";
 import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
@@ -94,6 +95,7 @@ export async function buildRuntime(
       indexFindingEmbedding({ embeddings: findingEmbeddings, embedder: primaryModel }, inv),
     bus,
     launcher: await chooseLauncher(config, environment, projectId),
+    governor: new FirestoreGovernorStore(db),
     chat,
     ...(chat instanceof SlackChatSink ? { chatInteractions: chat } : {}),
     ...(environment.slack.signingSecret ? { slackSigningSecret: environment.slack.signingSecret } : {}),

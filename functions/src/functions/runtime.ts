@@ -7,6 +7,7 @@ import type { Model, Purpose } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";
 import type { EventBus } from "../ports/event-bus.js";
+import type { GovernorStore } from "../ports/governor-store.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { LessonStore } from "../ports/lesson-store.js";
 import type { SccFindings } from "../ports/scc-findings.js";
@@ -30,6 +31,8 @@ export interface Runtime {
   indexFinding?: (investigation: Investigation) => Promise<void>;
   bus: EventBus;
   launcher: WorkflowLauncher;
+  /** The storm governor's state (limits, queue, groups); absent in-process (eval, CLI). */
+  governor?: GovernorStore;
   chat: ChatSink;
   /** Modals and user groups; only with a Slack bot token. */
   chatInteractions?: ChatInteractions;
@@ -98,6 +101,7 @@ export function ingestDepsFor(runtime: Runtime): IngestDeps {
     logger: runtime.logger,
     now: runtime.now,
     modelName: runtime.primaryModel.name,
+    ...(runtime.governor ? { governor: runtime.governor } : {}),
   };
 }
 

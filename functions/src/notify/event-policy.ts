@@ -23,6 +23,11 @@ export const EVENT_POSTING: Record<EventType, { posting: EventPosting; why: stri
   concluded: { posting: "reply", why: "the verdict" },
   needs_human: { posting: "reply", why: "a person has to take over" },
   failed: { posting: "reply", why: "a person has to take over" },
+  queued: { posting: "reply", why: "readers should know the finding waits, and behind how many" },
+  related: {
+    posting: "root_only",
+    why: "a storm would bury the thread in replies; the root's count is updated in place instead",
+  },
 };
 
 export function postingFor(type: EventType): EventPosting {

@@ -11,6 +11,7 @@ import {
   renderStepFinished,
   renderStopped,
 } from "./blocks.js";
+import { renderQueuedNote } from "./render-governor.js";
 
 export type StoreReader = Pick<InvestigationStore, "getStepResult" | "listStepResults" | "listReflections">;
 
@@ -27,7 +28,10 @@ export async function replyFor(
   switch (event.type) {
     case "created":
     case "step_started":
+    case "related":
       return undefined;
+    case "queued":
+      return renderQueuedNote(event);
     case "planned":
       return root.showedPlan ? undefined : renderPlanReply(investigation);
     case "step_finished": {

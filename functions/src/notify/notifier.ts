@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { NotFoundError } from "../domain/errors.js";
-import type { Investigation, InvestigationEvent } from "../domain/investigation.js";
+import { type Investigation, type InvestigationEvent, TERMINAL_STATUSES } from "../domain/investigation.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatSink } from "../ports/chat-sink.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
@@ -8,6 +8,7 @@ import { renderThreadRoot } from "./blocks.js";
 import { postingFor } from "./event-policy.js";
 import { replyFor } from "./event-reply.js";
 import { DEFAULT_POST_ONCE_POLICY, type PostOnceDeps, type PostOncePolicy, postOnce } from "./post-once.js";
+import { withRelatedCount } from "./render-governor.js";
 import { renderStatusBoard, type StatusBoardOptions } from "./render-root.js";
 
 /** Claim scopes; the root's first attempt is keyed by the investigation id, replies by id:seq. */
@@ -72,6 +73,10 @@ export async function handleInvestigationEvent(
 
   const root = await ensureRoot(investigation, deps.sink, claims);
   const rootOutcome = root.status === "posted" ? "posted" : "existing";
+  if (event.type === "related") {
+    const rootUpdated = await updateRelatedCount(investigation, root.ts, deps);
+    return { ...base, root: rootOutcome, reply: "skipped", rootTs: root.ts, rootUpdated };
+  }
   if (posting === "root_only") return { ...base, root: rootOutcome, reply: "skipped", rootTs: root.ts };
 
   const message = await replyFor(event, investigation, deps.store, {
@@ -124,7 +129,7 @@ export async function updateBoard(
   store: Pick<InvestigationStore, "claimOnce" | "readClaim">,
   board: StatusBoardOptions,
 ): Promise<boolean> {
-  const card = renderStatusBoard(investigation, board);
+  const card = withRelatedCount(renderStatusBoard(investigation, board), investigation);
   const digest = createHash("sha256").update(JSON.stringify(card)).digest("hex").slice(0, 24);
   const key = `${investigation.id}:${digest}`;
   // Also here, for a root whose post was recorded before the thread was remembered.
@@ -132,6 +137,26 @@ export async function updateBoard(
   if (await store.readClaim(BOARD_SCOPE, key)) return false;
   await sink.update(rootTs, card);
   await store.claimOnce(BOARD_SCOPE, key, { ts: rootTs });
+  return true;
+}
+
+/**
+ * A `related` event: the root shows the count the store holds now (the verdict card once
+ * the investigation stopped, the finding and plan before), written once per card.
+ */
+async function updateRelatedCount(
+  investigation: Investigation,
+  rootTs: string,
+  deps: NotifierDeps,
+): Promise<boolean> {
+  if (TERMINAL_STATUSES.includes(investigation.status))
+    return updateBoard(investigation, rootTs, deps.sink, deps.store, deps.board ?? { sccButtons: false });
+  const card = withRelatedCount(renderThreadRoot(investigation), investigation);
+  const digest = createHash("sha256").update(JSON.stringify(card)).digest("hex").slice(0, 24);
+  const key = `${investigation.id}:${digest}`;
+  if (await deps.store.readClaim(BOARD_SCOPE, key)) return false;
+  await deps.sink.update(rootTs, card);
+  await deps.store.claimOnce(BOARD_SCOPE, key, { ts: rootTs });
   return true;
 }
 
@@ -151,7 +176,7 @@ export async function rootTsOf(
 
 /** Posts the thread root once, rendering the investigation as it stands when it goes out. */
 async function ensureRoot(investigation: Investigation, sink: ChatSink, claims: PostOnceDeps) {
-  const message = renderThreadRoot(investigation);
+  const message = withRelatedCount(renderThreadRoot(investigation), investigation);
   const root = await postOnce(
     {
       scope: ROOT_SCOPE,

@@ -87,6 +87,12 @@ export const OPERATIONS: readonly Operation[] = [
   },
   publishesEvents("ingest"),
   deadLetters("ingest", "scc-findings"),
+  {
+    sa: "ingest",
+    what: "removes a finding from the governor's queue when it starts (adapters/firestore/governor-store.ts)",
+    permission: "datastore.entities.delete",
+    scope: "project",
+  },
 
   ...firestore("planner", "reads the investigation, stores the plan"),
   gemini("planner"),
@@ -155,6 +161,13 @@ export const OPERATIONS: readonly Operation[] = [
     target: "slack-bot-token",
   },
   deadLetters("notifier", EVENTS_TOPIC),
+  {
+    sa: "notifier",
+    what: "announces a finished investigation so ingest frees its governor slot (announceFinished in app/governor.ts)",
+    permission: "pubsub.topics.publish",
+    scope: "topic",
+    target: "scc-findings",
+  },
 
   ...["planner", "stepExecutor", "reflector", "concluder", "compressor"].map((fn) => invokes("workflow", fn)),
   {

@@ -58,6 +58,7 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "project: roles/datastore.user",
     "secret slack-bot-token: roles/secretmanager.secretAccessor",
     "dead_letter_topic investigation-events: roles/pubsub.publisher",
+    "topic scc-findings: roles/pubsub.publisher",
   ],
   workflow: [
     "project: roles/logging.logWriter",

@@ -1,0 +1,121 @@
+import { Command, InvalidArgumentError } from "commander";
+import { createFirestore } from "../adapters/firestore/client.js";
+import { FirestoreGovernorStore } from "../adapters/firestore/governor-store.js";
+import { type Config, loadConfig } from "../config/config.js";
+import { type GovernorLimits, limitReached, type QueueEntry, usageOf } from "../domain/governor.js";
+import type { GovernorStore } from "../ports/governor-store.js";
+import { projectFromEnv } from "./project.js";
+import type { Printer } from "./sweep.js";
+
+/** What `ferret queue` shows: the governor's queue, limits, usage and groups. */
+export interface QueueReport {
+  depth: number;
+  next: QueueEntry[];
+  limits: GovernorLimits;
+  usage: { running: number; startedLastHour: number; tokensLastHour: number; tokensLastDay: number };
+  /** The limit that holds the queue back now, if any. */
+  blockedBy?: string;
+  running: { investigationId: string; admittedAt: string }[];
+  groups: { leadId: string; relatedCount: number }[];
+}
+
+export async function queueReport(
+  governor: GovernorStore,
+  limits: GovernorLimits,
+  now: Date,
+  options: { next: number; groups: number },
+): Promise<QueueReport> {
+  const [state, depth, next, groups] = await Promise.all([
+    governor.state(),
+    governor.queueDepth(),
+    governor.queue(options.next),
+    governor.topGroups(options.groups),
+  ]);
+  const { waiting: _w, ...usage } = usageOf(state, depth, now);
+  const blockedBy = limitReached({ ...usage, waiting: 0 }, limits);
+  return {
+    depth,
+    next,
+    limits,
+    usage,
+    ...(blockedBy ? { blockedBy } : {}),
+    running: Object.entries(state.running)
+      .map(([investigationId, r]) => ({ investigationId, admittedAt: r.admittedAt }))
+      .sort((a, b) => a.admittedAt.localeCompare(b.admittedAt)),
+    groups,
+  };
+}
+
+const limitText = (n: number) => (n === 0 ? "no limit" : String(n));
+
+export function printQueueReport(printer: Printer, r: QueueReport): void {
+  const l = r.limits;
+  printer.line(`queue depth        ${r.depth}${r.blockedBy ? `  (held back: ${r.blockedBy})` : ""}`);
+  printer.line(`running            ${r.usage.running} of ${l.maxConcurrent}`);
+  printer.line(`started, last hour ${r.usage.startedLastHour} of ${l.perHour}`);
+  printer.line(`tokens, last hour  ${r.usage.tokensLastHour} of ${limitText(l.tokensPerHour)}`);
+  printer.line(`tokens, last day   ${r.usage.tokensLastDay} of ${limitText(l.tokensPerDay)}`);
+  printer.line(
+    `grouping window    ${l.groupWindowMinutes === 0 ? "off" : `${l.groupWindowMinutes} min (same category and principal or resource)`}`,
+  );
+  if (r.next.length > 0) {
+    printer.line("next up (severity, then age):");
+    for (const e of r.next)
+      printer.line(`  ${e.investigationId}  ${e.severity.padEnd(20)} ${e.eventTime}  ${e.category}`);
+  }
+  if (r.running.length > 0) {
+    printer.line("running:");
+    for (const x of r.running) printer.line(`  ${x.investigationId}  since ${x.admittedAt}`);
+  }
+  if (r.groups.length > 0) {
+    printer.line("grouped findings:");
+    for (const g of r.groups) printer.line(`  ${g.leadId}  + ${g.relatedCount} related`);
+  }
+}
+
+export interface QueueBackend {
+  governor: GovernorStore;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export function queueBackendFromEnv(env: NodeJS.ProcessEnv = process.env): QueueBackend {
+  const config = loadConfig({ env });
+  const db = createFirestore({ projectId: projectFromEnv(env), databaseId: config.firestore.databaseId });
+  return { governor: new FirestoreGovernorStore(db), config, close: () => db.terminate() };
+}
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a whole number, 0 or more");
+  return n;
+}
+
+/** `ferret queue`: what the storm governor holds back, what runs, and what it grouped. */
+export function queueCommand(
+  backend: () => QueueBackend = () => queueBackendFromEnv(),
+  printer: Printer = { line: (text) => process.stdout.write(`${text}\n`) },
+  now: () => Date = () => new Date(),
+): Command {
+  return new Command("queue")
+    .description(
+      "Show the storm governor: queue depth and the findings next up (severity, then age), the limits with current usage (running, started and tokens in the last hour and day), and the investigations with the most findings grouped into them.",
+    )
+    .option("--next <n>", "queued findings to list", count, 10)
+    .option("--groups <n>", "investigations with grouped findings to list", count, 10)
+    .option("--json", "print the report as JSON", false)
+    .addHelpText(
+      "after",
+      "\nLimits come from the configuration (governor.*, FERRET_GOVERNOR_*). Firestore: GOOGLE_CLOUD_PROJECT's, or the emulator at FIRESTORE_EMULATOR_HOST.",
+    )
+    .action(async (opts: { next: number; groups: number; json: boolean }) => {
+      const { governor, config, close } = backend();
+      try {
+        const report = await queueReport(governor, config.governor, now(), opts);
+        if (opts.json) printer.line(JSON.stringify(report, null, 2));
+        else printQueueReport(printer, report);
+      } finally {
+        await close();
+      }
+    });
+}
