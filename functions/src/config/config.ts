@@ -210,7 +210,6 @@ export const PROCESS_ENV_VARIABLES: readonly string[] = [
   "FERRET_WORKFLOWS_URL",
   "FERRET_WORKFLOW_NAME",
   "FERRET_WORKFLOW_LOCATION",
-  "FERRET_GEMINI_TIMEOUT_MS",
   // The workflow's function URLs (terraform/templates/investigate.yaml.tftpl, the local stack).
   "FERRET_PLANNER_URL",
   "FERRET_STEP_EXECUTOR_URL",
