@@ -151,15 +151,18 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     const cap = input.maxToolCallsPerTurn ?? response.toolCalls.length;
     const admitted = response.toolCalls.slice(0, cap);
     const share = toolTokenShare(input.tokenAllowance, usage, admitted.length);
-    const responses = await Promise.all(
-      response.toolCalls.map((call, k) =>
-        k < cap
-          ? runToolCall(input, call, toolCalls, toolIocs, share, (spent) => {
-              usage = addUsage(usage, spent);
-            })
-          : refuseOverCap(input, call, cap, toolCalls),
+    const ran = await Promise.all(
+      admitted.map((call) =>
+        runToolCall(input, call, toolCalls, toolIocs, share, (spent) => {
+          usage = addUsage(usage, spent);
+        }),
       ),
     );
+    // Refusals are recorded after the calls that ran, and answered in the turn's order.
+    const responses = [
+      ...ran,
+      ...response.toolCalls.slice(cap).map((call) => refuseOverCap(input, call, cap, toolCalls)),
+    ];
     // The deadline fired while the tools ran: nothing more is saved or asked for.
     input.signal?.throwIfAborted();
     messages.push({ role: "tool", responses });
