@@ -7,6 +7,8 @@ import { errorMessage } from "../functions/src/domain/errors.js";
 import { TOPICS } from "../functions/src/platform/topics.js";
 import { compareOrchestrations } from "./agent/compare.js";
 import { parseBenchArgs, type Section } from "./args.js";
+import { measureBudgets } from "./budgets/measure.js";
+import { printBudgets } from "./budgets/report.js";
 import { measureColdStart } from "./coldstart/section.js";
 import { measureIngestLatency } from "./ingest/latency.js";
 import { measureIngest } from "./ingest/throughput.js";
@@ -112,6 +114,7 @@ if (results.agent) out.push(printAgent(results.agent));
 if (results.pipeline) out.push(printPipeline(results.pipeline));
 if (results.coldStart) out.push(printColdStart(results.coldStart));
 if (results.ingest) out.push(printIngest(results.ingest, results.ingest.inProcess));
+if (options.sections.includes("agent")) out.push(printBudgets(await measureBudgets()));
 for (const e of results.errors) out.push(`SECTION ${e.section} FAILED: ${e.message}`);
 out.push(
   `bench finished in ${Math.round(results.durationMs / 1000)} s on ${results.machine.cpus} CPUs (load ${results.machine.loadAverageStart.join("/")} → ${results.machine.loadAverageEnd.join("/")}); results: ${file}`,

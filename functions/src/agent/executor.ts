@@ -13,11 +13,13 @@ import {
   type Usage,
   ZERO_USAGE,
 } from "../domain/results.js";
+import { withDeadline } from "../model/deadline.js";
 import { isTokenLimitError } from "../model/errors.js";
 import type { GenerateRequest, Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import type { Logger } from "../platform/logger.js";
 import { renderPrompt } from "../prompts/render.js";
+import type { ScanBudget } from "../tools/scan-budget.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import type { ExecutorContext } from "./contexts.js";
 import { type FixedRound, runFixedStep } from "./fixed-step.js";
@@ -53,6 +55,19 @@ export interface ExecutorInput {
   journal?: StepJournal;
   /** People's decisions on this investigation's acting calls; the tool layer checks them. */
   approvals?: readonly Approval[];
+  /**
+   * The step's deadline. Once it fires the loop makes no further model or tool call, and the
+   * tools it started stop at their next boundary (they get it as ToolContext.signal).
+   */
+  signal?: AbortSignal;
+  /**
+   * Tool calls run from one model turn; the rest are answered with a refusal the model can
+   * read, so one turn cannot fan out into unbounded work (each log_analysis call is a whole
+   * sub-agent session). Default: no cap.
+   */
+  maxToolCallsPerTurn?: number;
+  /** The investigation's log-scan budget, handed to the tools. */
+  scanBudget?: ScanBudget;
 }
 
 /** Tool output handed back to the model is capped; tools page their rows, this is the backstop. */
@@ -109,7 +124,9 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
     startedAt,
   });
   if (seeded) await input.journal?.save(state());
-  const model = input.journal ? stopOnTokenLimit(input.model, input.journal, state) : input.model;
+  // Every model request carries the step's deadline, so the provider call itself is aborted.
+  const bound = input.signal ? withDeadline(input.model, input.signal) : input.model;
+  const model = input.journal ? stopOnTokenLimit(bound, input.journal, state) : bound;
   input = { ...input, model };
   let modelName = input.model.name;
 
@@ -157,9 +174,12 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
   for (let iteration = completed + 1; iteration <= input.maxIterations; iteration++) {
     const stop = await stopped(iteration);
     if (stop) return stop;
+    input.signal?.throwIfAborted();
     const response = await input.model.generate(request(iteration));
     usage = addUsage(usage, response.usage);
     modelName = response.model;
+    // An answer that arrives after the deadline is not acted on (its tools would run late).
+    input.signal?.throwIfAborted();
     if (response.toolCalls.length === 0) {
       const report = await finalReport(input, system, messages, response.text, baseContext(iteration, true));
       usage = addUsage(usage, report.usage);
@@ -170,13 +190,23 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
       ...(response.text ? { text: response.text } : {}),
       toolCalls: response.toolCalls,
     });
-    const responses = await Promise.all(
-      response.toolCalls.map((call) =>
-        runToolCall(input, call, toolCalls, toolIocs, (spent) => {
+    const cap = input.maxToolCallsPerTurn ?? response.toolCalls.length;
+    const admitted = response.toolCalls.slice(0, cap);
+    const share = toolTokenShare(input.tokenAllowance, usage, admitted.length);
+    const ran = await Promise.all(
+      admitted.map((call) =>
+        runToolCall(input, call, toolCalls, toolIocs, share, (spent) => {
           usage = addUsage(usage, spent);
         }),
       ),
     );
+    // Refusals are recorded after the calls that ran, and answered in the turn's order.
+    const responses = [
+      ...ran,
+      ...response.toolCalls.slice(cap).map((call) => refuseOverCap(input, call, cap, toolCalls)),
+    ];
+    // The deadline fired while the tools ran: nothing more is saved or asked for.
+    input.signal?.throwIfAborted();
     messages.push({ role: "tool", responses });
     completed = iteration;
     await input.journal?.save(state());
@@ -199,6 +229,7 @@ export async function executeStep(input: ExecutorInput): Promise<StepResult> {
 
   const stop = await stopped(input.maxIterations + 1);
   if (stop) return stop;
+  input.signal?.throwIfAborted();
   // Not pushed onto `messages`: a saved history must not end with this request.
   const capReached: Message = {
     role: "user",
@@ -329,11 +360,52 @@ function parseReport(text: string | undefined): StepReport | undefined {
   }
 }
 
+/**
+ * What each tool call of a turn may spend inside itself (a sub-agent's model calls): the
+ * step's allowance left after this turn's model call, split evenly across the calls run.
+ */
+export function toolTokenShare(
+  allowance: number | undefined,
+  spent: Usage,
+  calls: number,
+): number | undefined {
+  if (allowance === undefined || calls === 0) return undefined;
+  const left = allowance - (spent.inputTokens + spent.outputTokens);
+  return Math.max(0, Math.floor(left / calls));
+}
+
+/** A call past the per-turn cap: recorded and answered, never run. */
+function refuseOverCap(
+  input: ExecutorInput,
+  call: ToolCallRequest,
+  cap: number,
+  calls: ToolCall[],
+): ToolResponse {
+  const summary = `refused: at most ${cap} tool call(s) run per turn and this turn asked for more; ask for it again in your next turn if you still need it.`;
+  calls.push({
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    ok: false,
+    summary,
+    data: null,
+    error: summary,
+    durationMs: 0,
+  });
+  input.logger.warn("tool call over the per-turn cap refused", {
+    stepId: input.step.id,
+    tool: call.name,
+    cap,
+  });
+  return { id: call.id, name: call.name, response: { ok: false, summary, untrusted_data: null } };
+}
+
 export async function runToolCall(
   input: ExecutorInput,
   call: ToolCallRequest,
   calls: ToolCall[],
   iocs: Ioc[],
+  tokenShare: number | undefined,
   spend: (usage: Usage) => void,
 ): Promise<ToolResponse> {
   const started = Date.now();
@@ -344,6 +416,9 @@ export async function runToolCall(
     stepId: input.step.id,
     toolCallId: call.id,
     ...(input.approvals ? { approvals: input.approvals } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...(tokenShare !== undefined ? { tokenAllowance: tokenShare } : {}),
+    ...(input.scanBudget ? { scanBudget: input.scanBudget } : {}),
   });
   const data = boundData(outcome.data);
   const record: ToolCall = {

@@ -3,7 +3,7 @@ import type { FixedCall } from "../domain/plan.js";
 import { resolveArguments } from "../domain/plan-refs.js";
 import { addUsage, type StepResult, type ToolCall, type Usage, ZERO_USAGE } from "../domain/results.js";
 import type { ToolCallRequest, ToolResponse } from "../model/port.js";
-import { buildResult, type ExecutorInput, runToolCall } from "./executor.js";
+import { buildResult, type ExecutorInput, runToolCall, toolTokenShare } from "./executor.js";
 import { reportFromToolCalls } from "./result-summary.js";
 
 /** The planned round, handed to the executor model when its answers need judgment. */
@@ -71,9 +71,11 @@ export async function runFixedStep(input: ExecutorInput, calls: readonly FixedCa
     name: call.tool,
     args: resolution.ok ? resolution.args : {},
   }));
+  // Fixed calls share the step's allowance like one model turn's calls do.
+  const share = toolTokenShare(input.tokenAllowance, usage, requests.length);
   const responses = await Promise.all(
     requests.map((request) =>
-      runToolCall(input, request, toolCalls, toolIocs, (spent) => {
+      runToolCall(input, request, toolCalls, toolIocs, share, (spent) => {
         usage = addUsage(usage, spent);
       }),
     ),

@@ -7,7 +7,13 @@ import { reflectOnProgress } from "../agent/reflector.js";
 import { createStepJournal } from "../agent/step-journal.js";
 import type { Conclusion } from "../domain/conclusion.js";
 import { earlyReflectionDue } from "../domain/decisive.js";
-import { errorMessage, InvalidInputError, ModelOutputError, NotFoundError } from "../domain/errors.js";
+import {
+  DeadlineExceededError,
+  errorMessage,
+  InvalidInputError,
+  ModelOutputError,
+  NotFoundError,
+} from "../domain/errors.js";
 import {
   type Investigation,
   type InvestigationEvent,
@@ -28,6 +34,7 @@ import type { AppDeps } from "./deps.js";
 import { dismissalHold } from "./dismissal-check.js";
 import { earlyCoverage, reflectEarly } from "./early-reflection.js";
 import { publishEvents } from "./publish.js";
+import { investigationScanBudget } from "./scan-budget.js";
 
 /**
  * The investigation's operations, one per workflow call. Each is idempotent: calling it
@@ -310,11 +317,15 @@ async function executeWithDeadline(
   const startedAt = deps.now().toISOString();
   const limitMs = deps.config.agent.stepDeadlineSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
-  // Aborts the model's HTTP calls and retry waits with the deadline, so they do not run on.
+  // One signal per step: the model's HTTP calls and retry waits, the tools (queries, lookups)
+  // and the sub-agent's rounds all stop with it, instead of running on after the step gave up.
   const stepSignal = new AbortController();
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new Error(`step deadline of ${deps.config.agent.stepDeadlineSeconds}s passed`);
+      const error = new DeadlineExceededError(
+        `step deadline of ${deps.config.agent.stepDeadlineSeconds}s passed`,
+        { stepId, deadlineSeconds: deps.config.agent.stepDeadlineSeconds },
+      );
       stepSignal.abort(error);
       reject(error);
     }, limitMs);
@@ -330,7 +341,18 @@ async function executeWithDeadline(
           priorResults: prior,
           model: withDeadline(deps.model, stepSignal.signal),
           toolbox: deps.toolbox,
+          signal: stepSignal.signal,
           maxIterations: deps.config.agent.maxStepIterations,
+          maxToolCallsPerTurn: deps.config.agent.maxToolCallsPerTurn,
+          // DuckDB reads local files and reports no bytes: only BigQuery scans are budgeted.
+          ...(deps.config.logs.warehouse === "bigquery"
+            ? {
+                scanBudget: investigationScanBudget(deps.store, inv.id, {
+                  budgetBytes: deps.config.logs.maxBytesPerInvestigation,
+                  worstCaseBytes: deps.config.logs.maxBytesBilled,
+                }),
+              }
+            : {}),
           tokenAllowance: stepTokenAllowance(deps.config.agent, inv.counters, plan),
           cancelled: cancellationOf(inv.id, stepId, deps),
           logger: deps.logger.child({ investigationId: inv.id, stepId }),

@@ -73,6 +73,15 @@ const ConfigObjectSchema = z.strictObject({
         .int()
         .min(1)
         .default(10 * 1024 ** 3),
+      /**
+       * Bytes one investigation may scan in BigQuery across all its queries (on top of
+       * maxBytesBilled per query). A query runs only if the budget left covers its worst case.
+       */
+      maxBytesPerInvestigation: z
+        .number()
+        .int()
+        .min(1)
+        .default(50 * 1024 ** 3),
       maxRows: z.number().int().min(1).max(10_000).default(1_000),
       pageSize: z.number().int().min(1).max(500).default(50),
       queryTimeoutMs: z.number().int().min(100).default(30_000),
@@ -130,6 +139,13 @@ const ConfigObjectSchema = z.strictObject({
     .prefault({}),
 });
 export const ConfigSchema = ConfigObjectSchema.superRefine((config, ctx) => {
+  if (config.logs.maxBytesPerInvestigation < config.logs.maxBytesBilled) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["logs", "maxBytesPerInvestigation"],
+      message: `an investigation's scan budget (${config.logs.maxBytesPerInvestigation} bytes) must cover at least one query at the per-query cap (logs.maxBytesBilled = ${config.logs.maxBytesBilled} bytes), or no query could run`,
+    });
+  }
   if (config.agent.stepDeadlineSeconds > config.agent.totalDeadlineSeconds) {
     ctx.addIssue({
       code: "custom",
@@ -157,6 +173,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_MAX_STEPS: { path: "agent.maxSteps", type: "number" },
   FERRET_MAX_PARALLEL_STEPS: { path: "agent.maxParallelSteps", type: "number" },
   FERRET_MAX_STEP_ITERATIONS: { path: "agent.maxStepIterations", type: "number" },
+  FERRET_MAX_TOOL_CALLS_PER_TURN: { path: "agent.maxToolCallsPerTurn", type: "number" },
   FERRET_MAX_REVISIONS: { path: "agent.maxRevisions", type: "number" },
   FERRET_MAX_CONSECUTIVE_FAILURES: { path: "agent.maxConsecutiveFailures", type: "number" },
   FERRET_REFLECTION: { path: "agent.reflection", type: "string" },
@@ -180,6 +197,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_BIGQUERY_PROJECT: { path: "logs.bigqueryProject", type: "string" },
   FERRET_BIGQUERY_DATASET: { path: "logs.bigqueryDataset", type: "string" },
   FERRET_BIGQUERY_MAX_BYTES_BILLED: { path: "logs.maxBytesBilled", type: "number" },
+  FERRET_BIGQUERY_MAX_BYTES_PER_INVESTIGATION: { path: "logs.maxBytesPerInvestigation", type: "number" },
   FERRET_LOG_MAX_ROWS: { path: "logs.maxRows", type: "number" },
   FERRET_STIX_BUNDLE: { path: "intel.stixBundle", type: "string" },
   FERRET_OTX_ENABLED: { path: "intel.otxEnabled", type: "boolean" },

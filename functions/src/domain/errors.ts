@@ -17,6 +17,7 @@ export type ErrorCode =
   | "approval_required"
   | "sql_refused"
   | "budget_exhausted"
+  | "deadline"
   | "storage"
   | "chat";
 
@@ -149,6 +150,26 @@ export class ChatError extends FerretError {
     options: { cause?: unknown; details?: Record<string, unknown> } = {},
   ) {
     super("chat", message, { retryable, cause: options.cause, details: options.details });
+  }
+}
+
+/**
+ * A step's (or the investigation's) deadline passed: the work was abandoned on purpose.
+ * Retrying the same call cannot give it more time.
+ */
+export class DeadlineExceededError extends FerretError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super("deadline", message, { retryable: false, details });
+  }
+}
+
+/**
+ * A budget (tokens, bytes scanned) would be exceeded: the work is refused before it runs. A
+ * retry spends the same budget, so it is never retryable; a narrower request may fit.
+ */
+export class BudgetExceededError extends FerretError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super("budget_exhausted", message, { retryable: false, details });
   }
 }
 

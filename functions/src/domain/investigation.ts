@@ -24,6 +24,11 @@ export const CountersSchema = z.object({
   stepsExecuted: z.number().int().min(0),
   waves: z.number().int().min(0),
   usage: UsageSchema,
+  /**
+   * Bytes the log warehouse scanned for this investigation, plus the worst case of queries
+   * still running (reserved before they start, settled to what they reported). Absent = 0.
+   */
+  bytesScanned: z.number().int().min(0).optional(),
 });
 export type Counters = z.infer<typeof CountersSchema>;
 

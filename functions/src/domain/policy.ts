@@ -14,6 +14,11 @@ export const AgentPolicySchema = z.object({
   maxParallelSteps: z.number().int().min(1).max(16).default(4),
   /** Tool-calling iterations inside one step. */
   maxStepIterations: z.number().int().min(1).max(32).default(6),
+  /**
+   * Tool calls run from one model turn of a step; more are refused with a message to the
+   * model. Bounds the fan-out of one turn (each log_analysis call is a sub-agent session).
+   */
+  maxToolCallsPerTurn: z.number().int().min(1).max(16).default(4),
   /** Reflections that may change the plan. */
   maxRevisions: z.number().int().min(0).max(20).default(3),
   maxConsecutiveFailures: z.number().int().min(1).max(20).default(3),

@@ -10,9 +10,9 @@ export function lazyThreatIntel(name: string, build: () => ThreatIntel): ThreatI
   let built: ThreatIntel | undefined;
   return {
     name,
-    lookup: async (indicator) => {
+    lookup: async (indicator, options) => {
       built ??= build();
-      return built.lookup(indicator);
+      return built.lookup(indicator, options);
     },
   };
 }

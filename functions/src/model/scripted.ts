@@ -112,6 +112,8 @@ export class ScriptedModel implements Model {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
+    // A request on an aborted signal is never sent, so it is not recorded as a call.
+    request.signal?.throwIfAborted();
     const call: ScriptedCall = {
       index: this.history.length,
       purpose: request.purpose,
@@ -125,7 +127,7 @@ export class ScriptedModel implements Model {
       call.stepIndex = stepIndex;
       const latency = this.options.latencyMs;
       const ms = typeof latency === "function" ? latency(request, call.index) : (latency ?? 0);
-      if (ms > 0) await (this.options.sleep ?? defaultSleep)(ms);
+      if (ms > 0) await abortable((this.options.sleep ?? defaultSleep)(ms), request.signal);
       const reply = typeof step === "function" ? await step(request, stepIndex) : step;
       if (reply instanceof Error) throw reply;
       const response = this.toResponse(request, reply, call.index);
@@ -177,6 +179,22 @@ export class ScriptedModel implements Model {
       model: scripted.model ?? this.name,
       finishReason: scripted.finishReason ?? "STOP",
     };
+  }
+}
+
+/** The simulated latency ends early when the signal fires, as an aborted HTTP call does. */
+async function abortable(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return wait;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([wait, aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
   }
 }
 

@@ -19,7 +19,15 @@ export const IntelReportSchema = z.object({
 });
 export type IntelReport = z.infer<typeof IntelReportSchema>;
 
+export interface LookupOptions {
+  /** The calling step's deadline: a provider over the network aborts its request with it. */
+  signal?: AbortSignal;
+}
+
 export interface ThreatIntel {
   readonly name: string;
-  lookup(indicator: { type: z.infer<typeof IocTypeSchema>; value: string }): Promise<IntelReport>;
+  lookup(
+    indicator: { type: z.infer<typeof IocTypeSchema>; value: string },
+    options?: LookupOptions,
+  ): Promise<IntelReport>;
 }

@@ -4,7 +4,13 @@ import type { JsonObject } from "../domain/json.js";
 import type { ColumnInfo, LogWarehouse, SqlParam } from "../ports/log-warehouse.js";
 import { MAX_SQL_CHARS } from "../sql/guard.js";
 import type { RunbookLibrary } from "../sql/runbooks.js";
-import { type LogPageDeps, presentParams, readLogPage, runbookParamShape } from "../tools/log-pages.js";
+import {
+  type LogPageDeps,
+  type PageGuard,
+  presentParams,
+  readLogPage,
+  runbookParamShape,
+} from "../tools/log-pages.js";
 import { describeLogTables } from "../tools/log-tables.js";
 import { type AnyTool, defineTool, type ToolOutput } from "../tools/port.js";
 import { createToolRegistry, type ToolRegistry } from "../tools/registry.js";
@@ -26,12 +32,14 @@ const WINDOW_PARAMS = ["start", "end"] as const;
 async function readAndRemember(
   deps: AnalystToolDeps,
   state: SessionState,
+  guard: PageGuard,
   read: PagedRead,
   pageToken?: string,
 ): Promise<ToolOutput> {
   const output = await readLogPage(
     { warehouse: deps.warehouse, runbooks: deps.runbooks, limits: deps.limits },
     { ...read, ...(pageToken ? { pageToken } : {}) },
+    guard,
   );
   const data = output.data;
   if (
@@ -137,14 +145,14 @@ function runbookTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
           .describe("The runbook's parameters; timestamps ISO 8601."),
         pageSize: z.number().int().min(1).max(ANALYST_PAGE.maxPageSize).optional().describe("Rows per page."),
       }),
-      run: async (input) => {
+      run: async (input, ctx) => {
         const runbook = runbooks.get(input.runbook);
         const params = withWindow(
           runbook.params.map((p) => p.name),
           input.params ?? {},
           state,
         );
-        return readAndRemember(deps, state, {
+        return readAndRemember(deps, state, ctx, {
           runbook: input.runbook,
           params,
           pageSize: input.pageSize ?? ANALYST_PAGE.defaultPageSize,
@@ -195,7 +203,7 @@ function schemaTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
           .optional()
           .describe(`How many values (default ${ANALYST_PAGE.defaultDistinct}).`),
       }),
-      run: async (input) => {
+      run: async (input, ctx) => {
         const table = await warehouse.describeTable(input.table);
         probeColumn(table.columns, table.name, input.field);
         const timed = table.columns.some((c) => c.name === "timestamp" && c.type === "TIMESTAMP");
@@ -208,7 +216,7 @@ function schemaTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
           ` GROUP BY 1 ORDER BY n DESC LIMIT ${limit}`,
         ].join("");
         const window = { start: input.start ?? state.window.start, end: input.end ?? state.window.end };
-        const output = await readAndRemember(deps, state, {
+        const output = await readAndRemember(deps, state, ctx, {
           sql,
           params: timed ? window : {},
           pageSize: limit,
@@ -254,10 +262,10 @@ function queryTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
           .describe("Values of the @name parameters the SQL uses."),
         pageSize: z.number().int().min(1).max(ANALYST_PAGE.maxPageSize).optional().describe("Rows per page."),
       }),
-      run: async (input) => {
+      run: async (input, ctx) => {
         requireTimeBound(input.sql, state);
         const params = withWindow(paramsUsed(input.sql), input.params ?? {}, state);
-        return readAndRemember(deps, state, {
+        return readAndRemember(deps, state, ctx, {
           sql: input.sql,
           params,
           pageSize: input.pageSize ?? ANALYST_PAGE.defaultPageSize,
@@ -272,9 +280,9 @@ function queryTools(deps: AnalystToolDeps, state: SessionState): AnyTool[] {
       input: z.object({
         pageToken: z.string().min(1).max(512).describe("nextPageToken from an earlier result."),
       }),
-      run: async (input) => {
+      run: async (input, ctx) => {
         const read = state.pageFor(input.pageToken);
-        return readAndRemember(deps, state, read, input.pageToken);
+        return readAndRemember(deps, state, ctx, read, input.pageToken);
       },
     }),
   ];

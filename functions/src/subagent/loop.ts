@@ -164,6 +164,7 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
     messages: [...messages],
     context: context(iteration, finalAnswerOnly),
     investigationId: ctx.investigationId,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   /** One structured request without tools; a model that still cannot answer leaves the record's answer. */
   const forceAnswer = async (extra: Message[], iteration: number, why: string): Promise<LogAnalystAnswer> => {
@@ -188,6 +189,11 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
   for (let iteration = 1; iteration <= settings.maxIterations && !answer; iteration++) {
     if (ctx.signal?.aborted) {
       stopped = "Stopped early: the calling step was cancelled.";
+      break;
+    }
+    const spent = usage.inputTokens + usage.outputTokens;
+    if (ctx.tokenAllowance !== undefined && spent >= ctx.tokenAllowance) {
+      stopped = `Stopped at its token share (${spent} of ${ctx.tokenAllowance} tokens) after ${iterations} round(s), before a final answer; this answer is partial.`;
       break;
     }
     const response = await model.generate({ ...base(iteration, false), tools: declarations });

@@ -3,7 +3,7 @@ import { extractIocs, type Ioc } from "../domain/ioc.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
 import type { LogWarehouse, QueryRequest, QueryResult, SqlParam } from "../ports/log-warehouse.js";
 import { type RunbookLibrary, renderRunbook } from "../sql/runbooks.js";
-import type { ToolOutput } from "./port.js";
+import type { ToolContext, ToolOutput } from "./port.js";
 
 /**
  * Reading one bounded page of the log warehouse for an agent: shared by `log_query` (the
@@ -73,15 +73,42 @@ export function runbookParamShape(runbooks: RunbookLibrary): Record<string, z.Zo
   return shape;
 }
 
+/** What a read honours from the calling step: its deadline and the investigation's scan budget. */
+export type PageGuard = Pick<ToolContext, "signal" | "scanBudget">;
+
+/**
+ * One warehouse query under the guard: nothing starts once the step's deadline has fired,
+ * and a query that starts a scan first reserves its worst case from the investigation's
+ * budget (refused if the budget cannot cover it), then keeps only what it reported. Reading
+ * a further page of a finished job (pageToken) scans nothing, so it reserves nothing.
+ */
+async function guardedQuery(
+  warehouse: LogWarehouse,
+  request: QueryRequest,
+  guard: PageGuard,
+): Promise<QueryResult> {
+  guard.signal?.throwIfAborted();
+  const reservation = request.pageToken ? undefined : await guard.scanBudget?.reserve();
+  let bytes: number | undefined;
+  try {
+    const result = await warehouse.query(request);
+    bytes = result.bytesProcessed;
+    return result;
+  } finally {
+    await reservation?.settle(bytes);
+  }
+}
+
 /** The rows of the page, cells capped, re-read with fewer rows until the page fits its byte budget. */
 async function boundedPage(
   warehouse: LogWarehouse,
   request: QueryRequest,
   limits: PageLimits,
+  guard: PageGuard,
 ): Promise<{ result: QueryResult; rows: JsonObject[] }> {
   let pageSize = request.pageSize ?? LOG_QUERY_LIMITS.defaultPageSize;
   for (;;) {
-    const result = await warehouse.query({ ...request, pageSize });
+    const result = await guardedQuery(warehouse, { ...request, pageSize }, guard);
     const rows = result.rows.map((row) => capCell(row, limits.maxCellChars) as JsonObject);
     if (rows.length <= 1 || jsonBytes(rows) <= limits.maxPageBytes) return { result, rows };
     pageSize = Math.max(1, Math.floor(rows.length / 2));
@@ -93,7 +120,11 @@ async function boundedPage(
  * bounded page: rows, total, next-page token, the executed SQL and the IOCs seen in the rows.
  * Errors (refused SQL, bad parameters, engine failures) are thrown for the registry to contain.
  */
-export async function readLogPage(deps: LogPageDeps, input: LogPageRequest): Promise<ToolOutput> {
+export async function readLogPage(
+  deps: LogPageDeps,
+  input: LogPageRequest,
+  guard: PageGuard = {},
+): Promise<ToolOutput> {
   const paging = {
     pageSize: input.pageSize ?? LOG_QUERY_LIMITS.defaultPageSize,
     ...(input.pageToken ? { pageToken: input.pageToken } : {}),
@@ -104,7 +135,7 @@ export async function readLogPage(deps: LogPageDeps, input: LogPageRequest): Pro
   const request: QueryRequest = input.labels
     ? { ...base, labels: { ...base.labels, ...input.labels } }
     : base;
-  const { result, rows } = await boundedPage(deps.warehouse, request, deps.limits);
+  const { result, rows } = await boundedPage(deps.warehouse, request, deps.limits, guard);
   const label = input.runbook ? `runbook ${input.runbook}` : "query";
   const iocs: Ioc[] = extractIocs(JSON.stringify(rows))
     .slice(0, LOG_QUERY_LIMITS.maxIocs)

@@ -104,6 +104,7 @@ export function createLogQueryTool(options: LogQueryToolOptions): AnyTool {
           ...(input.pageToken ? { pageToken: input.pageToken } : {}),
           labels: { investigation: ctx.investigationId },
         },
+        ctx,
       ),
   });
 }

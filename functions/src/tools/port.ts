@@ -6,13 +6,25 @@ import type { Ioc } from "../domain/ioc.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { Usage } from "../domain/results.js";
 import type { Logger } from "../platform/logger.js";
+import type { ScanBudget } from "./scan-budget.js";
 
 /** What every tool gets besides its arguments. */
 export interface ToolContext {
   investigationId: string;
   finding: Finding;
   logger: Logger;
+  /**
+   * The calling step's deadline. A tool stops at its next boundary (a page, a lookup, a
+   * sub-agent round) once it fires, so abandoned work does not keep spending.
+   */
   signal?: AbortSignal;
+  /**
+   * Model tokens (input + output) the tool may spend inside itself: the log-analysis
+   * sub-agent's share of the calling step's allowance. Absent means no share was set.
+   */
+  tokenAllowance?: number;
+  /** Bytes the investigation may still scan in the log warehouse; absent means no budget. */
+  scanBudget?: ScanBudget;
   /**
    * The plan step and the model's tool-call id this call answers, when an executor runs it.
    * A sub-agent derives its deterministic session id from them.

@@ -37,7 +37,7 @@ export function createThreatIntelLookupTool(intel: ThreatIntel): AnyTool {
       "Returns a verdict per indicator (malicious, suspicious, benign, unknown) with tags, related malware/campaigns/actors and first/last seen. " +
       "Unknown means the feed has nothing, not that the indicator is safe.",
     input: InputSchema,
-    async run(input) {
+    async run(input, ctx) {
       const seen = new Set<string>();
       const indicators = input.indicators.filter((i) => {
         const key = iocKey(i);
@@ -45,7 +45,11 @@ export function createThreatIntelLookupTool(intel: ThreatIntel): AnyTool {
         seen.add(key);
         return true;
       });
-      const settled = await Promise.allSettled(indicators.map((i) => intel.lookup(i)));
+      // An abandoned step asks no provider; a lookup under way is aborted with it.
+      ctx.signal?.throwIfAborted();
+      const options = ctx.signal ? { signal: ctx.signal } : {};
+      const settled = await Promise.allSettled(indicators.map((i) => intel.lookup(i, options)));
+      ctx.signal?.throwIfAborted();
       const reports: IntelReport[] = [];
       const errors: Array<{ type: string; value: string; message: string; retryable: boolean }> = [];
       settled.forEach((outcome, k) => {

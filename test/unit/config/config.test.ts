@@ -58,6 +58,7 @@ describe("loadConfig defaults", () => {
       maxSteps: 10,
       maxParallelSteps: 4,
       maxStepIterations: 6,
+      maxToolCallsPerTurn: 4,
       maxRevisions: 3,
       maxConsecutiveFailures: 3,
       reflection: "every_wave",
@@ -91,6 +92,7 @@ describe("loadConfig defaults", () => {
     assert.deepEqual(config.memory, { minSimilarity: 0.8, maxRecalled: 32 });
     assert.equal(config.logs.warehouse, "duckdb");
     assert.equal(config.logs.maxBytesBilled, 10 * 1024 ** 3);
+    assert.equal(config.logs.maxBytesPerInvestigation, 50 * 1024 ** 3);
     assert.equal(config.firestore.databaseId, "(default)");
   });
 
@@ -98,6 +100,43 @@ describe("loadConfig defaults", () => {
     assert.deepEqual(
       loadConfig({ env: { FERRET_MAX_STEPS: "", FERRET_REFLECTION: "" } }).agent,
       DEFAULT_POLICY,
+    );
+  });
+});
+
+describe("budgets that stop work", () => {
+  it("reads the per-turn tool-call cap and the per-investigation scan budget from their variables", () => {
+    const config = loadConfig({
+      env: {
+        FERRET_MAX_TOOL_CALLS_PER_TURN: "2",
+        FERRET_BIGQUERY_MAX_BYTES_BILLED: "1000",
+        FERRET_BIGQUERY_MAX_BYTES_PER_INVESTIGATION: "5000",
+      },
+    });
+    assert.equal(config.agent.maxToolCallsPerTurn, 2);
+    assert.equal(config.logs.maxBytesPerInvestigation, 5_000);
+  });
+
+  it("refuses a scan budget smaller than one query at the per-query cap, naming the variable and the cap", () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          env: {
+            FERRET_BIGQUERY_MAX_BYTES_BILLED: "1000",
+            FERRET_BIGQUERY_MAX_BYTES_PER_INVESTIGATION: "999",
+          },
+        }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /FERRET_BIGQUERY_MAX_BYTES_PER_INVESTIGATION/.test(error.message) &&
+        /logs\.maxBytesBilled/.test(error.message),
+    );
+  });
+
+  it("refuses a per-turn cap of 0: a turn must be able to run a tool", () => {
+    assert.throws(
+      () => loadConfig({ env: { FERRET_MAX_TOOL_CALLS_PER_TURN: "0" } }),
+      /FERRET_MAX_TOOL_CALLS_PER_TURN/,
     );
   });
 });

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { loadConfig } from "../../../functions/src/config/config.js";
 import {
   embedBatchSize,
   GeminiOptionsSchema,
+  geminiOptionsFromConfig,
   geminiOptionsFromEnv,
   isGeminiConfigured,
 } from "../../../functions/src/model/gemini-options.js";
@@ -71,5 +73,17 @@ describe("embedBatchSize", () => {
     assert.equal(embedBatchSize(resolve({ vertexai: true, embeddingModel: "gemini-embedding-2" })), 1);
     assert.equal(embedBatchSize(resolve({ embeddingModel: "gemini-embedding-2" })), 100);
     assert.equal(embedBatchSize(resolve({ embedBatchSize: 7 })), 7);
+  });
+});
+
+describe("the default model timeout comes from the config", () => {
+  it("gives every Gemini call 90 s unless FERRET_GEMINI_TIMEOUT_MS says otherwise", () => {
+    assert.equal(geminiOptionsFromConfig(loadConfig({ env: {} }).model).timeoutMs, 90_000);
+    const set = loadConfig({ env: { FERRET_GEMINI_TIMEOUT_MS: "30000" } });
+    assert.equal(geminiOptionsFromConfig(set.model).timeoutMs, 30_000);
+  });
+
+  it("refuses a timeout under a second: a call could never answer", () => {
+    assert.throws(() => loadConfig({ env: { FERRET_GEMINI_TIMEOUT_MS: "10" } }), /FERRET_GEMINI_TIMEOUT_MS/);
   });
 });

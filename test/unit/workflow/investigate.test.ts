@@ -151,13 +151,37 @@ describe("the deadline holds across retries", () => {
     const [markFailed, ...more] = run.calls.filter((c) => c.host === "concluder.test");
     assert.equal(more.length, 0);
     assert.equal(markFailed?.body.mode, "fail");
+    // Attempts end at 60, 121 and 183 s; the next wait would end past the 150 s deadline.
     assert.match(
       String(markFailed?.body.reason),
-      /deadline passed while retrying after: HTTP server responded with error code 503/,
+      /deadline leaves no time for another attempt after: HTTP server responded with error code 503/,
     );
     assert.deepEqual((run.error as { tags?: unknown }).tags, ["DeadlineExceeded"]);
     // Marking it failed got a budget of its own, but the investigation did not run on.
     assert.ok(markFailed && markFailed.atSeconds <= 150 + 60, `marked failed at ${markFailed?.atSeconds}s`);
+  });
+
+  it("does not sleep through the deadline: gives up as soon as the next wait would reach it", async () => {
+    // Instant 503s with a 20 s deadline: attempts at 0, 1, 3, 7 and 15 s; the next wait (16 s)
+    // would end at 31 s, past the deadline, so the investigation is marked failed at 15 s.
+    const run = await investigate(
+      (request, body) => {
+        const host = new URL(request.url).host;
+        if (host === "planner.test") return { status: 503 };
+        if (host === "concluder.test" && body.mode === "fail")
+          return { status: 200, body: { status: "failed" } };
+        return { status: 500 };
+      },
+      { deadlineSeconds: 20 },
+    );
+    assert.deepEqual(
+      run.calls.filter((c) => c.host === "planner.test").map((c) => c.atSeconds),
+      [0, 1, 3, 7, 15],
+    );
+    const markFailed = run.calls.find((c) => c.host === "concluder.test");
+    assert.equal(markFailed?.body.mode, "fail");
+    assert.equal(markFailed?.atSeconds, 15, "marked failed before the deadline, not after a useless wait");
+    assert.deepEqual((run.error as { tags?: unknown }).tags, ["DeadlineExceeded"]);
   });
 
   it("gives up after 9 attempts even with time left", async () => {

@@ -4,6 +4,7 @@ import {
   type IntelReport,
   IntelReportSchema,
   type IntelVerdict,
+  type LookupOptions,
   type ThreatIntel,
 } from "../../ports/threat-intel.js";
 import { IntelProviderError } from "./errors.js";
@@ -31,8 +32,8 @@ export class CombinedThreatIntel implements ThreatIntel {
     this.name = providers.map((p) => p.name).join("+");
   }
 
-  async lookup(indicator: { type: IocType; value: string }): Promise<IntelReport> {
-    const settled = await Promise.allSettled(this.providers.map((p) => p.lookup(indicator)));
+  async lookup(indicator: { type: IocType; value: string }, options?: LookupOptions): Promise<IntelReport> {
+    const settled = await Promise.allSettled(this.providers.map((p) => p.lookup(indicator, options)));
     const reports: Array<{ provider: string; report: IntelReport }> = [];
     const failed: Array<{ provider: string; error: unknown }> = [];
     settled.forEach((outcome, k) => {

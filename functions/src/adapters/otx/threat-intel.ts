@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { ConfigError, errorMessage, InvalidInputError } from "../../domain/errors.js";
 import { type IocType, IocTypeSchema } from "../../domain/ioc.js";
-import { type IntelReport, IntelReportSchema, type ThreatIntel } from "../../ports/threat-intel.js";
+import {
+  type IntelReport,
+  IntelReportSchema,
+  type LookupOptions,
+  type ThreatIntel,
+} from "../../ports/threat-intel.js";
 import { IntelProviderError } from "../intel/errors.js";
 import { quoteFeedText, uniqueCapped } from "../intel/feed-text.js";
 import { type OtxSection, otxTarget } from "./indicator.js";
@@ -59,7 +64,7 @@ export class OtxThreatIntel implements ThreatIntel {
     this.fetch = options.fetch ?? fetch;
   }
 
-  async lookup(raw: { type: IocType; value: string }): Promise<IntelReport> {
+  async lookup(raw: { type: IocType; value: string }, options: LookupOptions = {}): Promise<IntelReport> {
     const checked = LookupSchema.safeParse(raw);
     if (!checked.success)
       throw new InvalidInputError(`bad indicator: ${checked.error.issues[0]?.message ?? "invalid"}`);
@@ -71,7 +76,7 @@ export class OtxThreatIntel implements ThreatIntel {
     const cached = this.cache.get(key);
     if (cached && this.now().getTime() - cached.at < this.settings.cacheTtlMs) return cached.report;
 
-    const general = await this.fetchGeneral(target.section, target.value);
+    const general = await this.fetchGeneral(target.section, target.value, options.signal);
     const report =
       general === undefined
         ? this.unknown(indicator, "OTX has no record of it")
@@ -80,15 +85,23 @@ export class OtxThreatIntel implements ThreatIntel {
     return report;
   }
 
-  private async fetchGeneral(section: OtxSection, value: string): Promise<OtxGeneral | undefined> {
+  private async fetchGeneral(
+    section: OtxSection,
+    value: string,
+    stepSignal: AbortSignal | undefined,
+  ): Promise<OtxGeneral | undefined> {
     const url = `${this.settings.baseUrl}/api/v1/indicators/${section}/${encodeURIComponent(value)}/general`;
     let response: Response;
     try {
       response = await this.fetch(url, {
         headers: { "X-OTX-API-KEY": this.settings.apiKey, accept: "application/json" },
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
+        signal: stepSignal
+          ? AbortSignal.any([stepSignal, AbortSignal.timeout(this.settings.timeoutMs)])
+          : AbortSignal.timeout(this.settings.timeoutMs),
       });
     } catch (error) {
+      // The step gave up: say so, not that OTX was slow.
+      if (stepSignal?.aborted) throw stepSignal.reason;
       const timedOut =
         error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
       throw new IntelProviderError(

@@ -36,6 +36,8 @@ export class OfflinePlaybookModel implements Model {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
+    // Like an HTTP call on an aborted signal: an abandoned step gets no answer.
+    request.signal?.throwIfAborted();
     const answer = this.answer(request);
     const text = "text" in answer ? answer.text : undefined;
     const toolCalls = "toolCalls" in answer ? answer.toolCalls : [];
@@ -53,6 +55,7 @@ export class OfflinePlaybookModel implements Model {
   }
 
   async embed(request: EmbedRequest): Promise<number[][]> {
+    request.signal?.throwIfAborted();
     return request.texts.map((text) => hashEmbedding(text, request.dimensions));
   }
 
