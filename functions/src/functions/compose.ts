@@ -4,6 +4,7 @@ import { FirestoreLessonStore } from "../adapters/firestore/lesson-store.js";
 import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
 import { FirestoreStepHistoryStore } from "../adapters/firestore/step-history-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
+import { localSccClientOptions } from "../adapters/scc/local-endpoint.js";
 import { SecurityCenterFindings } from "../adapters/scc/scc-findings.js";
 import { createChatSink } from "../adapters/slack/create-chat-sink.js";
 import { SlackChatSink } from "../adapters/slack/slack-chat-sink.js";
@@ -91,7 +92,13 @@ export async function buildRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     chat,
     ...(chat instanceof SlackChatSink ? { chatInteractions: chat } : {}),
     ...(env.SLACK_SIGNING_SECRET ? { slackSigningSecret: env.SLACK_SIGNING_SECRET } : {}),
-    ...(config.scc.writeback ? { scc: new SecurityCenterFindings() } : {}),
+    ...(config.scc.writeback
+      ? {
+          scc: new SecurityCenterFindings(
+            env.FERRET_SCC_API_ENDPOINT ? await localSccClientOptions(env.FERRET_SCC_API_ENDPOINT) : {},
+          ),
+        }
+      : {}),
     lessons: new FirestoreLessonStore(db),
     catalog: catalog.catalog,
     tables: catalog.tables,
