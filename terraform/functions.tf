@@ -75,8 +75,9 @@ resource "google_cloudfunctions2_function" "function" {
     max_instance_count = var.functions[each.key].max_instances
 
     # Reachable only from inside the project (Pub/Sub push, Workflows); callers still need
-    # roles/run.invoker on the service (iam.tf), which no public member ever gets.
-    ingress_settings               = "ALLOW_INTERNAL_ONLY"
+    # roles/run.invoker on the service (iam.tf). The one public function (slackEvents) is reached
+    # by Slack from the internet (docs/decisions/0018-public-slack-endpoint.md).
+    ingress_settings               = each.value.public ? "ALLOW_ALL" : "ALLOW_INTERNAL_ONLY"
     all_traffic_on_latest_revision = true
 
     service_account_email = google_service_account.sa[each.key].email

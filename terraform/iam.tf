@@ -15,6 +15,8 @@ locals {
     compressor         = { account_id = "ferret-compressor", display_name = "ferret compressor function" }
     memoryIntrospector = { account_id = "ferret-memory-introspector", display_name = "ferret memory-introspector function" }
     notifier           = { account_id = "ferret-notifier", display_name = "ferret notifier function" }
+    slackEvents        = { account_id = "ferret-slack-events", display_name = "ferret Slack events function" }
+    analystActions     = { account_id = "ferret-analyst-actions", display_name = "ferret analyst-actions function" }
     workflow           = { account_id = "ferret-workflow", display_name = "ferret investigate workflow" }
     pubsubPush         = { account_id = "ferret-pubsub-push", display_name = "ferret Pub/Sub push identity" }
     build              = { account_id = "ferret-build", display_name = "ferret Cloud Build (function builds)" }
@@ -84,6 +86,20 @@ locals {
     # findings topic (attribute ferret-task=drain), and ingest starts the next queued finding.
     { sa = "notifier", scope = "topic", target = "scc-findings", role = "roles/pubsub.publisher" },
 
+    # slackEvents: reads the investigation (the Dispute modal shows ferret's verdict), hands each
+    # accepted click to analyst-actions; Slack's signing secret and the bot token (views.open,
+    # usergroups.users.list). It is public (decision 0018), so it holds as little as possible.
+    { sa = "slackEvents", scope = "project", target = null, role = "roles/datastore.viewer" },
+    { sa = "slackEvents", scope = "topic", target = "analyst-actions", role = "roles/pubsub.publisher" },
+    { sa = "slackEvents", scope = "secret", target = "slack-signing-secret", role = "roles/secretmanager.secretAccessor" },
+    { sa = "slackEvents", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
+
+    # analystActions: records decisions and lessons, claims thread posts, edits the thread root.
+    # Its SCC write-back role is an organization custom role (scc-writeback.tf).
+    { sa = "analystActions", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "analystActions", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
+    { sa = "analystActions", scope = "dead_letter_topic", target = "analyst-actions", role = "roles/pubsub.publisher" },
+
     # workflow: calls the HTTP functions and nothing else.
     { sa = "workflow", scope = "project", target = null, role = "roles/logging.logWriter" },
     { sa = "workflow", scope = "function", target = "planner", role = "roles/run.invoker" },
@@ -96,6 +112,7 @@ locals {
     { sa = "pubsubPush", scope = "function", target = "ingest", role = "roles/run.invoker" },
     { sa = "pubsubPush", scope = "function", target = "memoryIntrospector", role = "roles/run.invoker" },
     { sa = "pubsubPush", scope = "function", target = "notifier", role = "roles/run.invoker" },
+    { sa = "pubsubPush", scope = "function", target = "analystActions", role = "roles/run.invoker" },
 
     # build: Cloud Build identity for the function builds. Gen2 copies the archive from our bucket
     # into gcf-v2-sources-<number>-<region> and the build fetches it from there
@@ -186,6 +203,20 @@ resource "google_cloud_run_v2_service_iam_member" "grant" {
   name     = google_cloudfunctions2_function.function[each.value.target].service_config[0].service
   role     = each.value.role
   member   = google_service_account.sa[each.value.sa].member
+}
+
+# The one public grant: Slack calls slackEvents without a Google identity, so Cloud Run must let
+# anyone invoke it; the function refuses every request without a valid Slack signature within
+# the replay window (docs/decisions/0018-public-slack-endpoint.md). test/unit/terraform/iam.test.ts
+# allows allUsers here and nowhere else.
+resource "google_cloud_run_v2_service_iam_member" "public_invoker" {
+  for_each = var.slack_events_public ? local.public_functions : {}
+
+  project  = var.project_id
+  location = var.region
+  name     = google_cloudfunctions2_function.function[each.key].service_config[0].service
+  role     = "roles/run.invoker"
+  member   = "allUsers"
 }
 
 resource "google_storage_bucket_iam_member" "grant" {

@@ -38,7 +38,7 @@ provider "google-beta" {
 
 locals {
   # TOPICS in functions/src/platform/topics.ts.
-  topics = ["scc-findings", "investigation-events", "agent-sessions"]
+  topics = ["scc-findings", "investigation-events", "agent-sessions", "analyst-actions"]
 
   # ENTRY_POINTS in functions/src/platform/entrypoints.ts. The key is the exported entry point
   # (build_config.entry_point); `name` is the Cloud Functions / Cloud Run service name.
@@ -46,12 +46,16 @@ locals {
   #   (functions-framework turns the push body into the CloudEvent the code registers for).
   # trigger = "http": called only by the investigate workflow, with an OIDC token.
   # ordered: the push subscription delivers messages with the same ordering key in order.
+  # public: reachable from the internet and invokable by allUsers (the run.invoker binding in
+  #   iam.tf): only slackEvents, which Slack calls without a Google identity and which refuses
+  #   every request without a valid Slack signature (docs/decisions/0018-public-slack-endpoint.md).
   functions = {
     ingest = {
       name        = "ferret-ingest"
       trigger     = "pubsub"
       topic       = "scc-findings"
       ordered     = false
+      public      = false
       description = "ferret: parses SCC notifications, applies policy and dedup, records the investigation, starts the workflow."
     }
     planner = {
@@ -59,6 +63,7 @@ locals {
       trigger     = "http"
       topic       = null
       ordered     = false
+      public      = false
       description = "ferret: writes the investigation plan (called by the workflow)."
     }
     stepExecutor = {
@@ -66,6 +71,7 @@ locals {
       trigger     = "http"
       topic       = null
       ordered     = false
+      public      = false
       description = "ferret: executes one plan step with its tools, including the log-analysis sub-agent (called by the workflow)."
     }
     reflector = {
@@ -73,6 +79,7 @@ locals {
       trigger     = "http"
       topic       = null
       ordered     = false
+      public      = false
       description = "ferret: reflects on step results and decides the next action (called by the workflow)."
     }
     concluder = {
@@ -80,6 +87,7 @@ locals {
       trigger     = "http"
       topic       = null
       ordered     = false
+      public      = false
       description = "ferret: writes the verdict, evidence, IOCs and recommended actions (called by the workflow)."
     }
     compressor = {
@@ -87,6 +95,7 @@ locals {
       trigger     = "http"
       topic       = null
       ordered     = false
+      public      = false
       description = "ferret: compresses the investigation history under context pressure (called by the workflow)."
     }
     memoryIntrospector = {
@@ -94,6 +103,7 @@ locals {
       trigger     = "pubsub"
       topic       = "agent-sessions"
       ordered     = false
+      public      = false
       description = "ferret: learns and scores memories from log-analysis sub-agent sessions."
     }
     notifier = {
@@ -101,12 +111,31 @@ locals {
       trigger     = "pubsub"
       topic       = "investigation-events"
       ordered     = true
+      public      = false
       description = "ferret: posts one Slack thread per investigation (plan, progress, conclusion)."
+    }
+    slackEvents = {
+      name        = "ferret-slack-events"
+      trigger     = "http"
+      topic       = null
+      ordered     = false
+      public      = true
+      description = "ferret: Slack's interactions and Events API endpoint; checks the signature and the analyst, hands the work to analyst-actions."
+    }
+    analystActions = {
+      name        = "ferret-analyst-actions"
+      trigger     = "pubsub"
+      topic       = "analyst-actions"
+      ordered     = false
+      public      = false
+      description = "ferret: records analysts' decisions, writes them to SCC, keeps the lesson and edits the Slack thread."
     }
   }
 
   pubsub_functions = { for key, fn in local.functions : key => fn if fn.trigger == "pubsub" }
-  http_functions   = { for key, fn in local.functions : key => fn if fn.trigger == "http" }
+  # The functions the investigate workflow calls (slackEvents is HTTP too, but Slack calls it).
+  http_functions   = { for key, fn in local.functions : key => fn if fn.trigger == "http" && !fn.public }
+  public_functions = { for key, fn in local.functions : key => fn if fn.public }
 
   # Topics consumed by a push subscription; each gets "<topic>-dead-letter" (deadLetterTopic() in topics.ts).
   dead_letter_topics = toset([for fn in values(local.pubsub_functions) : fn.topic])
@@ -159,6 +188,17 @@ locals {
       FERRET_GOVERNOR_TOKENS_PER_DAY       = tostring(var.governor_tokens_per_day)
       FERRET_GOVERNOR_GROUP_WINDOW_MINUTES = tostring(var.governor_group_window_minutes)
     }
+    # Who may act on verdicts. An empty list is left unset (function_env drops empty values):
+    # ferret's configuration refuses a list variable holding no entry.
+    analysts = {
+      FERRET_SLACK_ALLOWED_USERS       = join(",", var.slack_allowed_users)
+      FERRET_SLACK_ALLOWED_USER_GROUPS = join(",", var.slack_allowed_user_groups)
+    }
+    # The card offers the SCC buttons and the worker writes to SCC only when both agree.
+    scc_writeback = {
+      FERRET_SCC_WRITEBACK              = tostring(var.enable_scc_writeback)
+      FERRET_SCC_ANALYST_MUTE_AND_STATE = tostring(var.enable_scc_writeback && var.scc_analyst_mute_and_state)
+    }
     workflow = {
       # A literal, not google_workflows_workflow.investigate.name: the workflow depends on the
       # functions' URLs, so the functions cannot depend on the workflow.
@@ -178,7 +218,10 @@ locals {
     concluder          = ["common", "model"]
     compressor         = ["common", "model"]
     memoryIntrospector = ["common", "model"]
-    notifier           = ["common", "slack"]
+    notifier           = ["common", "slack", "scc_writeback"]
+    slackEvents        = ["common", "slack", "analysts"]
+    # Edits the thread root (channel, post claims) and writes to SCC.
+    analystActions = ["common", "slack", "analysts", "scc_writeback"]
   }
 
   # Environment variable name => key in local.secrets, per function.
@@ -192,9 +235,14 @@ locals {
     compressor         = {}
     memoryIntrospector = {}
     notifier           = { SLACK_BOT_TOKEN = "slack-bot-token" }
+    # The bot token opens the Dispute modal and lists user-group members.
+    slackEvents    = { SLACK_SIGNING_SECRET = "slack-signing-secret", SLACK_BOT_TOKEN = "slack-bot-token" }
+    analystActions = { SLACK_BOT_TOKEN = "slack-bot-token" }
   }
 
   function_env = {
-    for key, groups in local.function_env_groups : key => merge([for group in groups : local.env_groups[group]]...)
+    for key, groups in local.function_env_groups : key => {
+      for name, value in merge([for group in groups : local.env_groups[group]]...) : name => value if value != ""
+    }
   }
 }

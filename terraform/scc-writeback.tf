@@ -2,12 +2,9 @@
 # and — when an analyst chooses it in Slack — mute or state INACTIVE. One custom organization
 # role with exactly the permissions those three API calls need (the IAM Permissions sections of
 # findings.updateSecurityMarks, findings.setMute and findings.setState in the SCC reference).
-# Off unless enable_scc_writeback is set.
-#
-# The grant to the analystActions worker's service account belongs in iam.tf's grant table once
-# the worker is in local.functions (an organization-scope row with this role); until then
-# grant it by hand: gcloud organizations add-iam-policy-binding ORG --role=<output
-# scc_writeback_role> --member=serviceAccount:<worker SA>.
+# Off unless enable_scc_writeback is set. The role is granted to the analystActions worker only,
+# at organization scope (findings live under the organization's sources); it is not a row of
+# iam.tf's grant table, which holds predefined roles on ferret's own resources.
 
 resource "google_organization_iam_custom_role" "scc_writeback" {
   count = var.enable_scc_writeback ? 1 : 0
@@ -23,7 +20,15 @@ resource "google_organization_iam_custom_role" "scc_writeback" {
   ]
 }
 
+resource "google_organization_iam_member" "scc_writeback" {
+  count = var.enable_scc_writeback ? 1 : 0
+
+  org_id = var.organization_id
+  role   = google_organization_iam_custom_role.scc_writeback[0].name
+  member = google_service_account.sa["analystActions"].member
+}
+
 output "scc_writeback_role" {
-  description = "The custom role to grant to the analystActions worker's service account (organization scope)."
+  description = "The custom role granted to the analystActions worker's service account at organization scope (null when enable_scc_writeback is false)."
   value       = var.enable_scc_writeback ? google_organization_iam_custom_role.scc_writeback[0].name : null
 }

@@ -5,12 +5,13 @@
 locals {
   # Key (used in local.grants and local.secret_env) => what the secret holds.
   secrets = {
-    "slack-bot-token" = "Slack bot token (xoxb-...) the notifier posts with."
-    "otx-api-key"     = "AlienVault OTX API key for the step executor's threat-intel tool."
+    "slack-bot-token"      = "Slack bot token (xoxb-...) the notifier posts with and the analyst functions open modals and edit threads with."
+    "slack-signing-secret" = "Slack app signing secret; slackEvents refuses every request it cannot verify with it."
+    "otx-api-key"          = "AlienVault OTX API key for the step executor's threat-intel tool."
   }
 
   # Secrets actually injected into functions; the OTX key only when enable_otx is true.
-  enabled_secrets = concat(["slack-bot-token"], var.enable_otx ? ["otx-api-key"] : [])
+  enabled_secrets = concat(["slack-bot-token", "slack-signing-secret"], var.enable_otx ? ["otx-api-key"] : [])
 }
 
 resource "google_secret_manager_secret" "secret" {

@@ -168,6 +168,34 @@ variable "slack_channel_id" {
   }
 }
 
+variable "slack_allowed_users" {
+  description = "Slack user IDs (U... or W...) whose clicks on verdict cards are acted on (FERRET_SLACK_ALLOWED_USERS). With slack_allowed_user_groups empty too, nobody may act."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for id in var.slack_allowed_users : can(regex("^[UW][A-Z0-9]{2,}$", id))])
+    error_message = "slack_allowed_users holds Slack user IDs (U... or W...), not names."
+  }
+}
+
+variable "slack_allowed_user_groups" {
+  description = "Slack user group IDs (S...) whose members may act on verdict cards (FERRET_SLACK_ALLOWED_USER_GROUPS); the bot token needs usergroups:read."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for id in var.slack_allowed_user_groups : can(regex("^S[A-Z0-9]{2,}$", id))])
+    error_message = "slack_allowed_user_groups holds Slack user group IDs (S...), not handles."
+  }
+}
+
+variable "slack_events_public" {
+  description = "Let Slack reach the slackEvents function: a public (all principals) run.invoker binding on that one function (Slack presents no Google identity; the function checks Slack's signature). Set false where domain-restricted sharing (iam.allowedPolicyMemberDomains) forbids public members, and front the function otherwise (docs/decisions/0018-public-slack-endpoint.md)."
+  type        = bool
+  default     = true
+}
+
 variable "enable_otx" {
   description = "Look up IOCs in AlienVault OTX: sets FERRET_OTX_ENABLED and mounts the secret ferret-otx-api-key as OTX_API_KEY in the planner, step executor and reflector (all three build the tool catalog). The secret must have a version before apply when true."
   type        = bool
@@ -244,6 +272,22 @@ variable "functions" {
       min_instances   = optional(number, 0)
       max_instances   = optional(number, 5)
     }), {})
+    # Slack gives up on an answer after 3 s; the endpoint only checks and publishes. A cold start
+    # is the slow part: min_instances = 1 keeps one warm (billed while idle).
+    slackEvents = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 30)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 5)
+    }), {})
+    analystActions = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 120)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 5)
+    }), {})
   })
   default = {}
 
@@ -258,8 +302,8 @@ variable "functions" {
   }
 
   validation {
-    condition     = alltrue([for name in ["ingest", "memoryIntrospector", "notifier"] : var.functions[name].timeout_seconds <= 600])
-    error_message = "ingest, memoryIntrospector and notifier are pushed by Pub/Sub: their timeout_seconds must be at most 600 (the maximum acknowledgement deadline)."
+    condition     = alltrue([for name in ["ingest", "memoryIntrospector", "notifier", "analystActions"] : var.functions[name].timeout_seconds <= 600])
+    error_message = "ingest, memoryIntrospector, notifier and analystActions are pushed by Pub/Sub: their timeout_seconds must be at most 600 (the maximum acknowledgement deadline)."
   }
 
   validation {
@@ -361,7 +405,13 @@ variable "workflow_call_log_level" {
 # -----------------------------------------------------------------------------
 
 variable "enable_scc_writeback" {
-  description = "Create the least-privilege custom role for SCC write-back (security marks, mute, state) and grant it to the analyst-actions identity. Pair with FERRET_SCC_WRITEBACK=true."
+  description = "Write ferret's verdict and the analyst's decision to SCC findings as security marks (FERRET_SCC_WRITEBACK): creates the least-privilege custom role (terraform/scc-writeback.tf) and grants it to the analystActions identity at organization scope."
+  type        = bool
+  default     = false
+}
+
+variable "scc_analyst_mute_and_state" {
+  description = "Offer Mute in SCC and Mark inactive in SCC on the verdict card (FERRET_SCC_ANALYST_MUTE_AND_STATE); only with enable_scc_writeback."
   type        = bool
   default     = false
 }

@@ -18,6 +18,7 @@ import { deadLetterSubscriptionName } from "../local/pubsub-setup.js";
 import { type LocalStack, startLocalStack } from "../local/stack.js";
 import { fromRoot } from "../platform/paths.js";
 import { TOPICS } from "../platform/topics.js";
+import { type DemoSlack, startDemoSlack } from "./demo-click.js";
 import {
   type Printer,
   printConclusion,
@@ -37,6 +38,11 @@ export interface InvestigateOptions {
   timeoutSeconds: number;
   /** Logs to investigate with instead of the scenario's own (raw LogEntry JSON or sink rows). */
   logsDir?: string;
+  /**
+   * End with an analyst's click (the demo): the functions post to a Slack Web API stand-in and
+   * write to an SCC stand-in, and after the verdict a configured analyst clicks Confirm.
+   */
+  click?: boolean;
 }
 
 export interface InvestigateReport {
@@ -94,12 +100,17 @@ export async function investigate(
   };
   say(`ferret: investigating ${scenario.name} on the local stack (work dir ${workDir})`);
   for (const line of logLines) say(`  · ${line}`);
+  const demo: DemoSlack | undefined = options.click ? await startDemoSlack() : undefined;
+  if (demo) say("  · Slack Web API and SCC stand-ins listening (the demo ends with a click)");
   const stack = await startLocalStack({
     projectId: PROJECT_ID,
     workDir,
-    env: stackEnv,
+    env: { ...stackEnv, ...demo?.env },
     progress: (line) => say(`  · ${terminalText(line)}`),
     exitOnSignal: true,
+  }).catch(async (error: unknown) => {
+    await demo?.close();
+    throw error;
   });
   const bus = new PubSubEventBus(PROJECT_ID);
   const client = createPubSub({ projectId: PROJECT_ID });
@@ -124,7 +135,18 @@ export async function investigate(
     };
     writeFileSync(join(workDir, "investigation.json"), `${JSON.stringify(report, null, 2)}\n`);
     await waitForNotifier(store, investigation);
-    if (!options.json) printSlackThread(printer, join(workDir, "slack-messages.jsonl"));
+    if (demo) {
+      if (!options.json) {
+        await demo.click({
+          slackEventsUrl: stack.functionUrls.slackEvents as string,
+          store,
+          investigation,
+          printer,
+        });
+      }
+      demo.saveCalls(join(workDir, "slack-messages.jsonl"));
+      say(`Slack Web API calls written to ${join(workDir, "slack-messages.jsonl")}`);
+    } else if (!options.json) printSlackThread(printer, join(workDir, "slack-messages.jsonl"));
     say(
       `Firestore documents exported to ${join(workDir, "investigation.json")}; process logs in ${stack.logDir}`,
     );
@@ -140,6 +162,7 @@ export async function investigate(
     await client.close();
     await bus.close();
     await stack.stop();
+    await demo?.close();
   }
 }
 

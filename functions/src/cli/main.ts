@@ -86,13 +86,15 @@ program
 
 program
   .command("demo")
-  .description("Investigate the bundled cryptomining scenario on the local stack (what `npm run demo` runs).")
+  .description(
+    "Investigate the bundled cryptomining scenario on the local stack, then click Confirm on the verdict card as a configured analyst (what `npm run demo` runs).",
+  )
   .addOption(modelOption())
   .option("--json", "print the final investigation as JSON", false)
   .action(async (opts: { model: "auto" | "gemini" | "offline"; json: boolean }) => {
     const report = await investigate(
       fromRoot("examples/scenarios/cryptomining"),
-      { json: opts.json, model: opts.model, keepRunning: false, timeoutSeconds: 600 },
+      { json: opts.json, model: opts.model, keepRunning: false, timeoutSeconds: 600, click: true },
       printer,
     );
     if (opts.json) printer.line(JSON.stringify(report, null, 2));

@@ -227,6 +227,8 @@ export const PROCESS_ENV_VARIABLES: readonly string[] = [
   "FERRET_LOG_LEVEL",
   "FERRET_CHAT_FILE",
   "FERRET_SLACK_API_URL",
+  // A local SCC stand-in's host:port (the demo's local stack); never set when deployed.
+  "FERRET_SCC_API_ENDPOINT",
   "FERRET_WORKFLOWS_URL",
   "FERRET_WORKFLOW_NAME",
   "FERRET_WORKFLOW_LOCATION",

@@ -44,6 +44,7 @@ const EnvironmentVariablesSchema = z.object({
   FERRET_WORKFLOWS_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   FERRET_WORKFLOW_NAME: optional,
   FERRET_WORKFLOW_LOCATION: optional,
+  FERRET_SCC_API_ENDPOINT: optional,
 });
 
 export interface GeminiCredentials {
@@ -64,6 +65,8 @@ export interface Environment {
   slack: { botToken?: string; signingSecret?: string; apiUrl?: string; chatFile?: string };
   /** The local executions service (url), or the deployed workflow (name, location). */
   workflows: { url?: string; name: string; location: string };
+  /** A local SCC stand-in (loopback host:port) for the official client; unset in production. */
+  sccApiEndpoint?: string;
 }
 
 type GeminiVariables = Pick<
@@ -128,6 +131,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
       name: v.FERRET_WORKFLOW_NAME ?? "ferret-investigate",
       location: v.FERRET_WORKFLOW_LOCATION ?? v.GOOGLE_CLOUD_LOCATION ?? "us-central1",
     },
+    ...(v.FERRET_SCC_API_ENDPOINT ? { sccApiEndpoint: v.FERRET_SCC_API_ENDPOINT } : {}),
   };
 }
 

@@ -42,6 +42,8 @@ export const FUNCTIONS: Readonly<Record<EntryPointName, { service: string; accou
   compressor: { service: "ferret-compressor", accountId: "ferret-compressor" },
   memoryIntrospector: { service: "ferret-memory-introspector", accountId: "ferret-memory-introspector" },
   notifier: { service: "ferret-notifier", accountId: "ferret-notifier" },
+  slackEvents: { service: "ferret-slack-events", accountId: "ferret-slack-events" },
+  analystActions: { service: "ferret-analyst-actions", accountId: "ferret-analyst-actions" },
 };
 
 /** Roles each function's account holds on the project (resource-level grants are not listed). */
@@ -54,11 +56,14 @@ export const PROJECT_ROLES: Readonly<Record<EntryPointName, readonly string[]>> 
   compressor: ["roles/datastore.user", "roles/aiplatform.user"],
   memoryIntrospector: ["roles/datastore.user", "roles/aiplatform.user"],
   notifier: ["roles/datastore.user"],
+  slackEvents: ["roles/datastore.viewer"],
+  analystActions: ["roles/datastore.user"],
 };
 
 /** Secret Manager secrets and the environment variable each is mounted as. */
 export const SECRETS = [
   { secretId: "ferret-slack-bot-token", env: "SLACK_BOT_TOKEN" },
+  { secretId: "ferret-slack-signing-secret", env: "SLACK_SIGNING_SECRET" },
   { secretId: "ferret-otx-api-key", env: "OTX_API_KEY" },
 ] as const;
 

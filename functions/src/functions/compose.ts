@@ -99,9 +99,7 @@ export async function buildRuntime(
     chat,
     ...(chat instanceof SlackChatSink ? { chatInteractions: chat } : {}),
     ...(environment.slack.signingSecret ? { slackSigningSecret: environment.slack.signingSecret } : {}),
-    ...(config.scc.writeback
-      ? { scc: new (await import("../adapters/scc/scc-findings.js")).SecurityCenterFindings() }
-      : {}),
+    ...(config.scc.writeback ? { scc: await sccFindings(environment.sccApiEndpoint) } : {}),
     lessons: new FirestoreLessonStore(db),
     catalog: catalog.catalog,
     tables: catalog.tables,
@@ -142,4 +140,12 @@ export function getRuntime(needs: RuntimeNeeds = ALL_NEEDS): Promise<Runtime> {
     runtimes.set(key, runtime);
   }
   return runtime;
+}
+
+/** The official SCC client, pointed at a local stand-in when the environment names one. */
+async function sccFindings(endpoint: string | undefined) {
+  const { SecurityCenterFindings } = await import("../adapters/scc/scc-findings.js");
+  if (!endpoint) return new SecurityCenterFindings();
+  const { localSccClientOptions } = await import("../adapters/scc/local-endpoint.js");
+  return new SecurityCenterFindings(await localSccClientOptions(endpoint));
 }

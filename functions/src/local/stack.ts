@@ -13,7 +13,8 @@ import { ensureTopology } from "./pubsub-setup.js";
  * The whole of ferret on one machine: the Firestore and Pub/Sub emulators, one
  * functions-framework server per entry point (separate processes, as Cloud Run runs
  * them), the local Workflows executions service running workflows/investigate.yaml,
- * and push subscriptions wiring the topics to the functions.
+ * and push subscriptions wiring the topics to the functions. Slack and SCC stand-ins are the
+ * caller's (cli/demo-click.ts): their URLs reach the functions through `env`.
  */
 export interface StackOptions {
   projectId: string;
@@ -50,18 +51,6 @@ export interface LocalStack {
 }
 
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
-
-/** Entry points whose handlers exist in functions/src/index.ts today. */
-const SERVED = new Set([
-  "ingest",
-  "planner",
-  "stepExecutor",
-  "reflector",
-  "concluder",
-  "compressor",
-  "memoryIntrospector",
-  "notifier",
-]);
 
 export async function startLocalStack(options: StackOptions): Promise<LocalStack> {
   const progress = options.progress ?? (() => {});
@@ -106,7 +95,9 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     // This process is a client of the stack too (topology setup, publishing, reading
     // Firestore): point its Google clients at the emulators before any is created.
     Object.assign(process.env, clientEnv);
-    const entries = ENTRY_POINTS.filter((e) => SERVED.has(e.name));
+    // Every entry point, the analyst's loop included: slackEvents answers signed requests from a
+    // Slack stand-in (local/slack-signer.ts), analystActions is pushed from analyst-actions.
+    const entries = ENTRY_POINTS;
     const ports = await Promise.all([...entries.map(() => freePort()), freePort()]);
     const executionsPort = ports.at(-1) as number;
     const executionsUrl = `http://127.0.0.1:${executionsPort}`;
@@ -197,6 +188,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
         [TOPICS.findings]: `${functionUrls.ingest}${pushPath(TOPICS.findings)}`,
         [TOPICS.investigationEvents]: `${functionUrls.notifier}${pushPath(TOPICS.investigationEvents)}`,
         [TOPICS.agentSessions]: `${functionUrls.memoryIntrospector}${pushPath(TOPICS.agentSessions)}`,
+        [TOPICS.analystActions]: `${functionUrls.analystActions}${pushPath(TOPICS.analystActions)}`,
       },
       maxDeliveryAttempts: 5,
     });

@@ -16,6 +16,13 @@ function outcomeHeadline(result: StepResult): { emoji: string; text: string } {
   return { emoji: "✅", text: "done" };
 }
 
+/**
+ * A step reply is a note in a thread a person scrolls through, not the record (Firestore and the
+ * run's investigation.json keep every fact): its summary and facts are capped well below Slack's limits.
+ */
+const STEP_SUMMARY_CHARS = 800;
+const STEP_FACTS_CHARS = 1_200;
+
 /** A finished step: what it found, the key facts, how many tool calls and which failed. */
 export function renderStepFinished(
   investigation: Investigation,
@@ -28,14 +35,14 @@ export function renderStepFinished(
   const description = step ? md` — ${inline(step.description, 300)}` : md``;
   const blocks: Block[] = [
     section(md`${head.emoji} *Step ${inline(result.stepId, 40)} ${head.text}*${description}`),
-    section(untrusted(result.summary || "(no summary)", { max: 1_500 })),
+    section(untrusted(result.summary || "(no summary)", { max: STEP_SUMMARY_CHARS })),
   ];
   if (result.facts.length > 0) {
     blocks.push(
       ...listSections(
         md`*Key facts*`,
-        result.facts.map((f) => md`• ${inline(f, 400)}`),
-        { maxSections: 2, noun: "facts" },
+        result.facts.map((f) => md`• ${inline(f, 300)}`),
+        { maxSections: 1, maxChars: STEP_FACTS_CHARS, noun: "facts" },
       ),
     );
   }

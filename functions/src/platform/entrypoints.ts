@@ -7,7 +7,7 @@ import { TOPICS, type TopicName } from "./topics.js";
  * functions-framework server per entry.
  */
 export type EntryPoint =
-  | { readonly name: string; readonly trigger: "http"; readonly calledBy: "workflow" }
+  | { readonly name: string; readonly trigger: "http"; readonly calledBy: "workflow" | "slack" }
   | { readonly name: string; readonly trigger: "pubsub"; readonly topic: TopicName };
 
 export const ENTRY_POINTS = [
@@ -19,6 +19,10 @@ export const ENTRY_POINTS = [
   { name: "compressor", trigger: "http", calledBy: "workflow" },
   { name: "memoryIntrospector", trigger: "pubsub", topic: TOPICS.agentSessions },
   { name: "notifier", trigger: "pubsub", topic: TOPICS.investigationEvents },
+  // The analyst's loop: the one function Slack calls directly (public, authenticated by Slack's
+  // request signature; docs/decisions/0018), and the worker behind it.
+  { name: "slackEvents", trigger: "http", calledBy: "slack" },
+  { name: "analystActions", trigger: "pubsub", topic: TOPICS.analystActions },
 ] as const satisfies readonly EntryPoint[];
 
 export type EntryPointName = (typeof ENTRY_POINTS)[number]["name"];

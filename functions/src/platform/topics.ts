@@ -9,18 +9,16 @@ export const TOPICS = {
   investigationEvents: "investigation-events",
   /** One message per log-analysis sub-agent session; `memoryIntrospector` consumes it. */
   agentSessions: "agent-sessions",
+  /** Analysts' clicks accepted by `slackEvents`; the `analystActions` worker consumes it. */
+  analystActions: "analyst-actions",
 } as const;
 
 export type TopicKey = keyof typeof TOPICS;
 
-/**
- * The analyst's loop: the Slack interactions endpoint publishes each click here and the
- * `analystActions` worker consumes it. Kept apart from TOPICS because its Terraform lives in
- * terraform/slack-events.tf, not in the main topic table.
- */
-export const ANALYST_TOPICS = { analystActions: "analyst-actions" } as const;
+/** The analyst's loop's topic under the name its first callers use. */
+export const ANALYST_TOPICS = { analystActions: TOPICS.analystActions } as const;
 
-export type TopicName = (typeof TOPICS)[TopicKey] | (typeof ANALYST_TOPICS)[keyof typeof ANALYST_TOPICS];
+export type TopicName = (typeof TOPICS)[TopicKey];
 
 /**
  * Topics whose deployed subscription delivers messages of one ordering key in order

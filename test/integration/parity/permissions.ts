@@ -169,6 +169,47 @@ export const OPERATIONS: readonly Operation[] = [
     target: "scc-findings",
   },
 
+  {
+    sa: "slackEvents",
+    what: "reads the investigation to open the Dispute modal with ferret's verdict (functions/slack-events.ts)",
+    permission: "datastore.entities.get",
+    scope: "project",
+  },
+  {
+    sa: "slackEvents",
+    what: "hands each accepted click to the worker (functions/slack-events.ts)",
+    permission: "pubsub.topics.publish",
+    scope: "topic",
+    target: "analyst-actions",
+  },
+  {
+    sa: "slackEvents",
+    what: "mounts SLACK_SIGNING_SECRET to verify Slack's signatures",
+    permission: "secretmanager.versions.access",
+    scope: "secret",
+    target: "slack-signing-secret",
+  },
+  {
+    sa: "slackEvents",
+    what: "mounts SLACK_BOT_TOKEN (views.open for Dispute, usergroups.users.list for the allowlist)",
+    permission: "secretmanager.versions.access",
+    scope: "secret",
+    target: "slack-bot-token",
+  },
+
+  ...firestore(
+    "analystActions",
+    "records analysts' decisions and lessons, claims thread posts (app/slack-actions.ts)",
+  ),
+  {
+    sa: "analystActions",
+    what: "mounts SLACK_BOT_TOKEN to edit the thread root and reply",
+    permission: "secretmanager.versions.access",
+    scope: "secret",
+    target: "slack-bot-token",
+  },
+  deadLetters("analystActions", "analyst-actions"),
+
   ...["planner", "stepExecutor", "reflector", "concluder", "compressor"].map((fn) => invokes("workflow", fn)),
   {
     sa: "workflow",
@@ -177,7 +218,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: "project",
   },
 
-  ...["ingest", "memoryIntrospector", "notifier"].map((fn) => invokes("pubsubPush", fn)),
+  ...["ingest", "memoryIntrospector", "notifier", "analystActions"].map((fn) => invokes("pubsubPush", fn)),
 
   {
     sa: "build",

@@ -72,7 +72,8 @@ describe("an investigation through functions started with Terraform's environmen
 
     const workflowEnv: Record<string, string> = { ...deployment.workflowEnv };
     for (const e of entries)
-      if (e.trigger === "http") workflowEnv[functionUrlEnvVar(e.name)] = urls[e.name] as string;
+      if (e.trigger === "http" && e.calledBy === "workflow")
+        workflowEnv[functionUrlEnvVar(e.name)] = urls[e.name] as string;
     executions = new LocalExecutionsService({
       yamlPath: fromRoot("workflows/investigate.yaml"),
       env: workflowEnv,
@@ -90,6 +91,8 @@ describe("an investigation through functions started with Terraform's environmen
     const standIns: Record<string, Record<string, string>> = {
       ingest: { FERRET_WORKFLOWS_URL: `http://127.0.0.1:${executionsPort}` },
       notifier: { FERRET_SLACK_API_URL: slack.url },
+      slackEvents: { FERRET_SLACK_API_URL: slack.url },
+      analystActions: { FERRET_SLACK_API_URL: slack.url },
     };
     const modelStandIn = (env: Record<string, string>): Record<string, string> =>
       "FERRET_MODEL_PROVIDER" in env ? { FERRET_MODEL_PROVIDER: "offline" } : {};
@@ -129,6 +132,7 @@ describe("an investigation through functions started with Terraform's environmen
         [TOPICS.findings]: `${urls.ingest}${pushPath(TOPICS.findings)}`,
         [TOPICS.investigationEvents]: `${urls.notifier}${pushPath(TOPICS.investigationEvents)}`,
         [TOPICS.agentSessions]: `${urls.memoryIntrospector}${pushPath(TOPICS.agentSessions)}`,
+        [TOPICS.analystActions]: `${urls.analystActions}${pushPath(TOPICS.analystActions)}`,
       },
       maxDeliveryAttempts: 5,
     });

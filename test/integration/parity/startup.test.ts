@@ -77,6 +77,25 @@ describe("every function starts with the environment Terraform gives it", { time
         assert.equal(byName.get(name)?.config.logs.warehouse, "bigquery");
       }
       assert.equal(byName.get("planner")?.primaryModel.offline, false, "the planner thinks with Gemini");
+      // The analyst's loop: the endpoint can verify signatures and knows the analysts; the
+      // worker writes to SCC exactly when the deployment enables it, and the card offers the
+      // SCC buttons exactly then.
+      const writeback = deployment.vars.enable_scc_writeback === true;
+      assert.equal(byName.get("slackEvents")?.slackSigningSecret, "parity-test-signing-secret");
+      assert.ok(byName.get("slackEvents")?.chatInteractions, "slackEvents can open the Dispute modal");
+      for (const name of ["slackEvents", "analystActions"]) {
+        assert.deepEqual(byName.get(name)?.config.slack.allowedUsers, deployment.vars.slack_allowed_users);
+        assert.deepEqual(
+          byName.get(name)?.config.slack.allowedUserGroups,
+          deployment.vars.slack_allowed_user_groups,
+        );
+      }
+      assert.equal(byName.get("analystActions")?.scc !== undefined, writeback, "analystActions: SCC client");
+      assert.equal(
+        byName.get("notifier")?.config.scc.analystMuteAndState,
+        writeback && deployment.vars.scc_analyst_mute_and_state === true,
+        "notifier: SCC buttons on the card",
+      );
       assert.equal(
         byName.get("notifier")?.config.slack.claimStaleSeconds,
         Number(

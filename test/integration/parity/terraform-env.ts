@@ -5,7 +5,7 @@
  *
  * The expressions in the environment contract are evaluated by a small interpreter covering the
  * HCL the contract uses (references to variables, locals and resource attributes, string
- * templates, tostring/coalesce/concat/contains/min/max, + - * /, comparisons, the conditional
+ * templates, tostring/coalesce/concat/contains/join/min/max, + - * /, comparisons, the conditional
  * operator, lists). Anything else is an error naming the expression, so a new construct in the
  * contract fails these tests loudly instead of being skipped.
  */
@@ -168,6 +168,12 @@ export class Evaluator {
         });
       case "contains":
         return Array.isArray(args[0]) && args[0].includes(args[1] ?? null);
+      case "join": {
+        const [separator, list] = args;
+        if (typeof separator !== "string" || !Array.isArray(list))
+          throw new TerraformEvalError(`${what}: join(separator, list)`);
+        return list.map((item) => toStringValue(item, what)).join(separator);
+      }
       case "min":
       case "max": {
         const numbers = args.map((a) => {
@@ -313,6 +319,11 @@ export function functionDeployments(tf: Terraform, vars: Variables): Map<string,
   const [service] = blocks(fn, "service_config", "function");
   if (service?.environment_variables !== "${local.function_env[each.key]}")
     throw new TerraformEvalError("environment_variables is no longer local.function_env[each.key]");
+  if (
+    norm(str(local(tf, "function_env"), "local.function_env")) !==
+    '${{ for key, groups in local.function_env_groups : key => { for name, value in merge([for group in groups : local.env_groups[group]]...) : name => value if value != "" } }}'
+  )
+    throw new TerraformEvalError("function_env no longer merges the groups and drops empty values");
   const [secretBlock] = blocks(obj(service.dynamic, "dynamic"), "secret_environment_variables", "dynamic");
   if (
     norm(str(secretBlock?.for_each, "secret for_each")) !==
@@ -330,12 +341,14 @@ export function functionDeployments(tf: Terraform, vars: Variables): Map<string,
 
   const out = new Map<string, FunctionDeployment>();
   for (const [name, groupNames] of Object.entries(perFunction)) {
-    const env: Record<string, string> = {};
+    const merged: Record<string, string> = {};
     for (const group of strings(groupNames, `function_env_groups.${name}`)) {
       for (const [key, raw] of Object.entries(obj(groups[group], `env_groups.${group}`))) {
-        env[key] = toStringValue(ev.value(raw, `env_groups.${group}.${key}`), key);
+        merged[key] = toStringValue(ev.value(raw, `env_groups.${group}.${key}`), key);
       }
     }
+    // function_env leaves empty values unset.
+    const env = Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== ""));
     const secrets: Record<string, string> = {};
     for (const [key, secret] of Object.entries(obj(secretEnv[name], `secret_env.${name}`))) {
       if (typeof secret === "string" && enabled.includes(secret)) secrets[key] = secret;

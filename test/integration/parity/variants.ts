@@ -27,6 +27,18 @@ export const VARIANTS: readonly Variant[] = [
   { name: "enable_scc_notification = false", overrides: { enable_scc_notification: false } },
   { name: "sweep_schedule = null", overrides: { sweep_schedule: null } },
   {
+    // The analyst's loop in full: named analysts and a user group, SCC write-back with the
+    // mute/state buttons, and OTX (the most secrets mounted at once).
+    name: "analysts, SCC write-back and OTX",
+    overrides: {
+      enable_otx: true,
+      slack_allowed_users: ["U0PARITY1", "W0PARITY2"],
+      slack_allowed_user_groups: ["S0PARITY"],
+      enable_scc_writeback: true,
+      scc_analyst_mute_and_state: true,
+    },
+  },
+  {
     name: "longer step executor and notifier timeouts",
     overrides: { functions: { stepExecutor: { timeout_seconds: 1200 }, notifier: { timeout_seconds: 300 } } },
   },

@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
-import { SLACK_ENTRY_POINTS } from "../../../functions/src/platform/slack-entrypoints.js";
 
 const doc = readFileSync(fromRoot("docs/architecture.md"), "utf8");
 
@@ -33,6 +32,6 @@ test("every file docs/architecture.md names exists", (t) => {
 });
 
 test("the picture shows every deployed function", () => {
-  for (const { name } of [...ENTRY_POINTS, ...SLACK_ENTRY_POINTS])
+  for (const { name } of ENTRY_POINTS)
     assert.match(doc, new RegExp(`\\b${name}\\b`), `${name} is missing from docs/architecture.md`);
 });

@@ -4,7 +4,6 @@ import { ConfigError } from "../../../functions/src/domain/errors.js";
 import { buildRuntime } from "../../../functions/src/functions/compose.js";
 import { ENTRY_POINT_MODULES } from "../../../functions/src/functions/entry-modules.js";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
-import { SLACK_ENTRY_POINTS } from "../../../functions/src/platform/slack-entrypoints.js";
 
 /**
  * Each function builds only what it uses: a runtime without tools never touches the log
@@ -42,7 +41,7 @@ describe("each function builds only what it uses", () => {
   });
 
   it("every deployed entry point has a module that loads it", async () => {
-    const names = [...ENTRY_POINTS, ...SLACK_ENTRY_POINTS].map((e) => e.name).sort();
+    const names = ENTRY_POINTS.map((e) => e.name).sort();
     assert.deepEqual(Object.keys(ENTRY_POINT_MODULES).sort(), names);
     for (const name of names) {
       const handler = await ENTRY_POINT_MODULES[name as keyof typeof ENTRY_POINT_MODULES]();

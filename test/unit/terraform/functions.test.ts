@@ -115,10 +115,13 @@ test("functions are built from one archive of the repository root on nodejs22", 
   assert.equal(bucket.uniform_bucket_level_access, true);
 });
 
-test("every function is internal-only, runs as its own service account and is built by the build account", () => {
+test("every function but the public one is internal-only, runs as its own service account and is built by the build account", () => {
   const f = fn();
   const service = block(f, "service_config", "function");
-  assert.equal(service.ingress_settings, "ALLOW_INTERNAL_ONLY");
+  // Only a function marked public (slackEvents, decision 0018) accepts traffic from the internet.
+  assert.equal(service.ingress_settings, '${each.value.public ? "ALLOW_ALL" : "ALLOW_INTERNAL_ONLY"}');
+  for (const [name, row] of Object.entries(functionTable()))
+    assert.equal(obj(row, name).public, name === "slackEvents", `${name}: public`);
   assert.equal(service.service_account_email, "${google_service_account.sa[each.key].email}");
   assert.equal(
     block(f, "build_config", "function").service_account,
@@ -188,6 +191,9 @@ const LOG_ENV = [
   "FERRET_BIGQUERY_DATASET",
   "FERRET_BIGQUERY_MAX_BYTES_BILLED",
 ];
+const SLACK_ENV = ["FERRET_SLACK_CHANNEL", "FERRET_SLACK_CLAIM_STALE_SECONDS"];
+const ANALYST_ENV = ["FERRET_SLACK_ALLOWED_USERS", "FERRET_SLACK_ALLOWED_USER_GROUPS"];
+const SCC_ENV = ["FERRET_SCC_WRITEBACK", "FERRET_SCC_ANALYST_MUTE_AND_STATE"];
 const EXPECTED_ENV: Record<string, readonly string[]> = {
   ingest: [
     ...COMMON_ENV,
@@ -205,7 +211,9 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
   concluder: [...COMMON_ENV, ...MODEL_ENV],
   compressor: [...COMMON_ENV, ...MODEL_ENV],
   memoryIntrospector: [...COMMON_ENV, ...MODEL_ENV],
-  notifier: [...COMMON_ENV, "FERRET_SLACK_CHANNEL", "FERRET_SLACK_CLAIM_STALE_SECONDS"],
+  notifier: [...COMMON_ENV, ...SLACK_ENV, ...SCC_ENV],
+  slackEvents: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV],
+  analystActions: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...SCC_ENV],
 };
 const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
   // Planner and reflector build the same tool catalog, and the OTX adapter needs its key there too.
@@ -213,6 +221,9 @@ const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
   stepExecutor: { OTX_API_KEY: "otx-api-key" },
   reflector: { OTX_API_KEY: "otx-api-key" },
   notifier: { SLACK_BOT_TOKEN: "slack-bot-token" },
+  // The endpoint verifies Slack's signature; both use the bot token (modal, user groups, thread edits).
+  slackEvents: { SLACK_SIGNING_SECRET: "slack-signing-secret", SLACK_BOT_TOKEN: "slack-bot-token" },
+  analystActions: { SLACK_BOT_TOKEN: "slack-bot-token" },
 };
 
 test("environment variables: the contract's names, each function getting what it needs", () => {
@@ -232,9 +243,17 @@ test("environment variables: the contract's names, each function getting what it
   assert.equal(value("log_warehouse", "FERRET_LOG_WAREHOUSE"), "bigquery");
   assert.equal(value("intel", "FERRET_OTX_ENABLED"), "${tostring(var.enable_otx)}");
 
+  assert.equal(value("analysts", "FERRET_SLACK_ALLOWED_USERS"), '${join(",", var.slack_allowed_users)}');
+  assert.equal(value("scc_writeback", "FERRET_SCC_WRITEBACK"), "${tostring(var.enable_scc_writeback)}");
+  assert.equal(
+    value("scc_writeback", "FERRET_SCC_ANALYST_MUTE_AND_STATE"),
+    "${tostring(var.enable_scc_writeback && var.scc_analyst_mute_and_state)}",
+  );
+
+  // Empty values are left unset: ferret's configuration refuses a list variable without an entry.
   assert.equal(
     norm(str(local(tf, "function_env"), "local.function_env")),
-    "${{ for key, groups in local.function_env_groups : key => merge([for group in groups : local.env_groups[group]]...) }}",
+    '${{ for key, groups in local.function_env_groups : key => { for name, value in merge([for group in groups : local.env_groups[group]]...) : name => value if value != "" } }}',
   );
   assert.equal(
     block(fn(), "service_config", "function").environment_variables,

@@ -60,6 +60,17 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "dead_letter_topic investigation-events: roles/pubsub.publisher",
     "topic scc-findings: roles/pubsub.publisher",
   ],
+  slackEvents: [
+    "project: roles/datastore.viewer",
+    "topic analyst-actions: roles/pubsub.publisher",
+    "secret slack-signing-secret: roles/secretmanager.secretAccessor",
+    "secret slack-bot-token: roles/secretmanager.secretAccessor",
+  ],
+  analystActions: [
+    "project: roles/datastore.user",
+    "secret slack-bot-token: roles/secretmanager.secretAccessor",
+    "dead_letter_topic analyst-actions: roles/pubsub.publisher",
+  ],
   workflow: [
     "project: roles/logging.logWriter",
     "function planner: roles/run.invoker",
@@ -72,6 +83,7 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "function ingest: roles/run.invoker",
     "function memoryIntrospector: roles/run.invoker",
     "function notifier: roles/run.invoker",
+    "function analystActions: roles/run.invoker",
   ],
   build: [
     "project: roles/logging.logWriter",
@@ -144,6 +156,14 @@ const SERVICE_AGENT_GRANTS: Record<string, string> = {
   "google_service_account_iam_member.pubsub_token_creator": "${local.pubsub_service_agent}",
   "google_pubsub_topic_iam_member.scc_publisher":
     "serviceAccount:${google_scc_v2_organization_notification_config.findings[0].service_account}",
+};
+
+/** IAM resources outside local.grants that grant something else than a predefined role to a ferret account. */
+const OTHER_GRANTS: Record<string, string> = {
+  // The one public member: Slack calls slackEvents without a Google identity (decision 0018).
+  "google_cloud_run_v2_service_iam_member.public_invoker": "allUsers",
+  // SCC findings live under the organization: the write-back custom role is granted there.
+  "google_organization_iam_member.scc_writeback": '${google_service_account.sa["analystActions"].member}',
 };
 
 interface Grant {
@@ -226,26 +246,32 @@ test("one non-authoritative member resource per scope applies local.grants to th
   }
 });
 
-test("no other IAM resources, nothing authoritative, and no public members anywhere", () => {
+test("no other IAM resources, nothing authoritative, and no public member but the one allowed", () => {
   const known = new Set([
     ...Object.values(SCOPE_RESOURCES).map((s) => s.address),
     ...Object.keys(SERVICE_AGENT_GRANTS),
+    ...Object.keys(OTHER_GRANTS),
   ]);
   for (const [address, body] of tf.resources) {
     if (!/_iam_(member|binding|policy|audit_config)\.|^google_bigquery_dataset_access\./.test(address))
       continue;
     assert.ok(known.has(address), `unexpected IAM resource ${address}`);
     assert.match(address, /_iam_member\.|_dataset_access\./, `${address}: only non-authoritative grants`);
-    const expectedMember = SERVICE_AGENT_GRANTS[address];
+    const expectedMember = SERVICE_AGENT_GRANTS[address] ?? OTHER_GRANTS[address];
     if (expectedMember !== undefined) assert.equal(body.member, expectedMember, `${address}: member`);
   }
   for (const address of known) resource(tf, address);
 
+  // allUsers appears exactly once, as the member of the public invoker binding; never
+  // allAuthenticatedUsers.
+  const publicStrings: string[] = [];
   for (const [file, parsed] of tf.files) {
     for (const s of allStrings(parsed)) {
-      assert.doesNotMatch(s, /allUsers|allAuthenticatedUsers/, `${file}: public principal`);
+      assert.doesNotMatch(s, /allAuthenticatedUsers/, `${file}: public principal`);
+      if (/allUsers/.test(s)) publicStrings.push(`${file}: ${s}`);
     }
   }
+  assert.deepEqual(publicStrings, ["iam.tf: allUsers"], "allUsers only in the public invoker binding");
   const legacy = obj(local(tf, "bigquery_legacy_roles"), "local.bigquery_legacy_roles");
   for (const g of grants().filter((x) => x.scope === "log_dataset")) {
     assert.equal(legacy[g.role], g.role === "roles/bigquery.dataViewer" ? "READER" : undefined, g.role);
@@ -255,7 +281,44 @@ test("no other IAM resources, nothing authoritative, and no public members anywh
   assert.equal(scc.role, "roles/pubsub.publisher");
 });
 
-test("only the workflow invokes the HTTP functions and only the push identity the Pub/Sub-fed ones", () => {
+test("allUsers may only invoke the public functions, only slackEvents is public, and only when slack_events_public", () => {
+  const binding = resource(tf, "google_cloud_run_v2_service_iam_member.public_invoker");
+  assert.equal(
+    norm(str(binding.for_each, "for_each")),
+    "${var.slack_events_public ? local.public_functions : {}}",
+  );
+  assert.equal(binding.role, "roles/run.invoker", "invoke, nothing else");
+  assert.equal(binding.member, "allUsers");
+  assert.equal(
+    binding.name,
+    "${google_cloudfunctions2_function.function[each.key].service_config[0].service}",
+  );
+  assert.equal(
+    norm(str(local(tf, "public_functions"), "local.public_functions")),
+    "${{ for key, fn in local.functions : key => fn if fn.public }}",
+  );
+  const table = obj(local(tf, "functions"), "local.functions");
+  const publicOnes = Object.entries(table).flatMap(([name, row]) =>
+    obj(row, name).public === true ? [name] : [],
+  );
+  assert.deepEqual(publicOnes, ["slackEvents"], "the one public function");
+  for (const [name, row] of Object.entries(table))
+    assert.equal(typeof obj(row, name).public, "boolean", `${name}: public is set`);
+  // The public function is the one that checks Slack's signature before anything else.
+  const ep = ENTRY_POINTS.find((e) => e.name === "slackEvents");
+  assert.ok(ep && ep.trigger === "http" && ep.calledBy === "slack");
+  assert.equal(tf.variables.get("slack_events_public")?.default, true);
+});
+
+test("the SCC write-back role is granted at organization scope to the analystActions worker only", () => {
+  const grant = resource(tf, "google_organization_iam_member.scc_writeback");
+  assert.equal(grant.count, "${var.enable_scc_writeback ? 1 : 0}");
+  assert.equal(grant.org_id, "${var.organization_id}");
+  assert.equal(grant.role, "${google_organization_iam_custom_role.scc_writeback[0].name}");
+  assert.equal(grant.member, '${google_service_account.sa["analystActions"].member}');
+});
+
+test("only the workflow invokes the workflow's functions and only the push identity the Pub/Sub-fed ones", () => {
   const invokers = new Map<string, string[]>();
   for (const g of grants()) {
     if (g.scope !== "function") continue;
@@ -263,7 +326,9 @@ test("only the workflow invokes the HTTP functions and only the push identity th
     invokers.set(String(g.target), [...(invokers.get(String(g.target)) ?? []), g.sa]);
   }
   for (const ep of ENTRY_POINTS) {
-    const expected = ep.trigger === "http" ? ["workflow"] : ["pubsubPush"];
+    // slackEvents has no invoker in local.grants: Slack reaches it through the public binding.
+    const expected =
+      ep.trigger === "pubsub" ? ["pubsubPush"] : ep.calledBy === "workflow" ? ["workflow"] : undefined;
     assert.deepEqual(invokers.get(ep.name), expected, `${ep.name}: invokers`);
   }
   assert.equal(

@@ -58,7 +58,9 @@ test("the workflow template renders back to exactly workflows/investigate.yaml",
 
 test("the workflow gets one FERRET_*_URL and FERRET_*_TIMEOUT_SECONDS per HTTP function, pointing at that function", () => {
   const envVars = obj(resource(tf, "google_workflows_workflow.investigate").user_env_vars, "user_env_vars");
-  const http = ENTRY_POINTS.filter((ep) => ep.trigger === "http").map((ep) => ep.name);
+  const http = ENTRY_POINTS.filter((ep) => ep.trigger === "http" && ep.calledBy === "workflow").map(
+    (ep) => ep.name,
+  );
   assert.deepEqual(
     Object.keys(envVars).sort(),
     [...http.map(functionUrlEnvVar), ...http.map(functionTimeoutEnvVar)].sort(),
@@ -77,7 +79,7 @@ test("the workflow's HTTP timeouts come from the same variables as the functions
   const envVars = obj(resource(tf, "google_workflows_workflow.investigate").user_env_vars, "user_env_vars");
   const yaml = workflowYaml();
   const defaults = functionTimeoutDefaults(tf);
-  for (const ep of ENTRY_POINTS.filter((e) => e.trigger === "http")) {
+  for (const ep of ENTRY_POINTS.filter((e) => e.trigger === "http" && e.calledBy === "workflow")) {
     const name = functionTimeoutEnvVar(ep.name);
     assert.equal(envVars[name], `\${tostring(var.functions.${ep.name}.timeout_seconds)}`, name);
     // Outside Terraform (the local stack, tests) the YAML falls back to Terraform's default.
