@@ -1,5 +1,5 @@
 import type { Config } from "../config/config.js";
-import { hasGeminiCredentials, readGeminiCredentials, wantsGemini } from "../config/environment.js";
+import { hasGeminiCredentials, readGeminiCredentials } from "../config/environment.js";
 import { ConfigError, errorMessage } from "../domain/errors.js";
 import { GeminiModel } from "../model/gemini.js";
 import { geminiOptionsFromConfig } from "../model/gemini-options.js";
