@@ -291,7 +291,15 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
   });
   await publishEvents(deps.bus, recorded.events);
   const after = recorded.investigation.plan;
-  if (recorded.created && after && earlyReflectionDue(after, stepId, recorded.result, deps.config.agent)) {
+  const spent = recorded.investigation.counters.usage;
+  // Past the token budget the wave's end stops the investigation; reflecting first would overspend.
+  const withinBudget = spent.inputTokens + spent.outputTokens < deps.config.agent.tokenBudget;
+  if (
+    recorded.created &&
+    after &&
+    withinBudget &&
+    earlyReflectionDue(after, stepId, recorded.result, deps.config.agent)
+  ) {
     await reflectEarly(id, stepId, deps);
   }
   return { stepId, status: recorded.result.status, executed: recorded.created };

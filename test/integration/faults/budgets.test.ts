@@ -90,7 +90,7 @@ class Tampered implements Model {
         model: this.name,
       };
     }
-    const answer = await this.inner.generate(request);
+    const answer = await withoutPlannedCalls(request, await this.inner.generate(request));
     const per = this.change.usagePerCall;
     return per ? { ...answer, usage: { llmCalls: 1, inputTokens: per - 100, outputTokens: 100 } } : answer;
   }
@@ -98,6 +98,23 @@ class Tampered implements Model {
   embed(request: EmbedRequest): Promise<number[][]> {
     return this.inner.embed(request);
   }
+}
+
+/**
+ * These budgets are spent by executor model rounds; a step whose calls the plan fixed spends
+ * none (decision 0019), so the plan here leaves every step to the executor.
+ */
+async function withoutPlannedCalls(
+  request: GenerateRequest,
+  answer: GenerateResponse,
+): Promise<GenerateResponse> {
+  if (request.purpose !== "planner" || !answer.text) return answer;
+  const draft = JSON.parse(answer.text) as { steps: { calls?: unknown; decisive?: unknown }[] };
+  for (const step of draft.steps) {
+    delete step.calls;
+    delete step.decisive;
+  }
+  return { ...answer, text: JSON.stringify(draft) };
 }
 
 describe("budgets stop an investigation as needs_human, with what was learned, in Slack", {
