@@ -52,7 +52,10 @@ export type PromptName =
   | "compressor.system"
   | "compressor.user"
   | "introspector.system"
-  | "introspector.user";
+  | "introspector.user"
+  // The bench's ReAct comparison agent (bench/react/), not a production role.
+  | "react.system"
+  | "react.user";
 
 export function renderPrompt(name: PromptName, variables: Record<string, unknown>): string {
   // The names contain a dot ("planner.user"), so liquidjs would not append extname itself.
