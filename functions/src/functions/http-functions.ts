@@ -1,8 +1,9 @@
 import type { Request, Response } from "@google-cloud/functions-framework";
 import type { z } from "zod";
 import { compressStep } from "../app/compression.js";
+import type { AppDeps } from "../app/deps.js";
 import { advance, finish, markFailed, runStep, startPlanning } from "../app/operations.js";
-import { createLogger } from "../platform/logger.js";
+import { createLogger, type Logger } from "../platform/logger.js";
 import {
   AdvanceRequestSchema,
   FinishRequestSchema,
@@ -10,7 +11,7 @@ import {
   StepRequestSchema,
 } from "./http-requests.js";
 import { appDepsFor, type Runtime } from "./runtime.js";
-import { answerWorkflowCall, type Operation } from "./workflow-call.js";
+import { answerWorkflowCall, type Operation, type WorkflowCallAnswer } from "./workflow-call.js";
 
 /** For failures before the runtime (and its logger) exists: masked like every other log line. */
 const startupLogger = createLogger();
@@ -93,13 +94,28 @@ export const HTTP_SCHEMAS = {
   compressor: StepRequestSchema,
 } as const;
 
-/** Each HTTP function the workflow calls: its request schema and its operation. */
+/** One workflow function's answer to a request body, whatever carries it. */
+export type WorkflowFunction = (
+  body: unknown,
+  depsFor: (investigationId: string) => Promise<AppDeps>,
+  logger: Logger,
+) => Promise<WorkflowCallAnswer>;
+
+function bound<I extends { investigationId: string }>(
+  name: string,
+  schema: z.ZodType<I>,
+  operation: Operation<I>,
+): WorkflowFunction {
+  return (body, depsFor, logger) => answerWorkflowCall(name, schema, operation, body, depsFor, logger);
+}
+
+/** Each HTTP function the workflow calls, by its function name. */
 export const WORKFLOW_FUNCTIONS = {
-  planner: { schema: HTTP_SCHEMAS.planner, operation: plannerOperation },
-  stepExecutor: { schema: HTTP_SCHEMAS.stepExecutor, operation: stepOperation },
-  reflector: { schema: HTTP_SCHEMAS.reflector, operation: advanceOperation },
-  concluder: { schema: HTTP_SCHEMAS.concluder, operation: finishOperation },
-  compressor: { schema: HTTP_SCHEMAS.compressor, operation: compressorOperation },
-} as const;
+  planner: bound("planner", HTTP_SCHEMAS.planner, plannerOperation),
+  stepExecutor: bound("stepExecutor", HTTP_SCHEMAS.stepExecutor, stepOperation),
+  reflector: bound("reflector", HTTP_SCHEMAS.reflector, advanceOperation),
+  concluder: bound("concluder", HTTP_SCHEMAS.concluder, finishOperation),
+  compressor: bound("compressor", HTTP_SCHEMAS.compressor, compressorOperation),
+} as const satisfies Record<string, WorkflowFunction>;
 
 export type WorkflowFunctionName = keyof typeof WORKFLOW_FUNCTIONS;

@@ -10,7 +10,6 @@ import type { AppDeps } from "../app/deps.js";
 import { NotFoundError } from "../domain/errors.js";
 import type { Investigation } from "../domain/investigation.js";
 import { WORKFLOW_FUNCTIONS, type WorkflowFunctionName } from "../functions/http-functions.js";
-import { answerWorkflowCall } from "../functions/workflow-call.js";
 import { fromRoot } from "../platform/paths.js";
 
 /**
@@ -44,8 +43,8 @@ export function investigateWorkflow(): LoadedWorkflow {
 
 export interface InProcessOptions {
   /**
-   * Runs around every function call (the bench times operations with it, a fault test calls
-   * an operation twice). Defaults to calling it once.
+   * Runs around every function call: the bench times operations with it, a fault test
+   * records the answers. Defaults to just making the call.
    */
   around?: (fn: WorkflowFunctionName, call: () => Promise<HttpResponse>) => Promise<HttpResponse>;
   /** Extra values for sys.get_env, e.g. FERRET_STEP_EXECUTOR_TIMEOUT_SECONDS. */
@@ -63,23 +62,23 @@ export function inProcessTransport(
 ): (request: HttpRequest) => Promise<HttpResponse> {
   return async (request) => {
     const url = new URL(request.url);
-    const fn = url.protocol === SCHEME ? (url.hostname as WorkflowFunctionName) : undefined;
-    const target = fn ? WORKFLOW_FUNCTIONS[fn] : undefined;
-    if (!fn || !target) return json(404, { error: { message: `no function at ${request.url}` } });
+    const name = url.hostname;
+    if (url.protocol !== SCHEME || !isWorkflowFunction(name))
+      return json(404, { error: { message: `no function at ${request.url}` } });
     const call = async (): Promise<HttpResponse> => {
       if (request.method !== "POST") return json(405, { error: { message: "POST a JSON body" } });
-      const body: unknown = JSON.parse(request.body ?? "null");
-      const answer = await answerWorkflowCall(
-        fn,
-        target.schema as Parameters<typeof answerWorkflowCall>[1],
-        target.operation as Parameters<typeof answerWorkflowCall>[2],
-        body,
-        depsFor,
-        options.logger,
-      );
+      let body: unknown;
+      try {
+        body = JSON.parse(request.body ?? "null");
+      } catch {
+        return json(400, {
+          error: { code: "invalid_input", message: "the body is not JSON", retryable: false },
+        });
+      }
+      const answer = await WORKFLOW_FUNCTIONS[name](body, depsFor, options.logger);
       return json(answer.status, answer.body);
     };
-    return options.around ? options.around(fn, call) : call();
+    return options.around ? options.around(name, call) : call();
   };
 }
 
@@ -121,6 +120,10 @@ export async function investigateWith(
   // The execution's own error (a WorkflowError with the Workflows error map) says more than any wrapper.
   if (failure && investigation.status !== "failed") throw failure;
   return investigation;
+}
+
+function isWorkflowFunction(name: string): name is WorkflowFunctionName {
+  return Object.hasOwn(WORKFLOW_FUNCTIONS, name);
 }
 
 function json(status: number, body: unknown): HttpResponse {
