@@ -1,6 +1,7 @@
-import { driveInvestigation } from "../../functions/src/app/driver.js";
 import { DEFAULT_PRICES } from "../../functions/src/config/model-settings.js";
 import type { AgentPolicy } from "../../functions/src/domain/policy.js";
+import { judgeVerdict } from "../../functions/src/eval/score.js";
+import { investigateInProcess } from "../../functions/src/local/in-process-workflow.js";
 import { estimateCostUsd } from "../../functions/src/model/cost.js";
 import { DEFAULT_GEMINI_MODEL } from "../../functions/src/model/gemini-options.js";
 import { metered } from "../../functions/src/model/metered.js";
@@ -10,34 +11,36 @@ import { freshProject } from "../lib/emulators.js";
 import type { BenchScenario } from "../lib/scenarios.js";
 import { ratio } from "../lib/stats.js";
 import { LatencyModel } from "../model/latency-model.js";
+import { REACT_MAX_TURNS, type ReactRun, runReactOnce } from "../react/run.js";
 import { criticalPath, waveDepth } from "./critical-path.js";
 import { scenarioDeps } from "./deps.js";
+import {
+  checkTargets,
+  type Measured,
+  type Ratios,
+  type TargetCheck,
+  type Totals,
+  totalsOf,
+  verdictsAgree,
+  vsBaseline,
+} from "./summary.js";
 
-export type ConfigName = "ferret" | "baseline";
+export type { ConfigName } from "./summary.js";
 
-/** ferret's defaults, and the sequential plan → (execute → reflect)* → conclude loop. */
-export const POLICIES: Record<ConfigName, Partial<AgentPolicy>> = {
+/**
+ * The two workflow columns differ only in configuration: ferret's defaults, and the sequential
+ * plan → (execute → reflect)* → conclude loop. Both run the deployed YAML.
+ */
+export const POLICIES: Record<WorkflowConfig, Partial<AgentPolicy>> = {
   ferret: {},
   baseline: { maxParallelSteps: 1, reflection: "every_step" },
 };
 
-export interface AgentRun {
-  scenario: string;
-  config: ConfigName;
-  status: string;
-  verdict: string | null;
-  /** Concluded with a verdict expected.json accepts. */
-  correct: boolean;
-  llmCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  /**
-   * What these tokens would cost on the default Gemini model at list price (the bench's model
-   * is offline, so this is a what-if, not a bill; no cached or thinking tokens are assumed).
-   */
-  estimatedUsd: number;
+export type WorkflowConfig = "ferret" | "baseline";
+
+export interface AgentRun extends Measured {
+  config: WorkflowConfig;
   callsByRole: Record<string, number>;
-  wallMs: number;
   stepsExecuted: number;
   waves: number;
   /** Longest chain of dependent model calls in this run's own trace. */
@@ -50,34 +53,33 @@ export interface AgentRow {
   scenario: string;
   ferret: AgentRun;
   baseline: AgentRun;
+  react: ReactRun;
+  /** The three columns reached the same verdict. */
   agree: boolean;
-  /** baseline / ferret. */
-  ratios: { llmCalls: number; tokens: number; wallMs: number };
+  /** Each column divided by the baseline. */
+  vsBaseline: { ferret: Ratios; react: Ratios };
   /** ferret's wall time against its critical-path bound. */
   toCriticalPath: { boundMs: number; distanceMs: number; ratio: number };
 }
 
 export interface AgentSection {
   latencyMs: number;
-  policies: Record<ConfigName, Partial<AgentPolicy>>;
+  policies: Record<WorkflowConfig, Partial<AgentPolicy>>;
+  react: { maxTurns: number };
   rows: AgentRow[];
   totals: {
     ferret: Totals;
     baseline: Totals;
-    ratios: AgentRow["ratios"];
+    react: Totals;
+    vsBaseline: { ferret: Ratios; react: Ratios };
+    /** ferret against issue 18's targets (≤ 0.6× the baseline's calls, tokens, wall). */
+    targets: TargetCheck[];
     criticalPathMs: number;
     allAgree: boolean;
     ferretAllCorrect: boolean;
     baselineAllCorrect: boolean;
+    reactAllCorrect: boolean;
   };
-}
-
-interface Totals {
-  llmCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  estimatedUsd: number;
-  wallMs: number;
 }
 
 export interface AgentOptions {
@@ -87,9 +89,10 @@ export interface AgentOptions {
   progress: (line: string) => void;
 }
 
+/** One scenario through the deployed workflow, in this process, under one configuration. */
 export async function runOnce(
   scenario: BenchScenario,
-  config: ConfigName,
+  config: WorkflowConfig,
   latencyMs: number,
   bus: EventBus,
 ): Promise<AgentRun> {
@@ -105,7 +108,7 @@ export async function runOnce(
   try {
     const id = await sd.ingest(scenario.notification);
     const started = performance.now();
-    const inv = await driveInvestigation(id, sd.deps);
+    const inv = await investigateInProcess(id, sd.deps);
     const wallMs = Math.round(performance.now() - started);
     const [results, reflections] = await Promise.all([
       sd.deps.store.listStepResults(id),
@@ -126,13 +129,14 @@ export async function runOnce(
     };
     const cp = criticalPath(trace);
     const totals = meter.totals();
+    // The verdict itself (a held draft's too), so the three columns compare like with like.
     const verdict = inv.conclusion?.verdict ?? null;
     return {
       scenario: scenario.name,
       config,
       status: inv.status,
       verdict,
-      correct: inv.status === "concluded" && verdict !== null && scenario.acceptable.includes(verdict),
+      correct: judgeVerdict(inv, scenario.acceptable).right,
       llmCalls: totals.calls,
       inputTokens: totals.usage.inputTokens,
       outputTokens: totals.usage.outputTokens,
@@ -149,23 +153,29 @@ export async function runOnce(
   }
 }
 
-/** Section 1: each scenario under ferret's policy and under the sequential baseline. */
+/** Section 1: each scenario under ferret's configuration, the sequential baseline's, and the ReAct loop. */
 export async function compareOrchestrations(options: AgentOptions): Promise<AgentSection> {
   const first = options.scenarios[0];
   // Warm-up (not reported): JIT, gRPC channels, DuckDB's first load.
-  if (first) await runOnce(first, "ferret", 0, options.bus);
+  if (first) {
+    await runOnce(first, "ferret", 0, options.bus);
+    await runReactOnce(first, 0, options.bus);
+  }
   const rows: AgentRow[] = [];
   for (const scenario of options.scenarios) {
     const ferret = await runOnce(scenario, "ferret", options.latencyMs, options.bus);
     options.progress(`  ${scenario.name}: ferret ${ferret.wallMs} ms, ${ferret.llmCalls} calls`);
     const baseline = await runOnce(scenario, "baseline", options.latencyMs, options.bus);
     options.progress(`  ${scenario.name}: baseline ${baseline.wallMs} ms, ${baseline.llmCalls} calls`);
+    const react = await runReactOnce(scenario, options.latencyMs, options.bus);
+    options.progress(`  ${scenario.name}: react ${react.wallMs} ms, ${react.llmCalls} calls`);
     rows.push({
       scenario: scenario.name,
       ferret,
       baseline,
-      agree: ferret.verdict === baseline.verdict,
-      ratios: ratiosOf(baseline, ferret),
+      react,
+      agree: verdictsAgree([ferret, baseline, react]),
+      vsBaseline: { ferret: vsBaseline(ferret, baseline), react: vsBaseline(react, baseline) },
       toCriticalPath: {
         boundMs: ferret.criticalPath.ms,
         distanceMs: ferret.wallMs - ferret.criticalPath.ms,
@@ -173,35 +183,26 @@ export async function compareOrchestrations(options: AgentOptions): Promise<Agen
       },
     });
   }
-  const sum = (config: ConfigName): Totals => ({
-    llmCalls: rows.reduce((s, r) => s + r[config].llmCalls, 0),
-    inputTokens: rows.reduce((s, r) => s + r[config].inputTokens, 0),
-    outputTokens: rows.reduce((s, r) => s + r[config].outputTokens, 0),
-    estimatedUsd: rows.reduce((s, r) => s + r[config].estimatedUsd, 0),
-    wallMs: rows.reduce((s, r) => s + r[config].wallMs, 0),
-  });
-  const ferret = sum("ferret");
-  const baseline = sum("baseline");
+  const ferret = totalsOf(rows.map((r) => r.ferret));
+  const baseline = totalsOf(rows.map((r) => r.baseline));
+  const react = totalsOf(rows.map((r) => r.react));
+  const ferretVsBaseline = vsBaseline(ferret, baseline);
   return {
     latencyMs: options.latencyMs,
     policies: POLICIES,
+    react: { maxTurns: REACT_MAX_TURNS },
     rows,
     totals: {
       ferret,
       baseline,
-      ratios: ratiosOf(baseline, ferret),
+      react,
+      vsBaseline: { ferret: ferretVsBaseline, react: vsBaseline(react, baseline) },
+      targets: checkTargets(ferretVsBaseline),
       criticalPathMs: rows.reduce((s, r) => s + r.ferret.criticalPath.ms, 0),
       allAgree: rows.every((r) => r.agree),
       ferretAllCorrect: rows.every((r) => r.ferret.correct),
       baselineAllCorrect: rows.every((r) => r.baseline.correct),
+      reactAllCorrect: rows.every((r) => r.react.correct),
     },
-  };
-}
-
-function ratiosOf(baseline: Totals, ferret: Totals): AgentRow["ratios"] {
-  return {
-    llmCalls: ratio(baseline.llmCalls, ferret.llmCalls),
-    tokens: ratio(baseline.inputTokens + baseline.outputTokens, ferret.inputTokens + ferret.outputTokens),
-    wallMs: ratio(baseline.wallMs, ferret.wallMs),
   };
 }

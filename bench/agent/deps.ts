@@ -68,7 +68,7 @@ export async function scenarioDeps(options: ScenarioDepsOptions): Promise<Scenar
     config,
     store,
     bus: options.bus,
-    // The in-process driver is the workflow here: ingest only has to record a launch.
+    // The bench runs the workflow in this process itself: ingest only has to record a launch.
     launcher: { launch: async (id) => ({ executionId: `in-process/${id}` }) },
     logger: benchLogger,
     now: deps.now,

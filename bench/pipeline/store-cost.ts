@@ -1,6 +1,5 @@
 import type { AppDeps } from "../../functions/src/app/deps.js";
-import { advance, finish, runStep, startPlanning } from "../../functions/src/app/operations.js";
-import type { NextAction } from "../../functions/src/domain/next-action.js";
+import { investigateInProcess } from "../../functions/src/local/in-process-workflow.js";
 import { createOfflineModel } from "../../functions/src/model/offline/index.js";
 import type { EventBus } from "../../functions/src/ports/event-bus.js";
 import { scenarioDeps } from "../agent/deps.js";
@@ -12,8 +11,8 @@ import { currentOperation, type PortCall, timedBus, timedStore } from "./timed-p
 
 /**
  * What the operations spend on Firestore and Pub/Sub, measured in this process around the
- * InvestigationStore and EventBus ports, with the offline model at zero latency. The loop
- * below is driver.ts's (and the YAML's) sequence with a stopwatch around each operation.
+ * InvestigationStore and EventBus ports, with the offline model at zero latency. The
+ * investigation runs the deployed YAML in this process, with a stopwatch around each call.
  */
 export interface OperationCost {
   operation: string;
@@ -45,30 +44,20 @@ interface OpTiming {
   ms: number;
 }
 
+/** The workflow in this process, with a stopwatch around each function call it makes. */
 async function timedDrive(id: string, deps: AppDeps, ops: OpTiming[]): Promise<void> {
   let counter = 0;
-  const time = async <T>(operation: string, work: () => Promise<T>): Promise<T> => {
-    const invocation = counter++;
-    const started = performance.now();
-    try {
-      return await currentOperation.run({ operation, invocation }, work);
-    } finally {
-      ops.push({ operation, invocation, ms: performance.now() - started });
-    }
-  };
-  let next: NextAction = await time("planner", () => startPlanning(id, deps));
-  for (let wave = 1; ; wave++) {
-    if (next.kind === "execute") {
-      const stepIds = next.stepIds;
-      await Promise.all(stepIds.map((stepId) => time("stepExecutor", () => runStep(id, stepId, deps))));
-      next = await time("reflector", () => advance(id, wave, stepIds, deps));
-      continue;
-    }
-    if (next.kind === "reflect") throw new Error("unexpected reflect outside advance()");
-    const { kind, reason } = next;
-    await time("concluder", () => finish(id, kind, reason, deps));
-    return;
-  }
+  await investigateInProcess(id, deps, {
+    around: async (operation, call) => {
+      const invocation = counter++;
+      const started = performance.now();
+      try {
+        return await currentOperation.run({ operation, invocation }, call);
+      } finally {
+        ops.push({ operation, invocation, ms: performance.now() - started });
+      }
+    },
+  });
 }
 
 export async function measureStoreCost(options: {

@@ -1,9 +1,21 @@
 import { formatUsd } from "../../functions/src/model/cost.js";
 import { DEFAULT_GEMINI_MODEL } from "../../functions/src/model/gemini-options.js";
 import type { AgentRun, AgentSection } from "../agent/compare.js";
+import type { Measured, Ratios, Totals } from "../agent/summary.js";
+import { TARGET_RATIO } from "../agent/summary.js";
 import { ms, table } from "../lib/table.js";
+import type { ReactRun } from "../react/run.js";
 
-function runRow(run: AgentRun): (string | number)[] {
+const COLUMNS = ["ferret", "baseline", "react"] as const;
+
+function verdictCell(run: Measured): string {
+  // A held draft (the offline dismissal policy) shows its verdict, marked as held.
+  const held = run.status === "needs_human" && run.verdict !== null ? " (held)" : "";
+  return `${run.verdict ?? run.status}${held}${run.correct ? "" : " ✗"}`;
+}
+
+function runRow(run: AgentRun | ReactRun): (string | number)[] {
+  const workflow = run.config === "react" ? undefined : (run as AgentRun);
   return [
     run.scenario,
     run.config,
@@ -12,10 +24,29 @@ function runRow(run: AgentRun): (string | number)[] {
     run.outputTokens,
     formatUsd(run.estimatedUsd),
     ms(run.wallMs),
-    `${run.verdict ?? run.status}${run.correct ? "" : " ✗"}`,
-    run.scheduleDepthCalls,
-    run.criticalPath.calls,
+    verdictCell(run),
+    workflow ? workflow.scheduleDepthCalls : "",
+    workflow ? workflow.criticalPath.calls : "",
   ];
+}
+
+function totalRow(config: (typeof COLUMNS)[number], t: Totals): (string | number)[] {
+  return [
+    "TOTAL",
+    config,
+    t.llmCalls,
+    t.inputTokens,
+    t.outputTokens,
+    formatUsd(t.estimatedUsd),
+    ms(t.wallMs),
+    "",
+    "",
+    "",
+  ];
+}
+
+function ratioCells(r: Ratios): number[] {
+  return [r.llmCalls, r.tokens, r.wallMs];
 }
 
 export function printAgent(s: AgentSection): string {
@@ -33,49 +64,47 @@ export function printAgent(s: AgentSection): string {
       "CP calls",
     ],
     [
-      ...s.rows.flatMap((r) => [runRow(r.ferret), runRow(r.baseline)]),
-      ...(["ferret", "baseline"] as const).map((config) => [
-        "TOTAL",
-        config,
-        s.totals[config].llmCalls,
-        s.totals[config].inputTokens,
-        s.totals[config].outputTokens,
-        formatUsd(s.totals[config].estimatedUsd),
-        ms(s.totals[config].wallMs),
-        "",
-        "",
-        "",
-      ]),
+      ...s.rows.flatMap((r) => [runRow(r.ferret), runRow(r.baseline), runRow(r.react)]),
+      ...COLUMNS.map((config) => totalRow(config, s.totals[config])),
     ],
   );
   const ratios = table(
     [
       "scenario",
-      "calls B/F",
-      "tokens B/F",
-      "wall B/F",
-      "verdicts",
-      "ferret CP bound",
-      "ferret − bound",
-      "ferret / bound",
+      "ferret/B calls",
+      "ferret/B tokens",
+      "ferret/B wall",
+      "react/B calls",
+      "react/B tokens",
+      "react/B wall",
+      "verdicts (ferret / baseline / react)",
     ],
     [
       ...s.rows.map((r) => [
         r.scenario,
-        r.ratios.llmCalls,
-        r.ratios.tokens,
-        r.ratios.wallMs,
-        r.agree ? "agree" : `DIFFER (${r.ferret.verdict} / ${r.baseline.verdict})`,
+        ...ratioCells(r.vsBaseline.ferret),
+        ...ratioCells(r.vsBaseline.react),
+        `${r.agree ? "same" : "DIFFER"}: ${verdictCell(r.ferret)} / ${verdictCell(r.baseline)} / ${verdictCell(r.react)}`,
+      ]),
+      [
+        "TOTAL",
+        ...ratioCells(s.totals.vsBaseline.ferret),
+        ...ratioCells(s.totals.vsBaseline.react),
+        s.totals.allAgree ? "all the same" : "some differ",
+      ],
+    ],
+  );
+  const bound = table(
+    ["scenario", "ferret CP bound", "ferret − bound", "ferret / bound"],
+    [
+      ...s.rows.map((r) => [
+        r.scenario,
         ms(r.toCriticalPath.boundMs),
         ms(r.toCriticalPath.distanceMs),
         r.toCriticalPath.ratio,
       ]),
       [
         "TOTAL",
-        s.totals.ratios.llmCalls,
-        s.totals.ratios.tokens,
-        s.totals.ratios.wallMs,
-        s.totals.allAgree ? "all agree" : "some differ",
         ms(s.totals.criticalPathMs),
         ms(s.totals.ferret.wallMs - s.totals.criticalPathMs),
         Math.round((s.totals.ferret.wallMs / s.totals.criticalPathMs) * 100) / 100,
@@ -83,18 +112,29 @@ export function printAgent(s: AgentSection): string {
     ],
   );
   const chains = s.rows.map((r) => `  ${r.scenario}: ${r.ferret.criticalPath.chain.join(" → ")}`).join("\n");
+  const targets = s.totals.targets
+    .map((t) => `${t.metric} ${Number.isFinite(t.ratio) ? t.ratio : "–"}× ${t.met ? "met" : "NOT met"}`)
+    .join(", ");
   const checks = [
     s.totals.ferretAllCorrect ? "ferret right on every scenario" : "ferret WRONG on some scenario (✗)",
     s.totals.baselineAllCorrect ? "baseline right on every scenario" : "baseline WRONG on some scenario (✗)",
+    s.totals.reactAllCorrect ? "react right on every scenario" : "react WRONG on some scenario (✗)",
   ].join("; ");
   return [
-    `1. ORCHESTRATION — ${s.latencyMs} ms simulated latency per model call, offline playbook model, Firestore emulator, real tools`,
+    `1. ORCHESTRATION — ${s.latencyMs} ms simulated latency per model call, offline playbook rules, Firestore emulator, real tools`,
+    "   ferret and baseline run workflows/investigate.yaml on the local runner, in process; they differ only in configuration:",
     "   ferret = default policy (up to 4 steps per wave, reflect per wave); baseline = 1 step per wave, reflect after every step",
+    `   react = one ReAct loop (bench/react): every tool on every turn, no plan, no reflection, at most ${s.react.maxTurns} turns`,
     "   seq calls = model calls one after the other under the schedule run; CP calls = critical-path lower bound",
     "",
     runs,
     "",
+    "against the sequential baseline (B); below 1 is fewer:",
     ratios,
+    "",
+    `targets for ferret (≤ ${TARGET_RATIO}× the baseline): ${targets}`,
+    "",
+    bound,
     "",
     "ferret's critical paths:",
     chains,

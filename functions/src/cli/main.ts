@@ -104,7 +104,7 @@ program
 program
   .command("eval")
   .description(
-    "Run every scenario under <dir> (each with notification.json and expected.json) and score verdicts, IOC recall, evidence recall, LLM calls, tokens and wall time. Starts the emulators itself.",
+    "Run every scenario under <dir> (each with notification.json and expected.json) through the deployed workflow (workflows/investigate.yaml on the local runner, in process) and score verdicts, IOC recall, evidence recall, LLM calls, tokens and wall time. Starts the emulators itself.",
   )
   .argument("[dir]", "a scenarios directory or one scenario", "examples/scenarios")
   .option("--json", "print the report as JSON", false)

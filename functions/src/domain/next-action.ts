@@ -3,9 +3,8 @@ import type { Plan, Step } from "./plan.js";
 import type { AgentPolicy } from "./policy.js";
 
 /**
- * What the investigation does next. This is the only place that decides it; the
- * reflector function, the in-process driver and the benchmarks all call it, and the
- * Workflows YAML only switches on its `kind`.
+ * What the investigation does next. This is the only place that decides it; the planner
+ * and reflector functions call it, and the Workflows YAML only switches on its `kind`.
  */
 export type NextAction =
   | { kind: "execute"; stepIds: string[] }

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
-import { driveInvestigation } from "../app/driver.js";
 import { newInvestigation } from "../app/ingest.js";
 import { loadScenario } from "../cli/scenario.js";
 import { loadConfig } from "../config/config.js";
@@ -12,6 +11,7 @@ import { normalizeNotification, parseNotification } from "../domain/finding.js";
 import { buildToolCatalog } from "../functions/catalog.js";
 import { choosePrimaryModel } from "../functions/primary-model.js";
 import { appDepsFor, type Runtime } from "../functions/runtime.js";
+import { investigateWith } from "../local/in-process-workflow.js";
 import { ensureTopology } from "../local/pubsub-setup.js";
 import { createOfflineModel } from "../model/offline/index.js";
 import type { Logger } from "../platform/logger.js";
@@ -60,10 +60,11 @@ const noChat: ChatSink = {
 };
 
 /**
- * Runs every scenario through the agent with its real tools (DuckDB over the scenario's
- * logs, its STIX bundle) and real state (the Firestore emulator), in this process: eval
- * measures verdicts, recall and cost, not the transport, which the end-to-end tests and
- * the demo cover.
+ * Runs every scenario through the deployed workflow (workflows/investigate.yaml on the local
+ * runner, its calls answered in this process) with the real tools (DuckDB over the scenario's
+ * logs, its STIX bundle) and real state (the Firestore emulator): eval measures verdicts,
+ * recall and cost on the production sequence, not the transport, which the end-to-end tests
+ * and the demo cover.
  */
 export async function runEval(options: EvalOptions): Promise<ScenarioOutcome[]> {
   const outcomes: ScenarioOutcome[] = [];
@@ -123,7 +124,13 @@ async function runOne(
       modelName: runtime.primaryModel.name,
     });
     await shared.store.create(fresh, [{ type: "created", message: `eval: ${scenario.name}` }]);
-    const inv = await driveInvestigation(fresh.id, appDepsFor(runtime, fresh));
+    // Each function call builds its dependencies from the stored investigation, as the
+    // deployed functions do, so a fallback to the offline model sticks across calls.
+    const inv = await investigateWith(
+      fresh.id,
+      async (id) => appDepsFor(runtime, await shared.store.get(id)),
+      { store: shared.store, config, logger: options.logger },
+    );
     const results = await shared.store.listStepResults(fresh.id);
     await catalog.warehouse?.close();
     return {

@@ -29,17 +29,7 @@ export function scoreInvestigation(
   results: readonly StepResult[],
   expected: Expected,
 ): Score {
-  // A concluded verdict counts, and the offline model's held draft (below); other drafts are shown as such.
-  const settled = settledVerdict(inv);
-  const verdict =
-    settled ?? (inv.conclusion ? `${inv.status} (draft ${inv.conclusion.verdict})` : inv.status);
-  const acceptable = expected.acceptableVerdicts ?? [expected.verdict];
-  // Only the offline-dismissal hold counts; a dismissal held because intel contradicts it is not right.
-  const heldDraft =
-    inv.status === "needs_human" &&
-    inv.conclusion !== undefined &&
-    inv.conclusion.producedBy.offline &&
-    (inv.reason ?? "").startsWith(OFFLINE_HOLD_PREFIX);
+  const judged = judgeVerdict(inv, expected.acceptableVerdicts ?? [expected.verdict]);
   const concluded = new Set((inv.conclusion?.iocs ?? []).map((i) => i.value.toLowerCase()));
   const missingIocs = expected.requiredIocs
     .filter((i) => !concluded.has(i.value.toLowerCase()))
@@ -56,14 +46,40 @@ export function scoreInvestigation(
     .map((e) => e.id);
   const ratio = (missing: number, total: number) => (total === 0 ? 1 : (total - missing) / total);
   return {
-    verdict,
-    verdictRight:
-      (settled !== undefined && acceptable.includes(settled)) ||
-      (heldDraft && inv.conclusion !== undefined && acceptable.includes(inv.conclusion.verdict)),
-    heldDraft,
+    verdict: judged.verdict,
+    verdictRight: judged.right,
+    heldDraft: judged.heldDraft,
     iocRecall: ratio(missingIocs.length, expected.requiredIocs.length),
     missingIocs,
     evidenceRecall: ratio(missingEvidence.length, expected.requiredEvidence.length),
     missingEvidence,
   };
+}
+
+export interface VerdictJudgement {
+  /** The settled verdict, or the status with the draft's verdict. */
+  verdict: string;
+  right: boolean;
+  heldDraft: boolean;
+}
+
+/**
+ * Whether an investigation ended with an acceptable verdict: a concluded verdict counts, and
+ * so does the offline model's dismissal held for a person by the default policy; other drafts
+ * are shown as such. Eval and the bench judge verdicts with this one rule.
+ */
+export function judgeVerdict(inv: Investigation, acceptable: readonly string[]): VerdictJudgement {
+  const settled = settledVerdict(inv);
+  const verdict =
+    settled ?? (inv.conclusion ? `${inv.status} (draft ${inv.conclusion.verdict})` : inv.status);
+  // Only the offline-dismissal hold counts; a dismissal held because intel contradicts it is not right.
+  const heldDraft =
+    inv.status === "needs_human" &&
+    inv.conclusion !== undefined &&
+    inv.conclusion.producedBy.offline &&
+    (inv.reason ?? "").startsWith(OFFLINE_HOLD_PREFIX);
+  const right =
+    (settled !== undefined && acceptable.includes(settled)) ||
+    (heldDraft && inv.conclusion !== undefined && acceptable.includes(inv.conclusion.verdict));
+  return { verdict, right, heldDraft };
 }

@@ -3,9 +3,7 @@ import type { z } from "zod";
 import { compressStep } from "../app/compression.js";
 import type { AppDeps } from "../app/deps.js";
 import { advance, finish, markFailed, runStep, startPlanning } from "../app/operations.js";
-import type { JsonObject } from "../domain/json.js";
-import { createLogger } from "../platform/logger.js";
-import { toHttpFailure } from "./http-errors.js";
+import { createLogger, type Logger } from "../platform/logger.js";
 import {
   AdvanceRequestSchema,
   FinishRequestSchema,
@@ -13,16 +11,14 @@ import {
   StepRequestSchema,
 } from "./http-requests.js";
 import { appDepsFor, type Runtime } from "./runtime.js";
+import { answerWorkflowCall, type Operation, type WorkflowCallAnswer } from "./workflow-call.js";
 
 /** For failures before the runtime (and its logger) exists: masked like every other log line. */
 const startupLogger = createLogger();
 
-type Operation<I> = (input: I, deps: AppDeps) => Promise<JsonObject>;
-
 /**
  * Wraps one investigation operation as an HTTP function called by the workflow:
- * POST + JSON only, body validated, small JSON answer, errors mapped to statuses the
- * workflow's retry policy understands.
+ * POST + JSON only; the rest (validation, the answer, error statuses) is answerWorkflowCall's.
  */
 export function workflowHandler<I extends { investigationId: string }>(
   name: string,
@@ -37,43 +33,19 @@ export function workflowHandler<I extends { investigationId: string }>(
         .json({ error: { code: "method_not_allowed", message: "POST a JSON body", retryable: false } });
       return;
     }
-    const parsed = schema.safeParse(req.body);
-    if (!parsed.success) {
-      const message = parsed.error.issues
-        .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
-        .join("; ");
-      res.status(400).json({ error: { code: "invalid_input", message, retryable: false } });
-      return;
-    }
-    let rt: Runtime | undefined;
-    try {
-      rt = await runtime();
-      const investigation = await rt.store.get(parsed.data.investigationId);
-      const deps = appDepsFor(rt, investigation);
-      const started = Date.now();
-      const body = await operation(parsed.data, deps);
-      deps.logger.info(`${name} done`, {
-        function: name,
-        durationMs: Date.now() - started,
-        ...summarize(body),
-      });
-      res.status(200).json(body);
-    } catch (error) {
-      const failure = toHttpFailure(error);
-      (rt?.logger ?? startupLogger).error(`${name} failed`, {
-        function: name,
-        investigationId: parsed.data.investigationId,
-        status: failure.status,
-        error: failure.body.error,
-      });
-      res.status(failure.status).json(failure.body);
-    }
+    const answer = await answerWorkflowCall(
+      name,
+      schema,
+      operation,
+      req.body,
+      async (id) => {
+        const rt = await runtime();
+        return appDepsFor(rt, await rt.store.get(id));
+      },
+      startupLogger,
+    );
+    res.status(answer.status).json(answer.body);
   };
-}
-
-function summarize(body: JsonObject): Record<string, unknown> {
-  const next = body.next;
-  return next && typeof next === "object" && !Array.isArray(next) ? { next: next.kind } : {};
 }
 
 export const plannerOperation: Operation<z.infer<typeof InvestigationRefSchema>> = async (input, deps) => ({
@@ -121,3 +93,29 @@ export const HTTP_SCHEMAS = {
   concluder: FinishRequestSchema,
   compressor: StepRequestSchema,
 } as const;
+
+/** One workflow function's answer to a request body, whatever carries it. */
+export type WorkflowFunction = (
+  body: unknown,
+  depsFor: (investigationId: string) => Promise<AppDeps>,
+  logger: Logger,
+) => Promise<WorkflowCallAnswer>;
+
+function bound<I extends { investigationId: string }>(
+  name: string,
+  schema: z.ZodType<I>,
+  operation: Operation<I>,
+): WorkflowFunction {
+  return (body, depsFor, logger) => answerWorkflowCall(name, schema, operation, body, depsFor, logger);
+}
+
+/** Each HTTP function the workflow calls, by its function name. */
+export const WORKFLOW_FUNCTIONS = {
+  planner: bound("planner", HTTP_SCHEMAS.planner, plannerOperation),
+  stepExecutor: bound("stepExecutor", HTTP_SCHEMAS.stepExecutor, stepOperation),
+  reflector: bound("reflector", HTTP_SCHEMAS.reflector, advanceOperation),
+  concluder: bound("concluder", HTTP_SCHEMAS.concluder, finishOperation),
+  compressor: bound("compressor", HTTP_SCHEMAS.compressor, compressorOperation),
+} as const satisfies Record<string, WorkflowFunction>;
+
+export type WorkflowFunctionName = keyof typeof WORKFLOW_FUNCTIONS;

@@ -54,7 +54,10 @@ export type PromptName =
   | "introspector.system"
   | "introspector.user"
   | "thread-answer.system"
-  | "thread-answer.user";
+  | "thread-answer.user"
+  // The bench's ReAct comparison agent (bench/react/), not a production role.
+  | "react.system"
+  | "react.user";
 
 export function renderPrompt(name: PromptName, variables: Record<string, unknown>): string {
   // The names contain a dot ("planner.user"), so liquidjs would not append extname itself.

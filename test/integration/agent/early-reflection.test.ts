@@ -7,12 +7,12 @@ import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus
 import type { ExecutorContext } from "../../../functions/src/agent/contexts.js";
 import { FIXED_CALLS_MODEL } from "../../../functions/src/agent/fixed-step.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
-import { driveInvestigation } from "../../../functions/src/app/driver.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { PlanDraft } from "../../../functions/src/domain/plan.js";
 import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type {
@@ -161,7 +161,7 @@ describe("an early decisive result is reflected on before the wave ends and stop
       now: () => new Date(),
     };
 
-    const inv = await driveInvestigation(queued.id, deps);
+    const inv = await investigateInProcess(queued.id, deps);
 
     assert.equal(inv.status, "concluded", inv.reason);
     // The reflection came while the sibling was still in round 1; round 2 never happened.

@@ -5,13 +5,13 @@ import { createFirestore } from "../../../functions/src/adapters/firestore/clien
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
-import { driveInvestigation } from "../../../functions/src/app/driver.js";
 import { investigationScanBudget } from "../../../functions/src/app/scan-budget.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { type Config, loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import { BudgetExceededError } from "../../../functions/src/domain/errors.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type {
@@ -108,7 +108,7 @@ describe("budgets that stop work, on the emulators", { timeout: 240_000 }, () =>
       logger: silentLogger,
       now: () => new Date(),
     };
-    const inv = await driveInvestigation(queued.id, deps);
+    const inv = await investigateInProcess(queued.id, deps);
     const [result] = await store.listStepResults(inv.id);
     assert.match(result?.error ?? "", /step deadline of 5s passed/);
     const deadlineAt = (model.executorCalls[0] ?? 0) + 5_000;

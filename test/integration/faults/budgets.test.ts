@@ -6,13 +6,13 @@ import { FirestoreInvestigationStore } from "../../../functions/src/adapters/fir
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
 import { createChatSink } from "../../../functions/src/adapters/slack/create-chat-sink.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
-import { driveInvestigation } from "../../../functions/src/app/driver.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { type Config, loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { AgentPolicy } from "../../../functions/src/domain/policy.js";
 import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type {
@@ -34,7 +34,8 @@ import { ledgerOf } from "./support/integrity.js";
 import { threadOf } from "./support/slack-thread.js";
 
 /**
- * Budgets from configuration, on the operations with the Firestore and Pub/Sub emulators,
+ * Budgets from configuration, on the deployed workflow run in this process (its function calls
+ * answered by the operations) with the Firestore and Pub/Sub emulators,
  * the real tools and the real notifier: each exhausted budget must stop the investigation as
  * needs_human with the reason, keep what was learned, and reach Slack saying so.
  */
@@ -167,7 +168,7 @@ describe("budgets stop an investigation as needs_human, with what was learned, i
       logger: silentLogger,
       now: () => new Date(),
     };
-    const inv = await driveInvestigation(queued.id, deps);
+    const inv = await investigateInProcess(queued.id, deps);
     const sink = createChatSink({ token: TOKEN, channel: "C0FERRET", slackApiUrl: slack.url });
     for (const event of await store.listEvents(inv.id)) {
       await handleInvestigationEvent(event, { store, sink, logger: silentLogger });
@@ -257,7 +258,7 @@ describe("budgets stop an investigation as needs_human, with what was learned, i
     const v = variantOf(scenario.notification as JsonObject, "-budget-max-steps");
     const queued = queuedInvestigation(v.notification, config, new Date());
     await store.create(queued, [{ type: "created", message: "New finding" }]);
-    const inv = await driveInvestigation(queued.id, {
+    const inv = await investigateInProcess(queued.id, {
       config,
       store,
       bus,

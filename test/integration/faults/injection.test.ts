@@ -13,9 +13,9 @@ import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus
 import { createChatSink } from "../../../functions/src/adapters/slack/create-chat-sink.js";
 import { StixThreatIntel } from "../../../functions/src/adapters/stix/threat-intel.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
-import { driveInvestigation } from "../../../functions/src/app/driver.js";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
+import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { Model } from "../../../functions/src/model/port.js";
@@ -156,7 +156,7 @@ describe("prompt injection through the operations, the real tools and the notifi
       const v = variantOf(c.notification, `-${label}`);
       const inv = queuedInvestigation(v.notification, config, new Date());
       await store.create(inv, [{ type: "created", message: `New finding ${inv.finding.category}` }]);
-      const done = await driveInvestigation(inv.id, deps);
+      const done = await investigateInProcess(inv.id, deps);
       // The notifier exactly as the function runs it, once per event.
       for (const event of await store.listEvents(inv.id)) {
         await handleInvestigationEvent(event, { store, sink, logger: silentLogger });

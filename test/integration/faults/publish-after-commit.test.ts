@@ -6,12 +6,12 @@ import { createPubSub } from "../../../functions/src/adapters/pubsub/client.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
 import { pullMessages } from "../../../functions/src/adapters/pubsub/pull.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
-import { advance, finish, runStep, startPlanning } from "../../../functions/src/app/operations.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import { StorageError } from "../../../functions/src/domain/errors.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
@@ -25,7 +25,8 @@ import { queuedInvestigation, variantOf } from "./support/findings.js";
 
 /**
  * The state change commits in Firestore, then publishing its event fails (Pub/Sub briefly
- * unreachable): the operation answers 503 and the workflow calls it again. The retry finds
+ * unreachable): the operation answers 503 and the workflow (the deployed YAML, run in
+ * process) calls it again. The retry finds
  * the work done and must still get the event out, or the notifier never hears of it and
  * Slack misses that reply. Checked on the emulators with a subscription that sees every
  * published event; the fault is injected in front of the real Pub/Sub client.
@@ -94,22 +95,21 @@ describe("an event whose publish failed after the commit still goes out on the r
     await store.create(queued, [{ type: "created", message: "New finding" }]);
     const id = queued.id;
 
-    // Each call below is what the workflow does: call, get a 503, call again.
-    const twice = async <T>(call: () => Promise<T>): Promise<T> => {
-      try {
-        return await call();
-      } catch (error) {
-        assert.ok(error instanceof StorageError && error.retryable, String(error));
-        return call();
-      }
-    };
-    let next = await twice(() => startPlanning(id, deps));
-    for (let wave = 1; next.kind === "execute"; wave++) {
-      const ids = next.stepIds;
-      await Promise.all(ids.map((stepId) => twice(() => runStep(id, stepId, deps))));
-      next = await twice(() => advance(id, wave, ids, deps));
+    // The deployed workflow, in process: it gets a 503 and calls again, as in production.
+    const answers: string[] = [];
+    const inv = await investigateInProcess(id, deps, {
+      around: async (fn, call) => {
+        const answer = await call();
+        answers.push(`${fn} ${answer.status}`);
+        return answer;
+      },
+    });
+    assert.equal(inv.status, "concluded", inv.reason);
+    for (const fn of ["planner", "stepExecutor", "reflector", "concluder"]) {
+      const mine = answers.filter((a) => a.startsWith(`${fn} `));
+      assert.ok(mine.includes(`${fn} 503`), `${fn} answered 503 once: ${mine.join(", ")}`);
+      assert.equal(mine.at(-1), `${fn} 200`, `${fn}'s retry succeeded`);
     }
-    await twice(() => finish(id, next.kind === "needs_human" ? "needs_human" : "conclude", "done", deps));
     assert.deepEqual(bus.failed.sort(), ["concluded", "planned", "reflected", "step_finished"]);
 
     const client = createPubSub({ projectId });
