@@ -33,7 +33,9 @@ export type { ConfigName } from "./summary.js";
  */
 export const POLICIES: Record<WorkflowConfig, Partial<AgentPolicy>> = {
   ferret: {},
-  baseline: { maxParallelSteps: 1, reflection: "every_step" },
+  // The naive sequential loop: one step at a time, a reflection after each, and every step's
+  // calls chosen and read by the executor model.
+  baseline: { maxParallelSteps: 1, reflection: "every_step", plannedCalls: "executor" },
 };
 
 export type WorkflowConfig = "ferret" | "baseline";

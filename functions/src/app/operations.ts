@@ -24,6 +24,7 @@ import {
 import { decideNext, type NextAction, stepTokenAllowance } from "../domain/next-action.js";
 import type { Plan } from "../domain/plan.js";
 import { applyPlanUpdates } from "../domain/plan-rules.js";
+import { stepForExecution } from "../domain/planned-calls.js";
 import type { Reflection } from "../domain/reflection.js";
 import { addUsage, type StepResult, type Usage, ZERO_USAGE } from "../domain/results.js";
 import { withDeadline } from "../model/deadline.js";
@@ -345,7 +346,7 @@ async function executeWithDeadline(
           investigationId: inv.id,
           finding: inv.finding,
           plan,
-          step,
+          step: stepForExecution(step, deps.config.agent.plannedCalls),
           priorResults: prior,
           model: withDeadline(deps.model, stepSignal.signal),
           toolbox: deps.toolbox,

@@ -177,6 +177,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_MAX_REVISIONS: { path: "agent.maxRevisions", type: "number" },
   FERRET_MAX_CONSECUTIVE_FAILURES: { path: "agent.maxConsecutiveFailures", type: "number" },
   FERRET_REFLECTION: { path: "agent.reflection", type: "string" },
+  FERRET_PLANNED_CALLS: { path: "agent.plannedCalls", type: "string" },
   FERRET_TOKEN_BUDGET: { path: "agent.tokenBudget", type: "number" },
   FERRET_STEP_DEADLINE_SECONDS: { path: "agent.stepDeadlineSeconds", type: "number" },
   FERRET_TOTAL_DEADLINE_SECONDS: { path: "agent.totalDeadlineSeconds", type: "number" },

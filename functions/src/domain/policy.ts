@@ -4,6 +4,14 @@ import { z } from "zod";
  * Agent budgets and cadence. Lives in the domain because the pure decision function
  * reads it; config.ts embeds it and fills it from the file and FERRET_* variables.
  */
+/**
+ * What a step's planned tool calls do: `run` runs them without an executor model round;
+ * `executor` hands every step to the executor model, as the naive plan-execute loop does
+ * (the bench's baseline, and tests of the executor's own budgets).
+ */
+export const PlannedCallsModeSchema = z.enum(["run", "executor"]);
+export type PlannedCallsMode = z.infer<typeof PlannedCallsModeSchema>;
+
 export const ReflectionModeSchema = z.enum(["every_step", "every_wave", "on_error"]);
 export type ReflectionMode = z.infer<typeof ReflectionModeSchema>;
 
@@ -23,6 +31,7 @@ export const AgentPolicySchema = z.object({
   maxRevisions: z.number().int().min(0).max(20).default(3),
   maxConsecutiveFailures: z.number().int().min(1).max(20).default(3),
   reflection: ReflectionModeSchema.default("every_wave"),
+  plannedCalls: PlannedCallsModeSchema.default("run"),
   /** Input + output tokens across every model call of one investigation. */
   tokenBudget: z.number().int().min(1_000).default(400_000),
   stepDeadlineSeconds: z.number().int().min(5).max(3_600).default(300),

@@ -90,7 +90,14 @@ describe("budgets that stop work, on the emulators", { timeout: 240_000 }, () =>
   test("an abandoned step makes no model call and runs no tool after its deadline", async (t) => {
     const config: Config = {
       ...base,
-      agent: { ...base.agent, stepDeadlineSeconds: 5, maxParallelSteps: 1, maxConsecutiveFailures: 1 },
+      agent: {
+        ...base.agent,
+        stepDeadlineSeconds: 5,
+        maxParallelSteps: 1,
+        maxConsecutiveFailures: 1,
+        // The executor's own deadline is under test: every step goes through its model.
+        plannedCalls: "executor",
+      },
     };
     const built = await buildToolCatalog(config, {}, silentLogger);
     const catalog = new RecordingCatalog(built.catalog);

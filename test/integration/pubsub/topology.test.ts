@@ -52,9 +52,11 @@ test("creates every topic, its dead-letter topic and hold subscription, and the 
     [TOPICS.findings]: "scc-findings-dead-letter-hold",
     [TOPICS.investigationEvents]: "investigation-events-dead-letter-hold",
     [TOPICS.agentSessions]: "agent-sessions-dead-letter-hold",
+    [TOPICS.analystActions]: "analyst-actions-dead-letter-hold",
   });
   assert.deepEqual(await names(client.getSubscriptions()), [
     "agent-sessions-dead-letter-hold",
+    "analyst-actions-dead-letter-hold",
     "investigation-events-dead-letter-hold",
     "scc-findings-dead-letter-hold",
     "scc-findings-push",

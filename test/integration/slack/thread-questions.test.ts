@@ -182,18 +182,10 @@ describe("questions in the thread and Re-investigate", { timeout: 420_000 }, () 
     await ensureTopology(projectId, {
       pushEndpoints: {
         "investigation-events": `${urls.notifier}/projects/${projectId}/topics/investigation-events`,
+        "analyst-actions": `${urls.analystActionsUnderTest}/projects/${projectId}/topics/analyst-actions`,
       },
       maxDeliveryAttempts: 5,
     });
-    const { PubSub } = await import("@google-cloud/pubsub");
-    const pubsub = new PubSub({ projectId });
-    const [topic] = await pubsub.createTopic("analyst-actions");
-    await topic.createSubscription("analyst-actions-push", {
-      pushConfig: {
-        pushEndpoint: `${urls.analystActionsUnderTest}/projects/${projectId}/topics/analyst-actions`,
-      },
-    });
-    await pubsub.createTopic("analyst-actions-dead-letter");
     store = new m.store.FirestoreInvestigationStore(m.client.createFirestore({ projectId }));
 
     const notification = JSON.parse(readFileSync(join(scenarioDir, "notification.json"), "utf8"));

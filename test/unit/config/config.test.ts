@@ -62,6 +62,7 @@ describe("loadConfig defaults", () => {
       maxRevisions: 3,
       maxConsecutiveFailures: 3,
       reflection: "every_wave",
+      plannedCalls: "run",
       tokenBudget: 400_000,
       stepDeadlineSeconds: 300,
       totalDeadlineSeconds: 1_800,

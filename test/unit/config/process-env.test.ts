@@ -19,6 +19,7 @@ const ALLOWED: Record<string, string> = {
   "functions/src/cli/investigate.ts": "CLI: composes the local stack's config",
   "functions/src/cli/memories.ts": "CLI: composes the memories backend",
   "functions/src/cli/progress.ts": "CLI: NO_COLOR",
+  "functions/src/cli/queue.ts": "CLI: composes the queue backend",
   "functions/src/cli/project.ts": "CLI: metadata-server detection for the emulators",
   "functions/src/cli/report.ts": "CLI: composes the report backend",
   "functions/src/cli/sweep.ts": "CLI: composes the sweep backend",
