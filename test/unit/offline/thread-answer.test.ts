@@ -4,6 +4,7 @@ import {
   type EvidenceItem,
   evidenceOf,
   type ThreadAnswerContext,
+  ThreadAnswerSchema,
 } from "../../../functions/src/domain/thread-question.js";
 import { OfflinePlaybookModel } from "../../../functions/src/model/offline/model.js";
 import { threadAnswerFor } from "../../../functions/src/model/offline/thread-answer.js";
@@ -127,5 +128,18 @@ describe("the offline model answers thread questions from stored evidence", () =
       context: ctx("203.0.113.7", { finalAnswerOnly: true }),
     });
     assert.equal(again.text, response.text, "deterministic");
+  });
+
+  it("keeps an answer over long stored titles and texts within the answer schema", () => {
+    const long: EvidenceItem[] = Array.from({ length: 8 }, (_, i) => ({
+      ...(evidence[5] as EvidenceItem),
+      ref: `step:long-${i}`,
+      title: `step ${i} ${"with a very long description ".repeat(20)}`,
+      text: `203.0.113.7 ${"seen again in the flow logs ".repeat(40)}`,
+    }));
+    const a = answer("What about 203.0.113.7?", { evidence: long });
+    assert.ok(a.citations.length >= 1, "the best item is kept");
+    assert.ok(a.answer.length <= 2_500, `answer of ${a.answer.length} characters`);
+    assert.equal(ThreadAnswerSchema.safeParse(a).success, true);
   });
 });

@@ -15,6 +15,9 @@ import type { ToolCallRequest } from "../port.js";
 const MAX_ITEMS = 5;
 const MAX_LOOKUPS = 20;
 const ITEM_CHARS = 400;
+const TITLE_CHARS = 120;
+/** The answer schema's bound (domain/thread-question.ts), less room for the header line. */
+const MAX_ANSWER_CHARS = 2_400;
 const LOOKUP_TOOL = "threat_intel_lookup";
 
 /** Words that say nothing about which evidence is meant. */
@@ -69,19 +72,31 @@ function answerFromEvidence(context: ThreadAnswerContext, indicators: readonly I
       ? { answer: `${lead}\nClosest record — ${line(fallback)}`, citations: [fallback.ref] }
       : { answer: lead, citations: [] };
   }
-  const lines = scored.map((s) => `• ${line(s.item)}`);
+  // Long step titles and texts could pass the answer schema's length: keep the best items that fit.
+  const kept: typeof scored = [];
+  let length = 80;
+  for (const s of scored) {
+    const size = line(s.item).length + 3;
+    if (kept.length > 0 && length + size > MAX_ANSWER_CHARS) break;
+    kept.push(s);
+    length += size;
+  }
+  const lines = kept.map((s) => `• ${line(s.item)}`);
   return {
     answer: [
-      `What this investigation recorded that matches the question (${scored.length} item${scored.length === 1 ? "" : "s"}):`,
+      `What this investigation recorded that matches the question (${kept.length} item${kept.length === 1 ? "" : "s"}):`,
       ...lines,
     ].join("\n"),
-    citations: scored.map((s) => s.item.ref),
+    citations: kept.map((s) => s.item.ref),
   };
 }
 
 function line(item: EvidenceItem): string {
-  const text = item.text.length > ITEM_CHARS ? `${item.text.slice(0, ITEM_CHARS - 1)}…` : item.text;
-  return `[${item.ref}] ${item.title}: ${text}`;
+  return `[${item.ref}] ${clip(item.title, TITLE_CHARS)}: ${clip(item.text, ITEM_CHARS)}`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function score(item: EvidenceItem, indicators: readonly Ioc[], words: readonly string[]): number {
