@@ -11,6 +11,7 @@ import { type Investigation, investigationIdFor } from "../domain/investigation.
 import { ZERO_USAGE } from "../domain/results.js";
 import type { IngestDeps } from "./deps.js";
 import { type Admission, admitInvestigation, groupFinding } from "./governor.js";
+import { launchClaimed } from "./launch.js";
 import { publishEvents } from "./publish.js";
 
 export type IngestOutcome =
@@ -211,20 +212,7 @@ export async function launchInvestigation(
     deps.logger.info("duplicate notification ignored", { investigationId: id });
     return { outcome: "duplicate", investigationId: id };
   }
-  let executionId: string;
-  try {
-    ({ executionId } = await deps.launcher.launch(id));
-  } catch (error) {
-    // Release the claim so the redelivery Pub/Sub will make can launch at once.
-    await deps.store.update(id, (current) => {
-      const { launchClaimedAt: _released, ...rest } = current;
-      return { investigation: { ...rest, updatedAt: deps.now().toISOString() } };
-    });
-    throw error;
-  }
-  await deps.store.update(id, (current) => ({
-    investigation: { ...current, executionId, updatedAt: deps.now().toISOString() },
-  }));
+  const executionId = await launchClaimed(id, deps);
   deps.logger.info("investigation started", { investigationId: id, executionId });
   return { outcome: "started", investigationId: id, executionId };
 }

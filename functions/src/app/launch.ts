@@ -26,6 +26,19 @@ export async function launchOnce(
     };
   });
   if (!claimed) return { launched: false };
+  const executionId = await launchClaimed(id, deps);
+  return { launched: true, executionId };
+}
+
+/**
+ * Starts the workflow of an investigation whose launch this caller has claimed, and records
+ * its execution. A failed launch releases the claim, so a retry (or Pub/Sub's redelivery) can
+ * launch at once instead of waiting for the claim to expire.
+ */
+export async function launchClaimed(
+  id: string,
+  deps: Pick<IngestDeps, "store" | "launcher" | "now">,
+): Promise<string> {
   let executionId: string;
   try {
     ({ executionId } = await deps.launcher.launch(id));
@@ -39,5 +52,5 @@ export async function launchOnce(
   await deps.store.update(id, (current) => ({
     investigation: { ...current, executionId, updatedAt: deps.now().toISOString() },
   }));
-  return { launched: true, executionId };
+  return executionId;
 }
