@@ -123,7 +123,7 @@ export function printAgent(s: AgentSection): string {
   return [
     `1. ORCHESTRATION — ${s.latencyMs} ms simulated latency per model call, offline playbook rules, Firestore emulator, real tools`,
     "   ferret and baseline run workflows/investigate.yaml on the local runner, in process; they differ only in configuration:",
-    "   ferret = default policy (up to 4 steps per wave, reflect per wave); baseline = 1 step per wave, reflect after every step",
+    "   ferret = default policy (up to 4 steps per wave, reflect per wave); baseline = 1 step per wave, reflect after every step, the executor model runs every step's calls",
     `   react = one ReAct loop (bench/react): every tool on every turn, no plan, no reflection, at most ${s.react.maxTurns} turns`,
     "   seq calls = model calls one after the other under the schedule run; CP calls = critical-path lower bound",
     "",
