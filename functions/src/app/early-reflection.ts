@@ -1,10 +1,9 @@
-import { reflectOnProgress } from "../agent/reflector.js";
 import { errorMessage } from "../domain/errors.js";
 import { TERMINAL_STATUSES } from "../domain/investigation.js";
 import { applyPlanUpdates } from "../domain/plan-rules.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { AppDeps } from "./deps.js";
-import { modelFields, offlineOnBadOutput, reflectionMessage, requirePlan, withUsage } from "./operations.js";
+import { modelFields, reflectionMessage, requirePlan, runReflector, withUsage } from "./operations.js";
 import { publishEvents } from "./publish.js";
 
 /**
@@ -30,27 +29,8 @@ export async function reflectEarly(id: string, stepId: string, deps: AppDeps): P
 async function reflect(id: string, stepId: string, deps: AppDeps): Promise<void> {
   const inv = await deps.store.require(id);
   if (TERMINAL_STATUSES.includes(inv.status)) return;
-  const plan = requirePlan(inv);
   const results = await deps.store.listStepResults(id);
-  const rules = {
-    allowedTools: deps.toolbox.names(),
-    maxSteps: deps.config.agent.maxSteps,
-    maxRevisions: deps.config.agent.maxRevisions,
-  };
-  const { draft, usage } = await offlineOnBadOutput(deps, "reflector", () =>
-    reflectOnProgress({
-      investigationId: id,
-      finding: inv.finding,
-      plan,
-      results,
-      justFinished: [stepId],
-      model: deps.model,
-      tools: rules.allowedTools,
-      maxSteps: rules.maxSteps,
-      revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
-    }),
-  );
-  const outcome = applyPlanUpdates(plan, draft.updates, rules);
+  const { draft, usage, outcome, rules } = await runReflector(inv, results, [stepId], deps);
   const reflection: Reflection = {
     ...draft,
     wave: inv.counters.waves + 1,

@@ -447,26 +447,7 @@ export async function advance(
   const covering = early.achieved ?? (early.coversWave ? early.latest : undefined);
   if (covering) return decide(inv, deps, { lastReflection: reflectionSignal(covering) });
 
-  const plan = requirePlan(inv);
-  const rules = {
-    allowedTools: deps.toolbox.names(),
-    maxSteps: deps.config.agent.maxSteps,
-    maxRevisions: deps.config.agent.maxRevisions,
-  };
-  const { draft, usage } = await offlineOnBadOutput(deps, "reflector", () =>
-    reflectOnProgress({
-      investigationId: id,
-      finding: inv.finding,
-      plan,
-      results,
-      justFinished: stepIds,
-      model: deps.model,
-      tools: rules.allowedTools,
-      maxSteps: rules.maxSteps,
-      revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
-    }),
-  );
-  const outcome = applyPlanUpdates(plan, draft.updates, rules);
+  const { draft, usage, outcome, rules } = await runReflector(inv, results, stepIds, deps);
   const reflection: Reflection = {
     ...draft,
     wave,
@@ -626,4 +607,36 @@ export async function markFailed(id: string, reason: string, deps: AppDeps): Pro
       };
     }),
   );
+}
+
+/**
+ * Asks the reflector about the results so far and applies its updates to the plan as read:
+ * the wave's reflection and an early one differ only in what they record.
+ */
+export async function runReflector(
+  inv: Investigation,
+  results: StepResult[],
+  justFinished: readonly string[],
+  deps: AppDeps,
+) {
+  const plan = requirePlan(inv);
+  const rules = {
+    allowedTools: deps.toolbox.names(),
+    maxSteps: deps.config.agent.maxSteps,
+    maxRevisions: deps.config.agent.maxRevisions,
+  };
+  const { draft, usage } = await offlineOnBadOutput(deps, "reflector", () =>
+    reflectOnProgress({
+      investigationId: inv.id,
+      finding: inv.finding,
+      plan,
+      results,
+      justFinished: [...justFinished],
+      model: deps.model,
+      tools: rules.allowedTools,
+      maxSteps: rules.maxSteps,
+      revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
+    }),
+  );
+  return { draft, usage, outcome: applyPlanUpdates(plan, draft.updates, rules), rules };
 }
