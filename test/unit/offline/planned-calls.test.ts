@@ -5,7 +5,7 @@ import type { Finding } from "../../../functions/src/domain/finding.js";
 import { planProblems } from "../../../functions/src/domain/plan-rules.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
-import { badDomainFinding, cryptominingFinding } from "./support/findings.js";
+import { badDomainFinding, bruteForceFinding, cryptominingFinding } from "./support/findings.js";
 import { RealTools } from "./support/tools.js";
 
 const tables = LOG_TABLES.map((t) => ({ name: t.name, description: t.description }));
@@ -66,6 +66,19 @@ describe("offline planner: tool calls fixed in the plan", () => {
     assert.ok(byId.get("dns-lookups")?.calls === undefined, "read by flows-followup and host-logs");
     assert.ok(byId.get("flows-followup")?.calls === undefined, "reads dns-lookups");
     assert.ok(byId.get("intel-iocs")?.calls, "stands alone");
+  });
+
+  it("fixes the calls of a dependency whose dependent waits for order only, and the dependent's too", async () => {
+    const p = await plan(bruteForceFinding(), true);
+    const byId = new Map(p.steps.map((s) => [s.id, s]));
+    const postLogin = byId.get("post-login");
+    assert.deepEqual(postLogin?.dependsOn, ["ssh-auth"], "post-login still runs after ssh-auth");
+    assert.ok(byId.get("ssh-auth")?.calls, "post-login reads nothing from ssh-auth's result");
+    assert.ok(postLogin?.calls, "post-login's values (host, terms, window) come from the finding");
+    assert.ok(
+      JSON.stringify(postLogin.calls).includes("bastion-2"),
+      "the dependent's calls name the finding's host",
+    );
   });
 
   it("fixes nothing when the planner is not given the tools' parameter schemas", async () => {

@@ -4,7 +4,7 @@ import type { FixedCall, PlanDraft, StepDraft } from "../../domain/plan.js";
 import { MAX_FIXED_CALLS } from "../../domain/plan.js";
 import { describeIntent } from "./describe.js";
 import { callsForIntent } from "./executor/calls.js";
-import { intentForStep } from "./executor/step-intent.js";
+import { intentForStep, readsPriorResults } from "./executor/step-intent.js";
 import { playbookPhrase } from "./families.js";
 import { tableAvailable } from "./intents.js";
 import { PLAYBOOKS, type StepSpec } from "./playbooks/index.js";
@@ -32,14 +32,19 @@ function toDraft(spec: StepSpec, tools: string[]): StepDraft {
 /**
  * The calls the offline executor would make in its first round, fixed in the plan so the
  * step runs without an executor round, when the tools' parameter schemas are known and the
- * step stands alone: it reads nothing from other steps (its values all come from the
- * finding), and no step reads it. A dependent step narrows its query with the facts and
- * times its dependency's executor report states; a report written from tool summaries
- * states counts only, and the dependent would search blind.
+ * step's values are its own: it reads nothing from earlier results (its values all come
+ * from the finding; a `dependsOn` kept for order only does not count), and no step reads
+ * its result. A step that does read one narrows its query with the facts and times its
+ * dependency's executor report states; a report written from tool summaries states counts
+ * only, and the reader would search blind.
  */
-function withFixedCalls(draft: StepDraft, context: PlannerContext, readByOthers: boolean): StepDraft {
+function withFixedCalls(
+  draft: StepDraft,
+  context: PlannerContext,
+  reads: { others: boolean; itself: boolean },
+): StepDraft {
   const declarations = (context.declarations ?? []).filter((d) => draft.tools.includes(d.name));
-  if (declarations.length === 0 || draft.dependsOn.length > 0 || readByOthers) return draft;
+  if (declarations.length === 0 || reads.itself || reads.others) return draft;
   const step = { ...draft, status: "pending" as const, addedInRevision: 0 };
   const intent = intentForStep(step, context.finding, [], draft.tools);
   const planned = callsForIntent(intent, draft.tools, declarations, draft.description);
@@ -53,14 +58,22 @@ function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepD
   const usable = specs.flatMap((spec) => {
     const tools = stepTools(spec.intent.kind, context.tools);
     if (!tools || !tableAvailable(spec.intent.kind, context.tables)) return [];
-    return [toDraft(spec, tools)];
+    const draft = toDraft(spec, tools);
+    // Without a dependency there is nothing it is guaranteed to read: its values come from the finding.
+    return [{ draft, readsPrior: draft.dependsOn.length > 0 && readsPriorResults(spec.intent) }];
   });
   const kept = usable.slice(0, Math.max(1, context.maxSteps));
-  const ids = new Set(kept.map((s) => s.id));
+  const ids = new Set(kept.map((k) => k.draft.id));
   // A dependency on a step that was dropped would make the plan invalid; the step can still run on the finding's own values.
-  const steps = kept.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) }));
-  const read = new Set(steps.flatMap((s) => s.dependsOn));
-  return steps.map((s) => withFixedCalls(s, context, read.has(s.id)));
+  const steps = kept.map(({ draft, readsPrior }) => ({
+    draft: { ...draft, dependsOn: draft.dependsOn.filter((d) => ids.has(d)) },
+    readsPrior,
+  }));
+  // Only a dependent that takes values from earlier results reads its dependencies; one that waits for order does not.
+  const read = new Set(steps.filter((s) => s.readsPrior).flatMap((s) => s.draft.dependsOn));
+  return steps.map(({ draft, readsPrior }) =>
+    withFixedCalls(draft, context, { others: read.has(draft.id), itself: readsPrior }),
+  );
 }
 
 /**

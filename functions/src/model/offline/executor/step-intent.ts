@@ -151,6 +151,29 @@ export function enrichIntent(intent: Intent, subject: Subject, prior: readonly R
 }
 
 /**
+ * Whether `enrichIntent` (or `near=prior`) would take a value from earlier results for this
+ * intent: a parameter the query cannot run without is left open, or the window is anchored
+ * on the dependencies' first event. A step whose intent reads nothing from them depends on
+ * them for order only, and its calls can be fixed from the finding alone. Kept next to
+ * `enrichIntent` because the two must agree (a unit test checks they do).
+ */
+export function readsPriorResults(intent: Intent): boolean {
+  const p = intent.params;
+  const none = (...keys: (keyof IntentParams)[]) => keys.every((k) => !p[k]?.length);
+  if (p.near?.[0] === "prior") return true;
+  switch (intent.kind) {
+    case "intel":
+      return none("ips", "domains", "hashes");
+    case "flows":
+      return none("ips");
+    case "dns":
+      return none("domains", "instance");
+    default:
+      return false;
+  }
+}
+
+/**
  * The step's intent: the plan tail when the offline planner wrote it, keywords and values
  * otherwise. A step whose question needs a tool it was not given is served with the tool
  * it has (an intel-only step looks up indicators, a log-only step reads logs).
