@@ -435,7 +435,12 @@ export async function advance(
   ]);
   const waveResults = results.filter((r) => stepIds.includes(r.stepId));
   const first = decide(inv, deps, {
-    finishedWave: { stepIds, anyFailed: waveResults.some((r) => r.status === "failed") },
+    finishedWave: {
+      stepIds,
+      anyFailed: waveResults.some((r) => r.status === "failed"),
+      allAnswered:
+        waveResults.length === stepIds.length && waveResults.every((r) => r.outcome === "answered"),
+    },
   });
   if (first.kind !== "reflect") return first;
   // A reflection already ran on this wave's decisive result: no second one to reach the same answer.

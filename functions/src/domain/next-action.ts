@@ -18,8 +18,11 @@ export interface DecisionInput {
   policy: AgentPolicy;
   now: Date;
   deadlineAt: Date;
-  /** The wave that just finished, when the decision is taken before its reflection. */
-  finishedWave?: { stepIds: readonly string[]; anyFailed: boolean };
+  /**
+   * The wave that just finished, when the decision is taken before its reflection.
+   * `allAnswered`: every step of the wave answered (none failed, none came back empty).
+   */
+  finishedWave?: { stepIds: readonly string[]; anyFailed: boolean; allAnswered?: boolean };
   /** The latest reflection, when one was taken after the last wave. */
   lastReflection?: { achieved: boolean; refusedForBudget: number };
 }
@@ -55,6 +58,12 @@ export function decideNext(input: DecisionInput): NextAction {
     return { kind: "needs_human", reason: `${counters.consecutiveFailures} steps failed in a row` };
   }
   if (input.finishedWave && input.finishedWave.stepIds.length > 0 && reflectionDue(input)) {
+    if (!reflectionCanChangeOutcome(plan, input.finishedWave)) {
+      return {
+        kind: "conclude",
+        reason: "every step has finished and answered; the concluder reads every result",
+      };
+    }
     return { kind: "reflect", stepIds: [...input.finishedWave.stepIds] };
   }
   const ready = readySteps(plan);
@@ -97,6 +106,23 @@ export function stepTokenAllowance(policy: AgentPolicy, counters: Counters, plan
   const used = counters.usage.inputTokens + counters.usage.outputTokens;
   const wave = Math.min(Math.max(readySteps(plan).length, 1), waveWidth(policy));
   return Math.max(0, Math.floor((policy.tokenBudget - used) / wave));
+}
+
+/**
+ * A reflection decides three things: whether the objective is met, which steps to cancel or
+ * change, and which to add. With no step left to run, the first two change nothing (the
+ * investigation concludes either way, and the concluder reads every result itself), so
+ * only an added step could. The reflector adds one for a source that came back empty or
+ * broken; when every step of the wave answered there is no such gap, and the reflection is
+ * folded into the conclusion: one model call instead of two (decision 0026). A lead the
+ * last results surfaced becomes one of the conclusion's open questions instead of a step.
+ */
+export function reflectionCanChangeOutcome(
+  plan: Plan,
+  wave: NonNullable<DecisionInput["finishedWave"]>,
+): boolean {
+  if (wave.allAnswered !== true) return true;
+  return plan.steps.some((s) => s.status === "pending" || s.status === "running");
 }
 
 function reflectionDue(input: DecisionInput): boolean {

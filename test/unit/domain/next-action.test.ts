@@ -142,6 +142,40 @@ describe("decideNext: reflection cadence", () => {
   });
 });
 
+describe("decideNext: folding the last reflection into the conclusion (decision 0026)", () => {
+  const allDone = plan([step("a", { status: "done" }), step("b", { status: "done" })]);
+  const wave = { stepIds: ["a", "b"], anyFailed: false };
+
+  for (const reflection of ["every_wave", "every_step"] as const) {
+    it(`${reflection}: concludes without a reflection when nothing is left to run and every step answered`, () => {
+      const decision = decideNext(
+        input({
+          plan: allDone,
+          policy: policy({ reflection }),
+          finishedWave: { ...wave, allAnswered: true },
+        }),
+      );
+      assert.equal(decision.kind, "conclude");
+    });
+  }
+
+  it("reflects when a step of the wave came back empty or failed: the reflector may add a follow-up", () => {
+    const decision = decideNext(input({ plan: allDone, finishedWave: { ...wave, allAnswered: false } }));
+    assert.deepEqual(decision, { kind: "reflect", stepIds: ["a", "b"] });
+  });
+
+  it("reflects when a step is still pending: the reflection may cancel or change it", () => {
+    const p = plan([step("a", { status: "done" }), step("b", { status: "done" }), step("c")]);
+    const decision = decideNext(input({ plan: p, finishedWave: { ...wave, allAnswered: true } }));
+    assert.deepEqual(decision, { kind: "reflect", stepIds: ["a", "b"] });
+  });
+
+  it("reflects when the caller does not say whether the wave answered", () => {
+    const decision = decideNext(input({ plan: allDone, finishedWave: wave }));
+    assert.deepEqual(decision, { kind: "reflect", stepIds: ["a", "b"] });
+  });
+});
+
 describe("decideNext: stopping", () => {
   it("concludes when the reflector judged the objective achieved, even with steps left", () => {
     const p = plan([step("a", { status: "done" }), step("b"), step("c")]);
