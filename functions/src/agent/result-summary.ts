@@ -34,7 +34,12 @@ export function summarizeResults(plan: Plan, results: readonly StepResult[]): Re
   }));
 }
 
-/** What the reflector and concluder read of each result: the reported findings, not tool traffic. */
+/**
+ * What the reflector and concluder read of each result: the reported findings, not tool
+ * traffic. Indicators are grouped by where they were seen, so a context shared by many
+ * (24 IPs "seen in runbook vpc_flows_from_instance results") is written once; no type,
+ * value, context or path is dropped. `error` appears only when there is one.
+ */
 export function resultsForPrompt(results: readonly StepResult[]) {
   return results.map((r) => ({
     stepId: r.stepId,
@@ -42,9 +47,36 @@ export function resultsForPrompt(results: readonly StepResult[]) {
     outcome: r.outcome,
     summary: r.summary,
     facts: r.facts,
-    iocs: r.iocs,
-    error: r.error ?? null,
+    iocs: groupIocs(r.iocs),
+    ...(r.error ? { error: r.error } : {}),
   }));
+}
+
+export interface IocGroup {
+  /** Where these indicators were seen; absent when the result gave none. */
+  context?: string;
+  /** Values by IOC type, in the order the result reported them. */
+  values: Partial<Record<Ioc["type"], string[]>>;
+  /** JSON paths in the finding, by value, for indicators read from the finding. */
+  paths?: Record<string, string>;
+}
+
+/** Indicators grouped by context, then by type; lossless (every value, context and path kept). */
+export function groupIocs(iocs: readonly Ioc[]): IocGroup[] {
+  const groups = new Map<string, IocGroup>();
+  for (const ioc of iocs) {
+    const key = ioc.context ?? "";
+    let group = groups.get(key);
+    if (!group) {
+      group = { ...(ioc.context !== undefined ? { context: ioc.context } : {}), values: {} };
+      groups.set(key, group);
+    }
+    const list = group.values[ioc.type] ?? [];
+    list.push(ioc.value);
+    group.values[ioc.type] = list;
+    if (ioc.path !== undefined) group.paths = { ...group.paths, [ioc.value]: ioc.path };
+  }
+  return [...groups.values()];
 }
 
 const MAX_REPORT_FACTS = 20;

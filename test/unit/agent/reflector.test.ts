@@ -88,13 +88,13 @@ describe("reflectOnProgress", () => {
     const fenced = splitFences(user.text).fences.find((f) => f.kind === "step_results");
     assert.ok(fenced);
     assert.deepEqual(
-      (JSON.parse(fenced.body) as { stepId: string; status: string; error: string | null }[]).map((r) => [
+      (JSON.parse(fenced.body) as { stepId: string; status: string; error?: string }[]).map((r) => [
         r.stepId,
         r.status,
         r.error,
       ]),
       [
-        ["intel", "done", null],
+        ["intel", "done", undefined],
         ["flows", "failed", "no rows"],
       ],
     );
