@@ -178,6 +178,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_MAX_CONSECUTIVE_FAILURES: { path: "agent.maxConsecutiveFailures", type: "number" },
   FERRET_REFLECTION: { path: "agent.reflection", type: "string" },
   FERRET_PLANNED_CALLS: { path: "agent.plannedCalls", type: "string" },
+  FERRET_FOLD_LAST_REFLECTION: { path: "agent.foldLastReflection", type: "boolean" },
   FERRET_TOKEN_BUDGET: { path: "agent.tokenBudget", type: "number" },
   FERRET_STEP_DEADLINE_SECONDS: { path: "agent.stepDeadlineSeconds", type: "number" },
   FERRET_TOTAL_DEADLINE_SECONDS: { path: "agent.totalDeadlineSeconds", type: "number" },

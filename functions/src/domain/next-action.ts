@@ -58,7 +58,7 @@ export function decideNext(input: DecisionInput): NextAction {
     return { kind: "needs_human", reason: `${counters.consecutiveFailures} steps failed in a row` };
   }
   if (input.finishedWave && input.finishedWave.stepIds.length > 0 && reflectionDue(input)) {
-    if (!reflectionCanChangeOutcome(plan, input.finishedWave)) {
+    if (policy.foldLastReflection && !reflectionCanChangeOutcome(plan, input.finishedWave)) {
       return {
         kind: "conclude",
         reason: "every step has finished and answered; the concluder reads every result",
@@ -114,8 +114,10 @@ export function stepTokenAllowance(policy: AgentPolicy, counters: Counters, plan
  * investigation concludes either way, and the concluder reads every result itself), so
  * only an added step could. The reflector adds one for a source that came back empty or
  * broken; when every step of the wave answered there is no such gap, and the reflection is
- * folded into the conclusion: one model call instead of two (decision 0026). A lead the
- * last results surfaced becomes one of the conclusion's open questions instead of a step.
+ * folded into the conclusion: one model call instead of two (decision 0026). What is given
+ * up: a step the reflector would have added for a lead the last results surfaced (an
+ * indicator no lookup covered); the concluder sees the same results and can name it as an
+ * open question. `agent.foldLastReflection: false` keeps the reflection.
  */
 export function reflectionCanChangeOutcome(
   plan: Plan,

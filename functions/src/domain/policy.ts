@@ -32,6 +32,11 @@ export const AgentPolicySchema = z.object({
   maxConsecutiveFailures: z.number().int().min(1).max(20).default(3),
   reflection: ReflectionModeSchema.default("every_wave"),
   plannedCalls: PlannedCallsModeSchema.default("run"),
+  /**
+   * With no step left to run and every step of the last wave answered, conclude without a
+   * last reflection (decision 0026); false asks the reflector anyway, so it may add steps.
+   */
+  foldLastReflection: z.boolean().default(true),
   /** Input + output tokens across every model call of one investigation. */
   tokenBudget: z.number().int().min(1_000).default(400_000),
   stepDeadlineSeconds: z.number().int().min(5).max(3_600).default(300),

@@ -224,7 +224,8 @@ describe("budgets stop an investigation as needs_human, with what was learned, i
   test("revision budget", async (t) => {
     const { inv } = await investigate(
       "revisions",
-      { maxRevisions: 0 },
+      // A reflector that always wants more is asked even when every step answered (decision 0026).
+      { maxRevisions: 0, foldLastReflection: false },
       new Tampered({ reflectorAddsSteps: true }),
     );
     assert.match(inv.reason ?? "", /revision budget is used up/);

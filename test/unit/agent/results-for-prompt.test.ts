@@ -57,7 +57,8 @@ describe("results as the reflector and concluder read them", () => {
       maxSteps: 8,
       revisionsLeft: 2,
     });
-    const text = model.requestsFor("reflector")[0]?.messages[0]?.text ?? "";
+    const first = model.requestsFor("reflector")[0]?.messages[0];
+    const text = first?.role === "user" ? first.text : "";
     assert.equal(occurrences(text, CONTEXT), 1);
     for (const ioc of flowIocs) assert.ok(text.includes(ioc.value), ioc.value);
     assert.ok(!text.includes('"error"'), "no error field on a result without one");
@@ -87,7 +88,8 @@ describe("results as the reflector and concluder read them", () => {
       reason: "every step has finished",
       now: new Date("2024-05-14T10:05:00.000Z"),
     });
-    const text = model.requestsFor("concluder")[0]?.messages[0]?.text ?? "";
+    const first = model.requestsFor("concluder")[0]?.messages[0];
+    const text = first?.role === "user" ? first.text : "";
     assert.equal(occurrences(text, CONTEXT), 1);
     for (const ioc of flowIocs) assert.ok(text.includes(ioc.value), ioc.value);
   });

@@ -63,6 +63,7 @@ describe("loadConfig defaults", () => {
       maxConsecutiveFailures: 3,
       reflection: "every_wave",
       plannedCalls: "run",
+      foldLastReflection: true,
       tokenBudget: 400_000,
       stepDeadlineSeconds: 300,
       totalDeadlineSeconds: 1_800,

@@ -170,6 +170,17 @@ describe("decideNext: folding the last reflection into the conclusion (decision 
     assert.deepEqual(decision, { kind: "reflect", stepIds: ["a", "b"] });
   });
 
+  it("reflects when agent.foldLastReflection is false", () => {
+    const decision = decideNext(
+      input({
+        plan: allDone,
+        policy: policy({ foldLastReflection: false }),
+        finishedWave: { ...wave, allAnswered: true },
+      }),
+    );
+    assert.deepEqual(decision, { kind: "reflect", stepIds: ["a", "b"] });
+  });
+
   it("reflects when the caller does not say whether the wave answered", () => {
     const decision = decideNext(input({ plan: allDone, finishedWave: wave }));
     assert.deepEqual(decision, { kind: "reflect", stepIds: ["a", "b"] });
