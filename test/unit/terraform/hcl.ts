@@ -242,3 +242,108 @@ export function allStrings(value: Json): string[] {
   if (isObject(value)) return Object.entries(value).flatMap(([k, v]) => [k, ...allStrings(v)]);
   return [];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Expressions. hcl2json leaves every expression as its source text ("${var.x}"); these parse it
+// with the same library's expression parser, so tests assert on what an expression is (which
+// function, which reference, which constant) rather than on how it is written.
+// ---------------------------------------------------------------------------------------------
+
+/** The part of hcl2json's expression syntax tree the tests read. */
+export interface ExpressionNode {
+  type: string;
+  children: ExpressionNode[];
+  meta?: {
+    value?: string;
+    name?: string;
+    type?: string;
+    items?: Record<string, string>;
+    traversal?: { type: string; segment: string }[];
+    conditionExpression?: string;
+    trueExpression?: string;
+    falseExpression?: string;
+    lhsExpression?: string;
+    rhsExpression?: string;
+    operator?: string;
+  };
+}
+
+interface Hcl2JsonExpressions {
+  getExpressionAst(filename: string, expression: string): Promise<ExpressionNode | null>;
+}
+
+/** "${x}" as hcl2json renders an attribute holding a bare expression; anything else is a template. */
+function bareExpression(source: string): string {
+  const wrapped = /^\$\{([\s\S]*)\}$/.exec(source.trim());
+  // "${a}-${b}" is a template, not one expression: parse it as a quoted string.
+  if (wrapped?.[1] !== undefined && !wrapped[1].includes("${")) return wrapped[1];
+  return JSON.stringify(source);
+}
+
+/** Parses one expression (as hcl2json left it in an attribute) into its syntax tree. */
+export async function expression(source: Json | undefined, what: string): Promise<ExpressionNode> {
+  const text = typeof source === "string" ? source : JSON.stringify(source);
+  const ast = await (hcl2json as unknown as Hcl2JsonExpressions).getExpressionAst(
+    `${what}.tf`,
+    bareExpression(text),
+  );
+  if (!ast) throw new Error(`${what}: cannot parse ${text}`);
+  return ast;
+}
+
+/** The segments of a reference such as google_pubsub_topic.topic["x"].id: ["google_pubsub_topic", "topic", "x", "id"]. */
+export function traversal(node: ExpressionNode, what: string): string[] {
+  if (node.type !== "scopeTraversal" || !node.meta?.traversal)
+    throw new Error(`${what}: expected a reference, got ${node.type} ${node.meta?.value ?? ""}`);
+  return node.meta.traversal.map((part) =>
+    part.type === "indexTraversal" ? (JSON.parse(part.segment) as string) : part.segment,
+  );
+}
+
+/** The reference an attribute holds, e.g. ["var", "sweep_schedule"]. */
+export async function referenceOf(source: Json | undefined, what: string): Promise<string[]> {
+  return traversal(await expression(source, what), what);
+}
+
+/**
+ * The value of an expression made only of constants and the pure encoding functions the
+ * configuration uses on them (jsonencode, base64encode), as Terraform would compute it; fails
+ * on anything that needs Terraform's state or variables.
+ */
+export async function constant(source: Json | undefined, what: string): Promise<Json> {
+  return evaluate(await expression(source, what), what);
+}
+
+async function evaluate(node: ExpressionNode, what: string): Promise<Json> {
+  switch (node.type) {
+    case "literalValue":
+      if (node.meta?.type === "string") return node.meta.value ?? "";
+      return JSON.parse(node.meta?.value ?? "null") as Json;
+    case "template": {
+      const [only] = node.children;
+      if (node.children.length !== 1 || only?.type !== "literalValue")
+        throw new Error(`${what}: not a constant string: ${node.meta?.value}`);
+      return evaluate(only, what);
+    }
+    case "tuple":
+      return Promise.all(node.children.map((child) => evaluate(child, what)));
+    case "object": {
+      const out: JsonObject = {};
+      for (const [key, value] of Object.entries(node.meta?.items ?? {}))
+        out[key] = await evaluate(await expression(`\${${value}}`, what), `${what}.${key}`);
+      return out;
+    }
+    case "function": {
+      const [arg] = node.children;
+      if (node.children.length !== 1 || !arg)
+        throw new Error(`${what}: ${node.meta?.name} takes one argument here`);
+      const value = await evaluate(arg, what);
+      if (node.meta?.name === "jsonencode") return JSON.stringify(value);
+      if (node.meta?.name === "base64encode" && typeof value === "string")
+        return Buffer.from(value, "utf8").toString("base64");
+      throw new Error(`${what}: ${node.meta?.name}() is not evaluated by these tests`);
+    }
+    default:
+      throw new Error(`${what}: not a constant: ${node.type} ${node.meta?.value ?? ""}`);
+  }
+}
