@@ -347,3 +347,141 @@ async function evaluate(node: ExpressionNode, what: string): Promise<Json> {
       throw new Error(`${what}: not a constant: ${node.type} ${node.meta?.value ?? ""}`);
   }
 }
+
+/**
+ * An expression's meaning in a canonical form that ignores how it is written (spacing, line
+ * breaks, quoting): literals as themselves; references as `{ ref: [...] }` with a dynamic index
+ * as a nested `{ ref }` (google_pubsub_topic.topic[each.key].id is
+ * `ref("google_pubsub_topic", "topic", ref("each", "key"), "id")`); `{ call, args }`;
+ * `{ template: [...] }` for interpolated strings; `{ for, in, key?, value, if? }`;
+ * `{ op, lhs, rhs }`; `{ cond, ifTrue, ifFalse }`; tuples as arrays; an object of constants as
+ * its value, one that computes as `{ object: {...} }`. A `[for …]` is a `{ for }` without `key`.
+ */
+export type Shape =
+  | string
+  | number
+  | boolean
+  | null
+  | Shape[]
+  | { ref: (string | number | Shape)[] }
+  | { call: string; args: Shape[] }
+  | { template: Shape[] }
+  | { for: string[]; in: Shape; key?: Shape; value: Shape; if?: Shape }
+  | { op: string; lhs: Shape; rhs?: Shape }
+  | { cond: Shape; ifTrue: Shape; ifFalse: Shape }
+  | { object: { [key: string]: Shape } }
+  /** An object of constants, as its value. */
+  | { [key: string]: Shape };
+
+export function ref(...segments: (string | number | Shape)[]): Shape {
+  return { ref: segments };
+}
+
+function isRef(value: Shape | undefined): value is { ref: (string | number | Shape)[] } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    "ref" in value &&
+    Array.isArray(value.ref)
+  );
+}
+
+export function call(name: string, ...args: Shape[]): Shape {
+  return { call: name, args };
+}
+
+/** Each expression of a resource with for_each reads these. */
+export const EACH_KEY = ref("each", "key");
+export const eachValue = (attr: string): Shape => ref("each", "value", attr);
+
+/** The canonical shape of the expression an attribute holds (see Shape). */
+export async function shape(source: Json | undefined, what: string): Promise<Shape> {
+  return shapeOf(await expression(source, what), what);
+}
+
+async function shapeOfText(text: string | undefined, what: string): Promise<Shape | undefined> {
+  if (text === undefined || text === "") return undefined;
+  return shapeOf(await expression(`\${${text}}`, what), what);
+}
+
+function segmentsOf(node: ExpressionNode): (string | number)[] {
+  return (node.meta?.traversal ?? []).map((part) =>
+    part.type === "indexTraversal" ? (JSON.parse(part.segment) as string | number) : part.segment,
+  );
+}
+
+async function shapeOf(node: ExpressionNode, what: string): Promise<Shape> {
+  const kids = (): Promise<Shape[]> => Promise.all(node.children.map((c) => shapeOf(c, what)));
+  switch (node.type) {
+    case "literalValue":
+      return evaluate(node, what) as Promise<Shape>;
+    case "tuple":
+      return kids();
+    case "object":
+      return objectShape(node, what);
+    case "template": {
+      const parts = await kids();
+      return parts.length === 1 && typeof parts[0] === "string" ? parts[0] : { template: parts };
+    }
+    case "templateWrap":
+      return (await kids())[0] ?? null;
+    case "scopeTraversal":
+      return ref(...segmentsOf(node));
+    case "relativeTraversal":
+    case "index": {
+      const [source, key] = await kids();
+      const base = isRef(source) ? source.ref : [source ?? null];
+      if (node.type === "index") {
+        // A constant key (["x"], [0]) is a segment like in a traversal; a computed one stays a shape.
+        const segment = typeof key === "string" || typeof key === "number" ? key : (key ?? null);
+        return ref(...base, segment);
+      }
+      return ref(...base, ...segmentsOf(node));
+    }
+    case "function":
+      return { call: node.meta?.name ?? "", args: await kids() };
+    case "for": {
+      const m = node.meta as Record<string, string | boolean | undefined>;
+      const vars = [m.keyVar, m.valVar].filter((v): v is string => typeof v === "string" && v !== "");
+      const out: Shape = {
+        for: vars,
+        in: (await shapeOfText(m.collectionExpression as string, what)) ?? null,
+        value: (await shapeOfText(m.valueExpression as string, what)) ?? null,
+      };
+      const key = m.openRangeValue === "{" ? await shapeOfText(m.keyExpression as string, what) : undefined;
+      const condition = await shapeOfText(m.conditionalExpression as string, what);
+      return {
+        ...out,
+        ...(key !== undefined ? { key } : {}),
+        ...(condition !== undefined ? { if: condition } : {}),
+      };
+    }
+    case "binaryOp": {
+      const [lhs, rhs] = await kids();
+      return { op: node.meta?.operator ?? "", lhs: lhs ?? null, rhs: rhs ?? null };
+    }
+    case "unaryOp": {
+      const [value] = await kids();
+      return { op: node.meta?.operator ?? "", lhs: value ?? null };
+    }
+    case "conditional": {
+      const [cond, then, otherwise] = await kids();
+      return { cond: cond ?? null, ifTrue: then ?? null, ifFalse: otherwise ?? null };
+    }
+    default:
+      throw new Error(`${what}: no shape for ${node.type} ${node.meta?.value ?? ""}`);
+  }
+}
+
+/** An object of constants is its value (as in `constant`); one that computes stays `{ object }`. */
+async function objectShape(node: ExpressionNode, what: string): Promise<Shape> {
+  const out: { [key: string]: Shape } = {};
+  let constantOnly = true;
+  for (const [key, value] of Object.entries(node.meta?.items ?? {})) {
+    const item = (await shapeOfText(value, `${what}.${key}`)) ?? null;
+    if (item !== null && typeof item === "object") constantOnly = false;
+    out[key] = item;
+  }
+  return constantOnly ? out : { object: out };
+}
