@@ -272,11 +272,23 @@ interface Hcl2JsonExpressions {
   getExpressionAst(filename: string, expression: string): Promise<ExpressionNode | null>;
 }
 
-/** "${x}" as hcl2json renders an attribute holding a bare expression; anything else is a template. */
+/**
+ * hcl2json renders an attribute holding one expression as "${x}"; anything else ("a-${x}",
+ * "${a}-${b}") is a template. The first interpolation is the whole string when its closing
+ * brace is the last character (braces of objects and nested templates inside it balance).
+ */
 function bareExpression(source: string): string {
-  const wrapped = /^\$\{([\s\S]*)\}$/.exec(source.trim());
-  // "${a}-${b}" is a template, not one expression: parse it as a quoted string.
-  if (wrapped?.[1] !== undefined && !wrapped[1].includes("${")) return wrapped[1];
+  const text = source.trim();
+  if (text.startsWith("${")) {
+    let depth = 0;
+    for (let i = 1; i < text.length; i++) {
+      if (text[i] === "{") depth++;
+      else if (text[i] === "}" && --depth === 0) {
+        if (i === text.length - 1) return text.slice(2, -1);
+        break;
+      }
+    }
+  }
   return JSON.stringify(source);
 }
 
