@@ -26,7 +26,7 @@ const flag = z
   .transform((value) => value !== undefined && ["true", "1", "yes"].includes(value.trim().toLowerCase()));
 
 /** Variable name → how it is read; the keys are the variables, so errors name them. */
-export const EnvironmentVariablesSchema = z.object({
+const EnvironmentVariablesSchema = z.object({
   GOOGLE_CLOUD_PROJECT: optional,
   GCLOUD_PROJECT: optional,
   GOOGLE_CLOUD_LOCATION: optional,

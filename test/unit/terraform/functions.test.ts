@@ -3,8 +3,6 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ENV_OVERRIDES } from "../../../functions/src/config/config.js";
-import { EnvironmentVariablesSchema } from "../../../functions/src/config/environment.js";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { ORDERED_TOPICS } from "../../../functions/src/platform/topics.js";
 import {
@@ -313,16 +311,6 @@ test("environment variables: the contract's names, each function getting what it
     mainLocals.some((b) => contract.every((name) => name in b)),
     `${contract.join(", ")} share one locals block in main.tf`,
   );
-});
-
-test("every variable Terraform sets is one the code reads (the config's overrides or the process environment)", () => {
-  const read = new Set([...Object.keys(ENV_OVERRIDES), ...Object.keys(EnvironmentVariablesSchema.shape)]);
-  const groups = obj(local(tf, "env_groups"), "local.env_groups");
-  const set = Object.values(groups).flatMap((g) => Object.keys(obj(g, "env group")));
-  const secretEnv = obj(local(tf, "secret_env"), "local.secret_env");
-  const mounted = Object.values(secretEnv).flatMap((m) => Object.keys(obj(m, "secret_env")));
-  const unread = [...new Set([...set, ...mounted])].filter((name) => !read.has(name)).sort();
-  assert.deepEqual(unread, [], "set by Terraform, read by nothing (functions/src/config/)");
 });
 
 test("secrets reach only the functions that read them, as secret environment variables", () => {
