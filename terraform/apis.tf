@@ -8,7 +8,7 @@ locals {
     "cloudbuild.googleapis.com",       # function builds
     "cloudfunctions.googleapis.com",   # Cloud Functions gen2
     "cloudresourcemanager.googleapis.com",
-    "cloudscheduler.googleapis.com", # the sweep's housekeeping tick
+    "cloudscheduler.googleapis.com", # the sweep function's schedule
     "firestore.googleapis.com",      # investigations, memories
     "iam.googleapis.com",
     "iamcredentials.googleapis.com", # OIDC tokens for push and workflow calls

@@ -15,6 +15,7 @@ locals {
     compressor         = { account_id = "ferret-compressor", display_name = "ferret compressor function" }
     memoryIntrospector = { account_id = "ferret-memory-introspector", display_name = "ferret memory-introspector function" }
     notifier           = { account_id = "ferret-notifier", display_name = "ferret notifier function" }
+    sweep              = { account_id = "ferret-sweep", display_name = "ferret sweep function" }
     slackEvents        = { account_id = "ferret-slack-events", display_name = "ferret Slack events function" }
     analystActions     = { account_id = "ferret-analyst-actions", display_name = "ferret analyst-actions function" }
     workflow           = { account_id = "ferret-workflow", display_name = "ferret investigate workflow" }
@@ -82,9 +83,17 @@ locals {
     { sa = "notifier", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "notifier", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
     { sa = "notifier", scope = "dead_letter_topic", target = "investigation-events", role = "roles/pubsub.publisher" },
-    # A finished investigation frees its storm-governor slot: the notifier tells ingest on the
-    # findings topic (attribute ferret-task=drain), and ingest starts the next queued finding.
-    { sa = "notifier", scope = "topic", target = "scc-findings", role = "roles/pubsub.publisher" },
+    # A finished investigation frees its storm-governor slot: the notifier sends a `finished`
+    # request to the sweep function (announceFinished in app/governor.ts), which starts the next
+    # queued finding.
+    { sa = "notifier", scope = "topic", target = "sweep-requests", role = "roles/pubsub.publisher" },
+
+    # sweep: marks stalled investigations needs_human and announces it; drains the governor's
+    # queue, launching the released investigations' workflow executions.
+    { sa = "sweep", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "sweep", scope = "project", target = null, role = "roles/workflows.invoker" },
+    { sa = "sweep", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+    { sa = "sweep", scope = "dead_letter_topic", target = "sweep-requests", role = "roles/pubsub.publisher" },
 
     # slackEvents: reads the investigation (the Dispute modal shows ferret's verdict), hands each
     # accepted click to analyst-actions; Slack's signing secret and the bot token (views.open,
@@ -112,6 +121,7 @@ locals {
     { sa = "pubsubPush", scope = "function", target = "ingest", role = "roles/run.invoker" },
     { sa = "pubsubPush", scope = "function", target = "memoryIntrospector", role = "roles/run.invoker" },
     { sa = "pubsubPush", scope = "function", target = "notifier", role = "roles/run.invoker" },
+    { sa = "pubsubPush", scope = "function", target = "sweep", role = "roles/run.invoker" },
     { sa = "pubsubPush", scope = "function", target = "analystActions", role = "roles/run.invoker" },
 
     # build: Cloud Build identity for the function builds. Gen2 copies the archive from our bucket

@@ -38,7 +38,7 @@ provider "google-beta" {
 
 locals {
   # TOPICS in functions/src/platform/topics.ts.
-  topics = ["scc-findings", "investigation-events", "agent-sessions", "analyst-actions"]
+  topics = ["scc-findings", "investigation-events", "agent-sessions", "analyst-actions", "sweep-requests"]
 
   # ENTRY_POINTS in functions/src/platform/entrypoints.ts. The key is the exported entry point
   # (build_config.entry_point); `name` is the Cloud Functions / Cloud Run service name.
@@ -113,6 +113,14 @@ locals {
       ordered     = true
       public      = false
       description = "ferret: posts one Slack thread per investigation (plan, progress, conclusion)."
+    }
+    sweep = {
+      name        = "ferret-sweep"
+      trigger     = "pubsub"
+      topic       = "sweep-requests"
+      ordered     = false
+      public      = false
+      description = "ferret: on Cloud Scheduler's requests, marks investigations whose workflow died as needs_human; drains the storm governor's queue."
     }
     slackEvents = {
       name        = "ferret-slack-events"
@@ -219,7 +227,9 @@ locals {
     compressor         = ["common", "model"]
     memoryIntrospector = ["common", "model"]
     notifier           = ["common", "slack", "scc_writeback"]
-    slackEvents        = ["common", "slack", "analysts"]
+    # Sweeps (the deadline is the agent's default) and launches what the governor's queue releases.
+    sweep       = ["common", "workflow", "governor"]
+    slackEvents = ["common", "slack", "analysts"]
     # Edits the thread root (channel, post claims) and writes to SCC.
     analystActions = ["common", "slack", "analysts", "scc_writeback"]
   }
@@ -235,6 +245,7 @@ locals {
     compressor         = {}
     memoryIntrospector = {}
     notifier           = { SLACK_BOT_TOKEN = "slack-bot-token" }
+    sweep              = {}
     # The bot token opens the Dispute modal and lists user-group members.
     slackEvents    = { SLACK_SIGNING_SECRET = "slack-signing-secret", SLACK_BOT_TOKEN = "slack-bot-token" }
     analystActions = { SLACK_BOT_TOKEN = "slack-bot-token" }

@@ -272,6 +272,14 @@ variable "functions" {
       min_instances   = optional(number, 0)
       max_instances   = optional(number, 5)
     }), {})
+    # Scheduled sweeps and one drain per finished investigation; each run is short.
+    sweep = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 300)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 3)
+    }), {})
     # Slack gives up on an answer after 3 s; the endpoint only checks and publishes. A cold start
     # is the slow part: min_instances = 1 keeps one warm (billed while idle).
     slackEvents = optional(object({
@@ -302,8 +310,8 @@ variable "functions" {
   }
 
   validation {
-    condition     = alltrue([for name in ["ingest", "memoryIntrospector", "notifier", "analystActions"] : var.functions[name].timeout_seconds <= 600])
-    error_message = "ingest, memoryIntrospector, notifier and analystActions are pushed by Pub/Sub: their timeout_seconds must be at most 600 (the maximum acknowledgement deadline)."
+    condition     = alltrue([for name in ["ingest", "memoryIntrospector", "notifier", "analystActions", "sweep"] : var.functions[name].timeout_seconds <= 600])
+    error_message = "ingest, memoryIntrospector, notifier, analystActions and sweep are pushed by Pub/Sub: their timeout_seconds must be at most 600 (the maximum acknowledgement deadline)."
   }
 
   validation {
@@ -324,10 +332,10 @@ variable "pubsub_max_delivery_attempts" {
 }
 
 variable "sweep_schedule" {
-  description = "Cron schedule (UTC) of the housekeeping tick that sweeps investigations whose workflow died; null disables the job (ingest still sweeps after findings)."
+  description = "Cron schedule (UTC) of Cloud Scheduler's requests to the sweep function, which marks investigations whose workflow died as needs_human and frees governor slots whose finish was never announced. Events of a sweep are re-sent for 30 minutes, so keep the period at most 15 minutes."
   type        = string
   default     = "*/15 * * * *"
-  nullable    = true
+  nullable    = false
 }
 
 # -----------------------------------------------------------------------------

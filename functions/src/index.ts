@@ -38,5 +38,6 @@ http("compressor");
 cloudEvent("ingest");
 cloudEvent("memoryIntrospector");
 cloudEvent("notifier");
+cloudEvent("sweep");
 http("slackEvents");
 cloudEvent("analystActions");

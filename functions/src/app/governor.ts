@@ -6,16 +6,14 @@ import { TOPICS } from "../platform/topics.js";
 import type { GovernorStore, GroupOutcome } from "../ports/governor-store.js";
 import type { IngestDeps } from "./deps.js";
 import { publishEvents } from "./publish.js";
+import type { SweepRequest } from "./sweep-request.js";
 
 /**
  * The storm governor's operations (rules in domain/governor.ts, state in a GovernorStore):
  * grouping a finding into a live investigation, admitting or queueing a new one, and
- * draining the queue when an investigation finishes and on the scheduled tick.
+ * draining the queue when an investigation finishes and on each scheduled sweep.
  */
 export type GovernedDeps = IngestDeps & { governor: GovernorStore };
-
-/** The message attribute that makes ingest drain the queue instead of parsing a finding. */
-export const DRAIN_TASK = { attribute: "ferret-task", value: "drain" } as const;
 
 /** Tokens an investigation spent, as its usage accounting counted them. */
 export function tokensOf(inv: Pick<Investigation, "counters">): number {
@@ -170,12 +168,14 @@ export interface Admission {
 }
 
 /**
- * Tells ingest that an investigation finished, so its slot frees and the queue drains at
- * once rather than on the next tick. Sent by the notifier, which sees every terminal event.
+ * Asks the `sweep` function to free a finished investigation's slot and start the next
+ * queued finding at once, rather than at the next scheduled sweep. Sent by the notifier,
+ * which sees every terminal event.
  */
 export async function announceFinished(
   bus: Pick<IngestDeps["bus"], "publish">,
   investigationId: string,
 ): Promise<void> {
-  await bus.publish(TOPICS.findings, { investigationId }, { [DRAIN_TASK.attribute]: DRAIN_TASK.value });
+  const request: SweepRequest = { kind: "finished", investigationId };
+  await bus.publish(TOPICS.sweep, request);
 }

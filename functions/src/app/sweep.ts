@@ -9,10 +9,13 @@ import { publishEvents } from "./publish.js";
  * retries, terraform `pubsub_max_delivery_attempts`).
  */
 const GRACE_MS = 60 * 60_000;
-/** At most one sweep per window after ingest, whichever instance gets there first. */
-export const SWEEP_WINDOW_MS = 15 * 60_000;
-/** Events of recent sweeps are sent again for this long, in case their publish failed. */
-const REPUBLISH_MS = 2 * SWEEP_WINDOW_MS;
+/**
+ * The period of the default schedule of scheduled sweeps (terraform `sweep_schedule`, checked
+ * by test/unit/terraform); the local stack ticks faster (local/stack.ts).
+ */
+export const SWEEP_PERIOD_MS = 15 * 60_000;
+/** Events of recent sweeps are sent again for this long (two periods), in case their publish failed. */
+const REPUBLISH_MS = 2 * SWEEP_PERIOD_MS;
 const DEFAULT_LIMIT = 25;
 /** Starts every reason the sweep writes; how a later sweep recognises its own marks. */
 const REASON_PREFIX = "no progress for ";
@@ -109,7 +112,7 @@ export async function sweepStalled(
 /**
  * A mark is committed before its event is published, and a marked investigation is no
  * longer stalled: if that publish failed, nothing would ever send the event. So each sweep
- * sends again the needs_human events of the marks of the last two windows; the notifier
+ * sends again the needs_human events of the marks of the last two periods; the notifier
  * posts each event once, whatever the number of deliveries.
  */
 async function republishRecentMarks(deps: SweepDeps, now: Date, skip: ReadonlySet<string>): Promise<number> {
@@ -133,28 +136,4 @@ async function republishRecentMarks(deps: SweepDeps, now: Date, skip: ReadonlySe
     }
   }
   return sent;
-}
-
-/** Per store (one per instance): the last window seen claimed, by this instance or another. */
-const lastWindowSeen = new WeakMap<object, number>();
-
-/**
- * Runs a sweep if none ran in the current window. Called after ingest handles a message, as
- * a fallback for deployments without the scheduled tick. One claim attempt per window per
- * instance. Never throws; a failed sweep is logged and the next window tries again.
- */
-export async function sweepIfDue(deps: SweepDeps): Promise<SweepReport | undefined> {
-  const window = Math.floor(deps.now().getTime() / SWEEP_WINDOW_MS);
-  if (lastWindowSeen.get(deps.store) === window) return undefined;
-  try {
-    const claimed = await deps.store.claimOnce("sweep", String(window));
-    lastWindowSeen.set(deps.store, window);
-    if (!claimed) return undefined;
-    const report = await sweepStalled(deps);
-    if (report.stalled.length > 0) deps.logger.info("sweep done", { ...report });
-    return report;
-  } catch (error) {
-    deps.logger.warn("sweep failed; the next window tries again", { error: errorMessage(error) });
-    return undefined;
-  }
 }

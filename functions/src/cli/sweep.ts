@@ -43,14 +43,14 @@ function positiveInt(value: string): number {
   return n;
 }
 
-/** `ferret sweep`: the same sweep ingest runs every 15 minutes, on demand. */
+/** `ferret sweep`: the same sweep the `sweep` function runs on Cloud Scheduler's request, on demand. */
 export function sweepCommand(
   backend: () => SweepBackend = () => sweepBackendFromEnv(),
   printer: Printer = { line: (text) => process.stdout.write(`${text}\n`) },
 ): Command {
   return new Command("sweep")
     .description(
-      "Mark unfinished investigations that stopped changing (no update for the total deadline plus an hour) as needs_human, so their findings reach a person. Ingest does this every 15 minutes; this runs it now.",
+      "Mark unfinished investigations that stopped changing (no update for the total deadline plus an hour) as needs_human, so their findings reach a person. Deployed, the sweep function does this every 15 minutes (Cloud Scheduler); this runs it now.",
     )
     .option("--limit <n>", "most investigations to mark", positiveInt, 25)
     .option("--dry-run", "list what would be marked, change nothing", false)

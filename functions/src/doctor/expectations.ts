@@ -42,6 +42,7 @@ export const FUNCTIONS: Readonly<Record<EntryPointName, { service: string; accou
   compressor: { service: "ferret-compressor", accountId: "ferret-compressor" },
   memoryIntrospector: { service: "ferret-memory-introspector", accountId: "ferret-memory-introspector" },
   notifier: { service: "ferret-notifier", accountId: "ferret-notifier" },
+  sweep: { service: "ferret-sweep", accountId: "ferret-sweep" },
   slackEvents: { service: "ferret-slack-events", accountId: "ferret-slack-events" },
   analystActions: { service: "ferret-analyst-actions", accountId: "ferret-analyst-actions" },
 };
@@ -56,6 +57,7 @@ export const PROJECT_ROLES: Readonly<Record<EntryPointName, readonly string[]>> 
   compressor: ["roles/datastore.user", "roles/aiplatform.user"],
   memoryIntrospector: ["roles/datastore.user", "roles/aiplatform.user"],
   notifier: ["roles/datastore.user"],
+  sweep: ["roles/datastore.user", "roles/workflows.invoker"],
   slackEvents: ["roles/datastore.viewer"],
   analystActions: ["roles/datastore.user"],
 };

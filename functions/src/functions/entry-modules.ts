@@ -43,6 +43,7 @@ export const ENTRY_POINT_MODULES = {
     (await import("./event-functions.js")).memoryIntrospectorFunction(await runtimeFor(WITHOUT_TOOLS)),
   notifier: async () =>
     (await import("./event-functions.js")).notifierFunction(await runtimeFor(WITHOUT_TOOLS)),
+  sweep: async () => (await import("./sweep-function.js")).sweepFunction(await runtimeFor(WITHOUT_TOOLS)),
   slackEvents: async () =>
     (await import("./analyst-functions.js")).slackEventsFunction(await runtimeFor(WITHOUT_TOOLS)),
   // Analyst actions may start a re-investigation's model work in-process: the full runtime.

@@ -1,16 +1,14 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
-import { z } from "zod";
 import { autoCloseIfAllowed } from "../app/auto-close.js";
-import { announceFinished, DRAIN_TASK, type DrainReport, drainQueue } from "../app/governor.js";
-import { ingestNotification, launchInvestigation } from "../app/ingest.js";
-import { sweepIfDue, sweepStalled } from "../app/sweep.js";
+import { announceFinished } from "../app/governor.js";
+import { ingestNotification } from "../app/ingest.js";
 import { AgentSessionSchema } from "../domain/agent-session.js";
 import { ConfigError, errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import { InvestigationEventSchema } from "../domain/investigation.js";
 import { introspectSession } from "../memory/introspect.js";
 import { handleInvestigationEvent } from "../notify/notifier.js";
 import { redactError } from "../platform/logger.js";
-import { deadLetterTopic, SWEEP_TICK, TOPICS, type TopicName } from "../platform/topics.js";
+import { deadLetterTopic, TOPICS, type TopicName } from "../platform/topics.js";
 import { embeddingSpace } from "./embedding-space.js";
 import { decodePubSubJson, PubSubEventDataSchema } from "./pubsub-message.js";
 import { ingestDepsFor, type Runtime } from "./runtime.js";
@@ -63,58 +61,21 @@ export async function settle(
   }
 }
 
-function isSweepTick(event: CloudEvent<unknown>): boolean {
-  const envelope = PubSubEventDataSchema.safeParse(event.data);
-  return envelope.success && envelope.data.message.attributes?.[SWEEP_TICK.attribute] === SWEEP_TICK.value;
-}
-
-function isDrainTask(event: CloudEvent<unknown>): boolean {
-  const envelope = PubSubEventDataSchema.safeParse(event.data);
-  return envelope.success && envelope.data.message.attributes?.[DRAIN_TASK.attribute] === DRAIN_TASK.value;
-}
-
-/** The one place the governor's queue is drained from: a finish, the tick, or a queued finding. */
-async function drain(rt: Runtime, finished?: string): Promise<DrainReport | undefined> {
-  const deps = ingestDepsFor(rt);
-  if (!deps.governor) return undefined;
-  const governed = { ...deps, governor: deps.governor };
-  return drainQueue(
-    { ...governed, launch: (id, admission) => launchInvestigation(id, deps, admission) },
-    finished ? { finished } : {},
-  );
-}
-
-const DrainTaskSchema = z.object({ investigationId: z.string().min(1) });
 const FINISHED: ReadonlySet<string> = new Set(["concluded", "needs_human", "failed"]);
 
+/**
+ * Every message on the findings topic is an SCC notification: anything else (including a
+ * message carrying the retired `ferret-task` attribute) is malformed and dead-lettered.
+ * Housekeeping is the `sweep` function's (sweep-function.ts).
+ */
 export function ingestFunction(runtime: () => Promise<Runtime>) {
   return async (event: CloudEvent<unknown>): Promise<void> => {
     const rt = await runtime();
-    if (isSweepTick(event)) {
-      // The schedule is the rate limit here, so no window claim; a failure is redelivered.
-      await settle(rt, TOPICS.findings, event, async () => {
-        const report = await sweepStalled(ingestDepsFor(rt));
-        rt.logger.info("housekeeping tick: sweep done", { ...report });
-        // The tick also frees slots whose finish was never announced and starts what waits.
-        await drain(rt);
-      });
-      return;
-    }
-    if (isDrainTask(event)) {
-      await settle(rt, TOPICS.findings, event, async () => {
-        const { json } = decodePubSubJson(event.data);
-        const parsed = DrainTaskSchema.safeParse(json);
-        await drain(rt, parsed.success ? parsed.data.investigationId : undefined);
-      });
-      return;
-    }
     await settle(rt, TOPICS.findings, event, async () => {
       const { json, messageId } = decodePubSubJson(event.data);
       const outcome = await ingestNotification(json, ingestDepsFor(rt));
       rt.logger.info("notification ingested", { messageId, ...outcome });
     });
-    // Housekeeping rides on ingest, at most once per window across instances; never throws.
-    await sweepIfDue(ingestDepsFor(rt));
   };
 }
 
@@ -125,8 +86,8 @@ export function notifierFunction(runtime: () => Promise<Runtime>) {
       const { json } = decodePubSubJson(event.data);
       const parsed = InvestigationEventSchema.safeParse(json);
       if (!parsed.success) throw new InvalidInputError("not an investigation event");
-      // Before Slack, so a Slack outage does not hold the queue: the governor frees the slot
-      // and starts the next queued finding (ingest does it, on this message).
+      // Before Slack, so a Slack outage does not hold the queue: the sweep function frees the
+      // slot and starts the next queued finding on this request.
       if (FINISHED.has(parsed.data.type) && rt.governor)
         await announceFinished(rt.bus, parsed.data.investigationId);
       await handleInvestigationEvent(parsed.data, {

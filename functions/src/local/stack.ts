@@ -3,17 +3,18 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ENTRY_POINTS } from "../platform/entrypoints.js";
 import { fromRoot, repoRoot } from "../platform/paths.js";
-import { TOPICS } from "../platform/topics.js";
 import { startEmulators } from "./emulators.js";
 import { freePort } from "./free-port.js";
 import { type ManagedProcess, startProcess, waitForHttp } from "./processes.js";
 import { ensureTopology } from "./pubsub-setup.js";
+import { LOCAL_SWEEP_PERIOD_MS, type SweepSchedule, startSweepSchedule } from "./sweep-schedule.js";
 
 /**
  * The whole of ferret on one machine: the Firestore and Pub/Sub emulators, one
  * functions-framework server per entry point (separate processes, as Cloud Run runs
  * them), the local Workflows executions service running workflows/investigate.yaml,
- * and push subscriptions wiring the topics to the functions. Slack and SCC stand-ins are the
+ * push subscriptions wiring the topics to the functions, and Cloud Scheduler's sweep
+ * requests every `sweepPeriodMs` (local/sweep-schedule.ts). Slack and SCC stand-ins are the
  * caller's (cli/demo-click.ts): their URLs reach the functions through `env`.
  */
 export interface StackOptions {
@@ -30,6 +31,8 @@ export interface StackOptions {
    * outlive the CLI.
    */
   exitOnSignal?: boolean;
+  /** How often the sweep function gets a scheduled request (default LOCAL_SWEEP_PERIOD_MS); 0: never. */
+  sweepPeriodMs?: number;
 }
 
 export interface LocalStack {
@@ -57,6 +60,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
   const logDir = join(options.workDir, "logs");
   mkdirSync(logDir, { recursive: true });
   const started: ManagedProcess[] = [];
+  let schedule: SweepSchedule | undefined;
   let stopping = false;
   let stopAll: (() => Promise<void>) | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -80,6 +84,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
   const stop = async () => {
     stopping = true;
     for (const signal of signals) process.off(signal, onSignal);
+    await schedule?.stop().catch(() => {});
     await Promise.allSettled(started.map((p) => p.stop()));
     await emulators.stop();
   };
@@ -184,14 +189,19 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     progress("wiring Pub/Sub push subscriptions to the functions");
     const pushPath = (topic: string) => `/projects/${options.projectId}/topics/${topic}`;
     await ensureTopology(options.projectId, {
-      pushEndpoints: {
-        [TOPICS.findings]: `${functionUrls.ingest}${pushPath(TOPICS.findings)}`,
-        [TOPICS.investigationEvents]: `${functionUrls.notifier}${pushPath(TOPICS.investigationEvents)}`,
-        [TOPICS.agentSessions]: `${functionUrls.memoryIntrospector}${pushPath(TOPICS.agentSessions)}`,
-        [TOPICS.analystActions]: `${functionUrls.analystActions}${pushPath(TOPICS.analystActions)}`,
-      },
+      // Each Pub/Sub-fed entry point gets its topic pushed to it, as Terraform's push subscriptions do.
+      pushEndpoints: Object.fromEntries(
+        entries.flatMap((e) =>
+          e.trigger === "pubsub" ? [[e.topic, `${functionUrls[e.name]}${pushPath(e.topic)}`]] : [],
+        ),
+      ),
       maxDeliveryAttempts: 5,
     });
+    const sweepPeriodMs = options.sweepPeriodMs ?? LOCAL_SWEEP_PERIOD_MS;
+    if (sweepPeriodMs > 0) {
+      progress(`scheduling a sweep every ${sweepPeriodMs / 1_000} s`);
+      schedule = startSweepSchedule(options.projectId, sweepPeriodMs, progress);
+    }
     return {
       projectId: options.projectId,
       env: clientEnv,

@@ -19,6 +19,8 @@ export const ENTRY_POINTS = [
   { name: "compressor", trigger: "http", calledBy: "workflow" },
   { name: "memoryIntrospector", trigger: "pubsub", topic: TOPICS.agentSessions },
   { name: "notifier", trigger: "pubsub", topic: TOPICS.investigationEvents },
+  // Housekeeping on Cloud Scheduler's requests and the notifier's drain requests (app/sweep-request.ts).
+  { name: "sweep", trigger: "pubsub", topic: TOPICS.sweep },
   // The analyst's loop: the one function Slack calls directly (public, authenticated by Slack's
   // request signature; docs/decisions/0018), and the worker behind it.
   { name: "slackEvents", trigger: "http", calledBy: "slack" },

@@ -11,6 +11,12 @@ export const TOPICS = {
   agentSessions: "agent-sessions",
   /** Analysts' clicks accepted by `slackEvents`; the `analystActions` worker consumes it. */
   analystActions: "analyst-actions",
+  /**
+   * Housekeeping requests (app/sweep-request.ts); the `sweep` function consumes it. Cloud
+   * Scheduler publishes a scheduled sweep (terraform/scheduler.tf); the notifier publishes a
+   * drain when an investigation finishes, so the governor's queue moves at once.
+   */
+  sweep: "sweep-requests",
 } as const;
 
 export type TopicKey = keyof typeof TOPICS;
@@ -32,10 +38,3 @@ export const ORDERED_TOPICS: ReadonlySet<TopicName> = new Set<TopicName>([TOPICS
 export function deadLetterTopic(topic: TopicName): string {
   return `${topic}-dead-letter`;
 }
-
-/**
- * A message on the findings topic with this attribute is a housekeeping tick, not a finding:
- * Cloud Scheduler publishes one every 15 minutes (terraform/scheduler.tf) so the sweep of
- * stalled investigations runs even when no findings arrive.
- */
-export const SWEEP_TICK = { attribute: "ferret-task", value: "sweep" } as const;

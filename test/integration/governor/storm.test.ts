@@ -106,6 +106,8 @@ describe("a storm of 200 findings under the governor", { timeout: 900_000 }, () 
     stack = await startLocalStack({
       projectId,
       workDir: mkdtempSync(join(tmpdir(), "ferret-storm-")),
+      // No scheduled sweeps: the queue must drain on the notifier's finished requests alone.
+      sweepPeriodMs: 0,
       env: {
         FERRET_MODEL_PROVIDER: "offline",
         FERRET_DUCKDB_DIR: scenario.logsDir as string,

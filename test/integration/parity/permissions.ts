@@ -75,7 +75,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...firestore("ingest", "records investigations, claims the workflow start (app/ingest.ts)"),
   {
     sa: "ingest",
-    what: "sweeps stalled investigations by query (app/sweep.ts)",
+    what: "looks for a live investigation to group the finding with (adapters/firestore/governor-store.ts)",
     permission: "datastore.entities.list",
     scope: "project",
   },
@@ -163,11 +163,36 @@ export const OPERATIONS: readonly Operation[] = [
   deadLetters("notifier", EVENTS_TOPIC),
   {
     sa: "notifier",
-    what: "announces a finished investigation so ingest frees its governor slot (announceFinished in app/governor.ts)",
+    what: "asks the sweep function to free a finished investigation's governor slot (announceFinished in app/governor.ts)",
     permission: "pubsub.topics.publish",
     scope: "topic",
-    target: "scc-findings",
+    target: "sweep-requests",
   },
+
+  ...firestore(
+    "sweep",
+    "marks stalled investigations needs_human, frees governor slots (functions/sweep-function.ts)",
+  ),
+  {
+    sa: "sweep",
+    what: "finds stalled investigations by query (app/sweep.ts)",
+    permission: "datastore.entities.list",
+    scope: "project",
+  },
+  {
+    sa: "sweep",
+    what: "starts the workflow execution of a finding the governor's queue releases (app/ingest.ts launchInvestigation)",
+    permission: "workflows.executions.create",
+    scope: "project",
+  },
+  {
+    sa: "sweep",
+    what: "removes a finding from the governor's queue when it starts (adapters/firestore/governor-store.ts)",
+    permission: "datastore.entities.delete",
+    scope: "project",
+  },
+  publishesEvents("sweep"),
+  deadLetters("sweep", "sweep-requests"),
 
   {
     sa: "slackEvents",
@@ -218,7 +243,9 @@ export const OPERATIONS: readonly Operation[] = [
     scope: "project",
   },
 
-  ...["ingest", "memoryIntrospector", "notifier", "analystActions"].map((fn) => invokes("pubsubPush", fn)),
+  ...["ingest", "memoryIntrospector", "notifier", "analystActions", "sweep"].map((fn) =>
+    invokes("pubsubPush", fn),
+  ),
 
   {
     sa: "build",

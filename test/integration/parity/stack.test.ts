@@ -128,12 +128,12 @@ describe("an investigation through functions started with Terraform's environmen
     process.env.PUBSUB_EMULATOR_HOST = emulators.pubsubHost;
     const pushPath = (topic: string) => `/projects/${projectId}/topics/${topic}`;
     await ensureTopology(projectId, {
-      pushEndpoints: {
-        [TOPICS.findings]: `${urls.ingest}${pushPath(TOPICS.findings)}`,
-        [TOPICS.investigationEvents]: `${urls.notifier}${pushPath(TOPICS.investigationEvents)}`,
-        [TOPICS.agentSessions]: `${urls.memoryIntrospector}${pushPath(TOPICS.agentSessions)}`,
-        [TOPICS.analystActions]: `${urls.analystActions}${pushPath(TOPICS.analystActions)}`,
-      },
+      // As Terraform's push subscriptions: each Pub/Sub-fed entry point gets its topic.
+      pushEndpoints: Object.fromEntries(
+        entries.flatMap((e) =>
+          e.trigger === "pubsub" ? [[e.topic, `${urls[e.name]}${pushPath(e.topic)}`]] : [],
+        ),
+      ),
       maxDeliveryAttempts: 5,
     });
     store = new FirestoreInvestigationStore(

@@ -25,7 +25,7 @@ export const VARIANTS: readonly Variant[] = [
   { name: "enable_otx = true", overrides: { enable_otx: true } },
   { name: "log dataset in another project", overrides: { log_dataset_project_id: "parity-logs-project" } },
   { name: "enable_scc_notification = false", overrides: { enable_scc_notification: false } },
-  { name: "sweep_schedule = null", overrides: { sweep_schedule: null } },
+  { name: "hourly sweep_schedule", overrides: { sweep_schedule: "0 * * * *" } },
   {
     // The analyst's loop in full: named analysts and a user group, SCC write-back with the
     // mute/state buttons, and OTX (the most secrets mounted at once).

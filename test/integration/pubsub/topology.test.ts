@@ -53,6 +53,7 @@ test("creates every topic, its dead-letter topic and hold subscription, and the 
     [TOPICS.investigationEvents]: "investigation-events-dead-letter-hold",
     [TOPICS.agentSessions]: "agent-sessions-dead-letter-hold",
     [TOPICS.analystActions]: "analyst-actions-dead-letter-hold",
+    [TOPICS.sweep]: "sweep-requests-dead-letter-hold",
   });
   assert.deepEqual(await names(client.getSubscriptions()), [
     "agent-sessions-dead-letter-hold",
@@ -60,6 +61,7 @@ test("creates every topic, its dead-letter topic and hold subscription, and the 
     "investigation-events-dead-letter-hold",
     "scc-findings-dead-letter-hold",
     "scc-findings-push",
+    "sweep-requests-dead-letter-hold",
   ]);
   const [push] = await client.subscription(pushSubscriptionName(TOPICS.findings)).getMetadata();
   assert.equal(push.pushConfig?.pushEndpoint, endpoint);

@@ -5,29 +5,28 @@ import { after, before, describe, test } from "node:test";
 import type { Firestore } from "@google-cloud/firestore";
 import type { PubSub } from "@google-cloud/pubsub";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
+import { FirestoreGovernorStore } from "../../../functions/src/adapters/firestore/governor-store.js";
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { createPubSub } from "../../../functions/src/adapters/pubsub/client.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
 import { pullMessages } from "../../../functions/src/adapters/pubsub/pull.js";
-import {
-  SWEEP_WINDOW_MS,
-  type SweepDeps,
-  sweepIfDue,
-  sweepStalled,
-} from "../../../functions/src/app/sweep.js";
+import { announceFinished } from "../../../functions/src/app/governor.js";
+import { type SweepDeps, sweepStalled } from "../../../functions/src/app/sweep.js";
+import { SCHEDULED_SWEEP } from "../../../functions/src/app/sweep-request.js";
 import { sweepCommand } from "../../../functions/src/cli/sweep.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
+import { queueEntryFor } from "../../../functions/src/domain/governor.js";
 import type { Investigation, InvestigationStatus } from "../../../functions/src/domain/investigation.js";
 import { deadLetterSubscriptionName, ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
-import { SWEEP_TICK, TOPICS } from "../../../functions/src/platform/topics.js";
+import { TOPICS, type TopicName } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { buildInvestigation, buildStepResult } from "../firestore/builders.js";
 
 /**
  * The sweep on the emulators: unfinished investigations that stopped changing end
  * needs_human with a reason and an event on investigation-events; finished or recently
- * changed ones are left alone; a repeat changes nothing; and ingest runs it once per window.
+ * changed ones are left alone; a repeat changes nothing; and the sweep function runs it.
  */
 const HOUR = 3_600_000;
 
@@ -191,19 +190,6 @@ describe("sweeping stalled investigations", { timeout: 120_000 }, () => {
     assert.equal((await store.require(stale.id)).status, "running");
   });
 
-  test("sweepIfDue runs once per window, whoever calls it", async () => {
-    const { store, deps } = await world("sweep-window");
-    const stale = await seed(store, "planning", 3 * HOUR);
-    const at = Math.floor(Date.now() / SWEEP_WINDOW_MS) * SWEEP_WINDOW_MS + 1_000;
-    const first = await sweepIfDue({ ...deps, now: () => new Date(at) });
-    const second = await sweepIfDue({ ...deps, now: () => new Date(at + 60_000) });
-    assert.deepEqual(first?.marked, [stale.id]);
-    assert.equal(second, undefined, "the window was taken");
-    const next = await sweepIfDue({ ...deps, now: () => new Date(at + SWEEP_WINDOW_MS) });
-    assert.ok(next, "the next window sweeps again");
-    assert.deepEqual(next.marked, []);
-  });
-
   test("ferret sweep: --dry-run lists and changes nothing; a run marks and says so", async () => {
     const { store, deps } = await world("sweep-cli");
     const stale = await seed(store, "concluding", 3 * HOUR);
@@ -229,78 +215,143 @@ describe("sweeping stalled investigations", { timeout: 120_000 }, () => {
   });
 });
 
-/** The wiring: a delivery to the ingest function (here a malformed one) runs the sweep after it. */
-describe("ingest runs the sweep", { timeout: 120_000 }, () => {
-  let server: Server | undefined;
-  after(() => server?.close());
+/** Posts one Pub/Sub push delivery to a function server, as the push subscription does. */
+async function push(url: string, projectId: string, topic: string, message: Record<string, unknown>) {
+  const res = await fetch(`${url}/projects/${projectId}/topics/${topic}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message, subscription: `projects/${projectId}/subscriptions/s` }),
+  });
+  assert.ok(res.status >= 200 && res.status < 300, `the function answered ${res.status}`);
+}
 
-  test("a stalled investigation is marked needs_human after ingest handles a message", async () => {
+function data(json: unknown): string {
+  return Buffer.from(JSON.stringify(json)).toString("base64");
+}
+
+/**
+ * The wiring: the sweep function (entry point `sweep`, fed by sweep-requests) sweeps on
+ * Cloud Scheduler's request and drains the governor on a finished investigation's; ingest
+ * does housekeeping no more, whatever a message's attributes say.
+ */
+describe("the sweep function", { timeout: 120_000 }, () => {
+  const servers: Server[] = [];
+  const projectId = uniqueProjectId("sweep-fn");
+  let db: Firestore;
+  let pubsub: PubSub;
+  let store: FirestoreInvestigationStore;
+  const urls: Record<string, string> = {};
+  const at = new Date(Date.now() - 3 * HOUR).toISOString();
+  const stalled = (status: InvestigationStatus): Investigation => ({
+    ...buildInvestigation({ createdAt: at }),
+    status,
+    executionId: "exec-gone",
+    updatedAt: at,
+  });
+
+  before(async () => {
     await ensureEmulators();
-    const projectId = uniqueProjectId("sweep-ingest");
     Object.assign(process.env, {
       GOOGLE_CLOUD_PROJECT: projectId,
       FERRET_MODEL_PROVIDER: "offline",
       FERRET_LOG_LEVEL: "ERROR",
     });
     await ensureTopology(projectId, { pushEndpoints: {}, maxDeliveryAttempts: 5 });
-    const db = createFirestore({ projectId });
-    const store = new FirestoreInvestigationStore(db);
-    const at = new Date(Date.now() - 3 * HOUR).toISOString();
-    const stale: Investigation = {
-      ...buildInvestigation({ createdAt: at }),
-      status: "running",
-      executionId: "exec-gone",
-      updatedAt: at,
-    };
-    await store.create(stale, []);
-
+    db = createFirestore({ projectId });
+    pubsub = createPubSub({ projectId });
+    store = new FirestoreInvestigationStore(db);
     const testing = await import("@google-cloud/functions-framework/testing");
     await import("../../../functions/src/index.js");
-    server = testing.getTestServer("ingest");
-    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const res = await fetch(`${url}/projects/${projectId}/topics/${TOPICS.findings}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        message: { data: Buffer.from("not json").toString("base64"), messageId: "m-bad" },
-        subscription: `projects/${projectId}/subscriptions/s`,
-      }),
-    });
-    assert.ok(res.status >= 200 && res.status < 300, `ingest answered ${res.status}`);
-    const swept = await store.require(stale.id);
-    assert.equal(swept.status, "needs_human");
-    assert.match(swept.reason ?? "", /exec-gone stopped without finishing it/);
+    for (const name of ["sweep", "ingest"]) {
+      const server = testing.getTestServer(name);
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      servers.push(server);
+      urls[name] = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    }
+  });
 
-    // Cloud Scheduler's tick (terraform/scheduler.tf) sweeps without waiting for a window,
-    // and is not mistaken for a malformed finding.
-    const later = { ...buildInvestigation({ createdAt: at }), status: "planning" as const, updatedAt: at };
-    await store.create(later, []);
-    const tick = await fetch(`${url}/projects/${projectId}/topics/${TOPICS.findings}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        message: {
-          data: Buffer.from("{}").toString("base64"),
-          attributes: { [SWEEP_TICK.attribute]: SWEEP_TICK.value },
-          messageId: "m-tick",
-        },
-        subscription: `projects/${projectId}/subscriptions/s`,
-      }),
-    });
-    assert.ok(tick.status >= 200 && tick.status < 300, `ingest answered ${tick.status}`);
-    assert.equal((await store.require(later.id)).status, "needs_human");
-    const pubsub = createPubSub({ projectId });
-    const dead = await pullMessages(pubsub, deadLetterSubscriptionName(TOPICS.findings), {
+  after(async () => {
+    for (const server of servers) server.close();
+    await pubsub?.close();
+    await db?.terminate();
+  });
+
+  async function deadLetters(topic: TopicName): Promise<string[]> {
+    const dead = await pullMessages(pubsub, deadLetterSubscriptionName(topic), {
       maxMessages: 5,
       timeoutMs: 2_000,
     });
-    assert.deepEqual(
-      dead.map((d) => d.attributes.reason ?? ""),
-      ["invalid_input: the message data is not valid JSON"],
-      "only the malformed message was dead-lettered, not the tick",
+    return dead.map((d) => d.attributes.reason ?? "");
+  }
+
+  test("Cloud Scheduler's request (the body terraform/scheduler.tf publishes) marks a stalled investigation needs_human", async () => {
+    const stale = stalled("running");
+    await store.create(stale, []);
+    await push(urls.sweep as string, projectId, TOPICS.sweep, {
+      data: data(SCHEDULED_SWEEP),
+      messageId: "m-tick",
+    });
+    const swept = await store.require(stale.id);
+    assert.equal(swept.status, "needs_human");
+    assert.match(swept.reason ?? "", /exec-gone stopped without finishing it/);
+  });
+
+  test("a finished investigation's request frees its governor slot", async () => {
+    const governor = new FirestoreGovernorStore(db);
+    const done = { ...stalled("concluded"), updatedAt: new Date().toISOString() };
+    await store.create(done, []);
+    const limits = loadConfig({ env: {} }).governor;
+    const admitted = await governor.admit(
+      queueEntryFor(done.finding, done.id, new Date(), ""),
+      limits,
+      new Date(),
     );
-    await pubsub.close();
-    await db.terminate();
+    assert.equal(admitted.kind, "admitted");
+    assert.ok(done.id in (await governor.state()).running, "the slot is taken before the request");
+
+    const sent: { topic: string; data: unknown }[] = [];
+    await announceFinished(
+      {
+        publish: async (topic, json) => {
+          sent.push({ topic, data: json });
+          return "id";
+        },
+      },
+      done.id,
+    );
+    assert.deepEqual(sent, [{ topic: TOPICS.sweep, data: { kind: "finished", investigationId: done.id } }]);
+    await push(urls.sweep as string, projectId, TOPICS.sweep, {
+      data: data(sent[0]?.data),
+      messageId: "m-done",
+    });
+    assert.ok(!(done.id in (await governor.state()).running), "the sweep function released the slot");
+  });
+
+  test("a request that is neither is dead-lettered with the reason, and sweeps nothing", async () => {
+    const stale = stalled("planning");
+    await store.create(stale, []);
+    await push(urls.sweep as string, projectId, TOPICS.sweep, {
+      data: data({ kind: "drain", investigationId: stale.id }),
+      messageId: "m-odd",
+    });
+    assert.equal((await store.require(stale.id)).status, "planning");
+    const reasons = await deadLetters(TOPICS.sweep);
+    assert.equal(reasons.length, 1);
+    assert.match(reasons[0] ?? "", /^invalid_input: not a sweep request: kind: /);
+  });
+
+  test("ingest: a message carrying the retired ferret-task attribute is a malformed finding, dead-lettered; nothing is swept", async () => {
+    const stale = stalled("concluding");
+    await store.create(stale, []);
+    for (const value of ["sweep", "drain"])
+      await push(urls.ingest as string, projectId, TOPICS.findings, {
+        data: data(value === "drain" ? { investigationId: stale.id } : {}),
+        attributes: { "ferret-task": value },
+        messageId: `m-${value}`,
+      });
+    assert.equal((await store.require(stale.id)).status, "concluding", "ingest swept nothing");
+    const reasons = await deadLetters(TOPICS.findings);
+    assert.equal(reasons.length, 2, `both dead-lettered: ${reasons.join(" | ")}`);
+    for (const reason of reasons) assert.match(reason, /^invalid_input: not an SCC notification: /);
   });
 });

@@ -9,6 +9,9 @@ import {
   arr,
   block,
   blocks,
+  call,
+  EACH_KEY,
+  eachValue,
   isObject,
   type JsonObject,
   loadTerraform,
@@ -16,8 +19,10 @@ import {
   norm,
   obj,
   REPO_ROOT,
+  ref,
   resource,
   resourcesOfType,
+  shape,
   str,
   strings,
   type Terraform,
@@ -32,7 +37,7 @@ const PUBSUB_ENTRY_POINTS: readonly string[] = ENTRY_POINTS.flatMap((ep) =>
 const fn = (): JsonObject => resource(tf, "google_cloudfunctions2_function.function");
 const functionTable = (): JsonObject => obj(local(tf, "functions"), "local.functions");
 
-test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that entry point, and vice versa", () => {
+test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that entry point, and vice versa", async () => {
   const declared = [...resourcesOfType(tf, "google_cloudfunctions2_function").keys()];
   assert.deepEqual(
     declared,
@@ -41,10 +46,10 @@ test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that
   );
 
   const f = fn();
-  assert.equal(f.for_each, "${local.functions}");
-  assert.equal(
-    block(f, "build_config", "function").entry_point,
-    "${each.key}",
+  assert.deepEqual(await shape(f.for_each, "function.for_each"), ref("local", "functions"));
+  assert.deepEqual(
+    await shape(block(f, "build_config", "function").entry_point, "entry_point"),
+    EACH_KEY,
     "entry_point is the table key",
   );
   assert.equal(
@@ -67,22 +72,32 @@ test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that
   }
 });
 
-test("functions are built from one archive of the repository root on nodejs22", () => {
+test("functions are built from one archive of the repository root on nodejs22", async () => {
   const build = block(fn(), "build_config", "function");
   assert.equal(build.runtime, "nodejs22");
   const storage = block(block(build, "source", "build_config"), "storage_source", "build_config.source");
-  assert.equal(storage.bucket, "${google_storage_bucket.source.name}");
-  assert.equal(storage.object, "${google_storage_bucket_object.source.name}");
+  assert.deepEqual(await shape(storage.bucket, "bucket"), ref("google_storage_bucket", "source", "name"));
+  assert.deepEqual(
+    await shape(storage.object, "object"),
+    ref("google_storage_bucket_object", "source", "name"),
+  );
 
   const object = resource(tf, "google_storage_bucket_object.source");
-  assert.equal(object.source, "${data.archive_file.source.output_path}");
+  assert.deepEqual(
+    await shape(object.source, "object.source"),
+    ref("data", "archive_file", "source", "output_path"),
+  );
   assert.match(str(object.name, "object name"), /\$\{data\.archive_file\.source\.output_(sha256|md5)\}/);
 
   const archive = tf.data.get("archive_file.source");
   assert.ok(archive, "data.archive_file.source is declared");
   assert.equal(archive.type, "zip");
-  assert.equal(archive.source_dir, '${abspath("${path.module}/..")}', "the archive is the repository root");
-  assert.equal(archive.excludes, "${local.source_excludes}");
+  assert.deepEqual(
+    await shape(archive.source_dir, "source_dir"),
+    call("abspath", { template: [ref("path", "module"), "/.."] }),
+    "the archive is the repository root",
+  );
+  assert.deepEqual(await shape(archive.excludes, "excludes"), ref("local", "source_excludes"));
 
   const excludes = strings(local(tf, "source_excludes"), "local.source_excludes");
   for (const dir of ["node_modules", "dist", "test", "examples", "bench", ".git", "terraform"]) {
@@ -115,17 +130,29 @@ test("functions are built from one archive of the repository root on nodejs22", 
   assert.equal(bucket.uniform_bucket_level_access, true);
 });
 
-test("every function but the public one is internal-only, runs as its own service account and is built by the build account", () => {
+test("every function but the public one is internal-only, runs as its own service account and is built by the build account", async () => {
   const f = fn();
   const service = block(f, "service_config", "function");
   // Only a function marked public (slackEvents, decision 0018) accepts traffic from the internet.
-  assert.equal(service.ingress_settings, '${each.value.public ? "ALLOW_ALL" : "ALLOW_INTERNAL_ONLY"}');
-  for (const [name, row] of Object.entries(functionTable()))
-    assert.equal(obj(row, name).public, name === "slackEvents", `${name}: public`);
-  assert.equal(service.service_account_email, "${google_service_account.sa[each.key].email}");
-  assert.equal(
-    block(f, "build_config", "function").service_account,
-    '${google_service_account.sa["build"].id}',
+  assert.deepEqual(await shape(service.ingress_settings, "ingress_settings"), {
+    cond: eachValue("public"),
+    ifTrue: "ALLOW_ALL",
+    ifFalse: "ALLOW_INTERNAL_ONLY",
+  });
+  // The one function Slack calls is the public one (ENTRY_POINTS' calledBy "slack").
+  for (const ep of ENTRY_POINTS)
+    assert.equal(
+      obj(functionTable()[ep.name], ep.name).public,
+      ep.trigger === "http" && ep.calledBy === "slack",
+      `${ep.name}: public`,
+    );
+  assert.deepEqual(
+    await shape(service.service_account_email, "service_account_email"),
+    ref("google_service_account", "sa", EACH_KEY, "email"),
+  );
+  assert.deepEqual(
+    await shape(block(f, "build_config", "function").service_account, "build service_account"),
+    ref("google_service_account", "sa", "build", "id"),
   );
 
   const accounts = obj(local(tf, "service_accounts"), "local.service_accounts");
@@ -140,12 +167,13 @@ test("every function but the public one is internal-only, runs as its own servic
   for (const name of names) assert.match(name, /^[a-z][a-z0-9-]{0,61}[a-z0-9]$/, `function name ${name}`);
 });
 
-test("memory, timeout and instance bounds are per-function variables with sane defaults", () => {
+test("memory, timeout and instance bounds are per-function variables with sane defaults", async () => {
   const service = block(fn(), "service_config", "function");
-  assert.equal(service.available_memory, "${var.functions[each.key].memory}");
-  assert.equal(service.timeout_seconds, "${var.functions[each.key].timeout_seconds}");
-  assert.equal(service.min_instance_count, "${var.functions[each.key].min_instances}");
-  assert.equal(service.max_instance_count, "${var.functions[each.key].max_instances}");
+  const setting = (attr: string) => ref("var", "functions", EACH_KEY, attr);
+  assert.deepEqual(await shape(service.available_memory, "available_memory"), setting("memory"));
+  assert.deepEqual(await shape(service.timeout_seconds, "timeout_seconds"), setting("timeout_seconds"));
+  assert.deepEqual(await shape(service.min_instance_count, "min_instance_count"), setting("min_instances"));
+  assert.deepEqual(await shape(service.max_instance_count, "max_instance_count"), setting("max_instances"));
 
   const variable = tf.variables.get("functions");
   assert.ok(variable, "variable functions is declared");
@@ -212,6 +240,17 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
   compressor: [...COMMON_ENV, ...MODEL_ENV],
   memoryIntrospector: [...COMMON_ENV, ...MODEL_ENV],
   notifier: [...COMMON_ENV, ...SLACK_ENV, ...SCC_ENV],
+  // Sweeps with the agent's default deadline; launches what the governor's queue releases.
+  sweep: [
+    ...COMMON_ENV,
+    "FERRET_WORKFLOW_NAME",
+    "FERRET_WORKFLOW_LOCATION",
+    "FERRET_GOVERNOR_MAX_CONCURRENT",
+    "FERRET_GOVERNOR_PER_HOUR",
+    "FERRET_GOVERNOR_TOKENS_PER_HOUR",
+    "FERRET_GOVERNOR_TOKENS_PER_DAY",
+    "FERRET_GOVERNOR_GROUP_WINDOW_MINUTES",
+  ],
   slackEvents: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV],
   analystActions: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...SCC_ENV],
 };
@@ -230,6 +269,11 @@ test("environment variables: the contract's names, each function getting what it
   const groups = obj(local(tf, "env_groups"), "local.env_groups");
   const perFunction = obj(local(tf, "function_env_groups"), "local.function_env_groups");
   assert.deepEqual(Object.keys(perFunction).sort(), ENTRY_POINT_NAMES);
+  assert.deepEqual(
+    Object.keys(EXPECTED_ENV).sort(),
+    ENTRY_POINT_NAMES,
+    "an expectation for every entry point",
+  );
   for (const [name, expected] of Object.entries(EXPECTED_ENV)) {
     const names = strings(perFunction[name], `function_env_groups.${name}`).flatMap((group) =>
       Object.keys(obj(groups[group], `env_groups.${group}`)),

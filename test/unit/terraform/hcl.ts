@@ -242,3 +242,258 @@ export function allStrings(value: Json): string[] {
   if (isObject(value)) return Object.entries(value).flatMap(([k, v]) => [k, ...allStrings(v)]);
   return [];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Expressions. hcl2json leaves every expression as its source text ("${var.x}"); these parse it
+// with the same library's expression parser, so tests assert on what an expression is (which
+// function, which reference, which constant) rather than on how it is written.
+// ---------------------------------------------------------------------------------------------
+
+/** The part of hcl2json's expression syntax tree the tests read. */
+export interface ExpressionNode {
+  type: string;
+  children: ExpressionNode[];
+  meta?: {
+    value?: string;
+    name?: string;
+    type?: string;
+    items?: Record<string, string>;
+    traversal?: { type: string; segment: string }[];
+    conditionExpression?: string;
+    trueExpression?: string;
+    falseExpression?: string;
+    lhsExpression?: string;
+    rhsExpression?: string;
+    operator?: string;
+  };
+}
+
+interface Hcl2JsonExpressions {
+  getExpressionAst(filename: string, expression: string): Promise<ExpressionNode | null>;
+}
+
+/**
+ * hcl2json renders an attribute holding one expression as "${x}"; anything else ("a-${x}",
+ * "${a}-${b}") is a template. The first interpolation is the whole string when its closing
+ * brace is the last character (braces of objects and nested templates inside it balance).
+ */
+function bareExpression(source: string): string {
+  const text = source.trim();
+  if (text.startsWith("${")) {
+    let depth = 0;
+    for (let i = 1; i < text.length; i++) {
+      if (text[i] === "{") depth++;
+      else if (text[i] === "}" && --depth === 0) {
+        if (i === text.length - 1) return text.slice(2, -1);
+        break;
+      }
+    }
+  }
+  return JSON.stringify(source);
+}
+
+/** Parses one expression (as hcl2json left it in an attribute) into its syntax tree. */
+export async function expression(source: Json | undefined, what: string): Promise<ExpressionNode> {
+  const text = typeof source === "string" ? source : JSON.stringify(source);
+  const ast = await (hcl2json as unknown as Hcl2JsonExpressions).getExpressionAst(
+    `${what}.tf`,
+    bareExpression(text),
+  );
+  if (!ast) throw new Error(`${what}: cannot parse ${text}`);
+  return ast;
+}
+
+/** The segments of a reference such as google_pubsub_topic.topic["x"].id: ["google_pubsub_topic", "topic", "x", "id"]. */
+export function traversal(node: ExpressionNode, what: string): string[] {
+  if (node.type !== "scopeTraversal" || !node.meta?.traversal)
+    throw new Error(`${what}: expected a reference, got ${node.type} ${node.meta?.value ?? ""}`);
+  return node.meta.traversal.map((part) =>
+    part.type === "indexTraversal" ? (JSON.parse(part.segment) as string) : part.segment,
+  );
+}
+
+/** The reference an attribute holds, e.g. ["var", "sweep_schedule"]. */
+export async function referenceOf(source: Json | undefined, what: string): Promise<string[]> {
+  return traversal(await expression(source, what), what);
+}
+
+/**
+ * The value of an expression made only of constants and the pure encoding functions the
+ * configuration uses on them (jsonencode, base64encode), as Terraform would compute it; fails
+ * on anything that needs Terraform's state or variables.
+ */
+export async function constant(source: Json | undefined, what: string): Promise<Json> {
+  return evaluate(await expression(source, what), what);
+}
+
+async function evaluate(node: ExpressionNode, what: string): Promise<Json> {
+  switch (node.type) {
+    case "literalValue":
+      if (node.meta?.type === "string") return node.meta.value ?? "";
+      return JSON.parse(node.meta?.value ?? "null") as Json;
+    case "template": {
+      const [only] = node.children;
+      if (node.children.length !== 1 || only?.type !== "literalValue")
+        throw new Error(`${what}: not a constant string: ${node.meta?.value}`);
+      return evaluate(only, what);
+    }
+    case "tuple":
+      return Promise.all(node.children.map((child) => evaluate(child, what)));
+    case "object": {
+      const out: JsonObject = {};
+      for (const [key, value] of Object.entries(node.meta?.items ?? {}))
+        out[key] = await evaluate(await expression(`\${${value}}`, what), `${what}.${key}`);
+      return out;
+    }
+    case "function": {
+      const [arg] = node.children;
+      if (node.children.length !== 1 || !arg)
+        throw new Error(`${what}: ${node.meta?.name} takes one argument here`);
+      const value = await evaluate(arg, what);
+      if (node.meta?.name === "jsonencode") return JSON.stringify(value);
+      if (node.meta?.name === "base64encode" && typeof value === "string")
+        return Buffer.from(value, "utf8").toString("base64");
+      throw new Error(`${what}: ${node.meta?.name}() is not evaluated by these tests`);
+    }
+    default:
+      throw new Error(`${what}: not a constant: ${node.type} ${node.meta?.value ?? ""}`);
+  }
+}
+
+/**
+ * An expression's meaning in a canonical form that ignores how it is written (spacing, line
+ * breaks, quoting): literals as themselves; references as `{ ref: [...] }` with a dynamic index
+ * as a nested `{ ref }` (google_pubsub_topic.topic[each.key].id is
+ * `ref("google_pubsub_topic", "topic", ref("each", "key"), "id")`); `{ call, args }`;
+ * `{ template: [...] }` for interpolated strings; `{ for, in, key?, value, if? }`;
+ * `{ op, lhs, rhs }`; `{ cond, ifTrue, ifFalse }`; tuples as arrays; an object of constants as
+ * its value, one that computes as `{ object: {...} }`. A `[for …]` is a `{ for }` without `key`.
+ */
+export type Shape =
+  | string
+  | number
+  | boolean
+  | null
+  | Shape[]
+  | { ref: (string | number | Shape)[] }
+  | { call: string; args: Shape[] }
+  | { template: Shape[] }
+  | { for: string[]; in: Shape; key?: Shape; value: Shape; if?: Shape }
+  | { op: string; lhs: Shape; rhs?: Shape }
+  | { cond: Shape; ifTrue: Shape; ifFalse: Shape }
+  | { object: { [key: string]: Shape } }
+  /** An object of constants, as its value. */
+  | { [key: string]: Shape };
+
+export function ref(...segments: (string | number | Shape)[]): Shape {
+  return { ref: segments };
+}
+
+function isRef(value: Shape | undefined): value is { ref: (string | number | Shape)[] } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    "ref" in value &&
+    Array.isArray(value.ref)
+  );
+}
+
+export function call(name: string, ...args: Shape[]): Shape {
+  return { call: name, args };
+}
+
+/** Each expression of a resource with for_each reads these. */
+export const EACH_KEY = ref("each", "key");
+export const eachValue = (attr: string): Shape => ref("each", "value", attr);
+
+/** The canonical shape of the expression an attribute holds (see Shape). */
+export async function shape(source: Json | undefined, what: string): Promise<Shape> {
+  return shapeOf(await expression(source, what), what);
+}
+
+async function shapeOfText(text: string | undefined, what: string): Promise<Shape | undefined> {
+  if (text === undefined || text === "") return undefined;
+  return shapeOf(await expression(`\${${text}}`, what), what);
+}
+
+function segmentsOf(node: ExpressionNode): (string | number)[] {
+  return (node.meta?.traversal ?? []).map((part) =>
+    part.type === "indexTraversal" ? (JSON.parse(part.segment) as string | number) : part.segment,
+  );
+}
+
+async function shapeOf(node: ExpressionNode, what: string): Promise<Shape> {
+  const kids = (): Promise<Shape[]> => Promise.all(node.children.map((c) => shapeOf(c, what)));
+  switch (node.type) {
+    case "literalValue":
+      return evaluate(node, what) as Promise<Shape>;
+    case "tuple":
+      return kids();
+    case "object":
+      return objectShape(node, what);
+    case "template": {
+      const parts = await kids();
+      return parts.length === 1 && typeof parts[0] === "string" ? parts[0] : { template: parts };
+    }
+    case "templateWrap":
+      return (await kids())[0] ?? null;
+    case "scopeTraversal":
+      return ref(...segmentsOf(node));
+    case "relativeTraversal":
+    case "index": {
+      const [source, key] = await kids();
+      const base = isRef(source) ? source.ref : [source ?? null];
+      if (node.type === "index") {
+        // A constant key (["x"], [0]) is a segment like in a traversal; a computed one stays a shape.
+        const segment = typeof key === "string" || typeof key === "number" ? key : (key ?? null);
+        return ref(...base, segment);
+      }
+      return ref(...base, ...segmentsOf(node));
+    }
+    case "function":
+      return { call: node.meta?.name ?? "", args: await kids() };
+    case "for": {
+      const m = node.meta as Record<string, string | boolean | undefined>;
+      const vars = [m.keyVar, m.valVar].filter((v): v is string => typeof v === "string" && v !== "");
+      const out: Shape = {
+        for: vars,
+        in: (await shapeOfText(m.collectionExpression as string, what)) ?? null,
+        value: (await shapeOfText(m.valueExpression as string, what)) ?? null,
+      };
+      const key = m.openRangeValue === "{" ? await shapeOfText(m.keyExpression as string, what) : undefined;
+      const condition = await shapeOfText(m.conditionalExpression as string, what);
+      return {
+        ...out,
+        ...(key !== undefined ? { key } : {}),
+        ...(condition !== undefined ? { if: condition } : {}),
+      };
+    }
+    case "binaryOp": {
+      const [lhs, rhs] = await kids();
+      return { op: node.meta?.operator ?? "", lhs: lhs ?? null, rhs: rhs ?? null };
+    }
+    case "unaryOp": {
+      const [value] = await kids();
+      return { op: node.meta?.operator ?? "", lhs: value ?? null };
+    }
+    case "conditional": {
+      const [cond, then, otherwise] = await kids();
+      return { cond: cond ?? null, ifTrue: then ?? null, ifFalse: otherwise ?? null };
+    }
+    default:
+      throw new Error(`${what}: no shape for ${node.type} ${node.meta?.value ?? ""}`);
+  }
+}
+
+/** An object of constants is its value (as in `constant`); one that computes stays `{ object }`. */
+async function objectShape(node: ExpressionNode, what: string): Promise<Shape> {
+  const out: { [key: string]: Shape } = {};
+  let constantOnly = true;
+  for (const [key, value] of Object.entries(node.meta?.items ?? {})) {
+    const item = (await shapeOfText(value, `${what}.${key}`)) ?? null;
+    if (item !== null && typeof item === "object") constantOnly = false;
+    out[key] = item;
+  }
+  return constantOnly ? out : { object: out };
+}

@@ -58,7 +58,13 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "project: roles/datastore.user",
     "secret slack-bot-token: roles/secretmanager.secretAccessor",
     "dead_letter_topic investigation-events: roles/pubsub.publisher",
-    "topic scc-findings: roles/pubsub.publisher",
+    "topic sweep-requests: roles/pubsub.publisher",
+  ],
+  sweep: [
+    "project: roles/datastore.user",
+    "project: roles/workflows.invoker",
+    "topic investigation-events: roles/pubsub.publisher",
+    "dead_letter_topic sweep-requests: roles/pubsub.publisher",
   ],
   slackEvents: [
     "project: roles/datastore.viewer",
@@ -83,6 +89,7 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "function ingest: roles/run.invoker",
     "function memoryIntrospector: roles/run.invoker",
     "function notifier: roles/run.invoker",
+    "function sweep: roles/run.invoker",
     "function analystActions: roles/run.invoker",
   ],
   build: [

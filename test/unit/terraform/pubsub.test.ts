@@ -1,18 +1,21 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Terraform expressions, not JS templates.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
-import { deadLetterTopic, TOPICS } from "../../../functions/src/platform/topics.js";
+import { deadLetterTopic, ORDERED_TOPICS, TOPICS } from "../../../functions/src/platform/topics.js";
 import {
   block,
+  call,
+  EACH_KEY,
+  eachValue,
   type JsonObject,
   loadTerraform,
   local,
-  norm,
   obj,
+  ref,
   renderEach,
   resource,
   resourcesOfType,
+  shape,
   str,
   strings,
   type Terraform,
@@ -25,15 +28,15 @@ const PUSHED = ENTRY_POINTS.flatMap((ep) =>
 const CONSUMED_TOPICS = [...new Set(PUSHED.map((p) => p.topic))].sort();
 const row = (name: string): JsonObject => obj(obj(local(tf, "functions"), "local.functions")[name], name);
 
-test("every topic in TOPICS exists, created from local.topics", () => {
+test("every topic in TOPICS exists, created from local.topics", async () => {
   assert.deepEqual(
     strings(local(tf, "topics"), "local.topics").sort(),
     Object.values(TOPICS).sort(),
     "local.topics vs TOPICS in functions/src/platform/topics.ts",
   );
   const topic = resource(tf, "google_pubsub_topic.topic");
-  assert.equal(topic.for_each, "${toset(local.topics)}");
-  assert.equal(topic.name, "${each.key}");
+  assert.deepEqual(await shape(topic.for_each, "topic.for_each"), call("toset", ref("local", "topics")));
+  assert.deepEqual(await shape(topic.name, "topic.name"), EACH_KEY);
   assert.deepEqual(
     [...resourcesOfType(tf, "google_pubsub_topic").keys()].sort(),
     ["dead_letter", "topic"],
@@ -41,14 +44,20 @@ test("every topic in TOPICS exists, created from local.topics", () => {
   );
 });
 
-test("each Pub/Sub-triggered function has an authenticated push subscription on its topic", () => {
-  assert.equal(
-    norm(str(local(tf, "pubsub_functions"), "local.pubsub_functions")),
-    '${{ for key, fn in local.functions : key => fn if fn.trigger == "pubsub" }}',
-  );
+test("each Pub/Sub-triggered function has an authenticated push subscription on its topic", async () => {
+  assert.deepEqual(await shape(local(tf, "pubsub_functions"), "local.pubsub_functions"), {
+    for: ["key", "fn"],
+    in: ref("local", "functions"),
+    key: ref("key"),
+    value: ref("fn"),
+    if: { op: "equal", lhs: ref("fn", "trigger"), rhs: "pubsub" },
+  });
   const push = resource(tf, "google_pubsub_subscription.push");
-  assert.equal(push.for_each, "${local.pubsub_functions}");
-  assert.equal(push.topic, "${google_pubsub_topic.topic[each.value.topic].id}");
+  assert.deepEqual(await shape(push.for_each, "push.for_each"), ref("local", "pubsub_functions"));
+  assert.deepEqual(
+    await shape(push.topic, "push.topic"),
+    ref("google_pubsub_topic", "topic", eachValue("topic"), "id"),
+  );
 
   const names = PUSHED.map((p) => renderEach(str(push.name, "subscription name"), p.name, row(p.name)));
   assert.equal(new Set(names).size, names.length, "subscription names are unique");
@@ -58,24 +67,39 @@ test("each Pub/Sub-triggered function has an authenticated push subscription on 
   }
 
   const pushConfig = block(push, "push_config", "push subscription");
-  const uri = "${google_cloudfunctions2_function.function[each.key].service_config[0].uri}";
-  assert.ok(
-    str(pushConfig.push_endpoint, "push_endpoint").startsWith(uri),
-    "pushes to the function's own URL",
-  );
+  const uri = ref("google_cloudfunctions2_function", "function", EACH_KEY, "service_config", 0, "uri");
+  // functions-framework reads the topic from the push path into the CloudEvent's source.
+  assert.deepEqual(await shape(pushConfig.push_endpoint, "push_endpoint"), {
+    template: [uri, "/projects/", ref("var", "project_id"), "/topics/", eachValue("topic")],
+  });
   const oidc = block(pushConfig, "oidc_token", "push_config");
-  assert.equal(oidc.service_account_email, '${google_service_account.sa["pubsubPush"].email}');
-  assert.equal(oidc.audience, uri, "the token audience is the Cloud Run service URL");
-  assert.equal(push.ack_deadline_seconds, "${min(600, max(10, var.functions[each.key].timeout_seconds))}");
+  assert.deepEqual(
+    await shape(oidc.service_account_email, "oidc.service_account_email"),
+    ref("google_service_account", "sa", "pubsubPush", "email"),
+  );
+  assert.deepEqual(
+    await shape(oidc.audience, "oidc.audience"),
+    uri,
+    "the token audience is the Cloud Run service URL",
+  );
+  assert.deepEqual(
+    await shape(push.ack_deadline_seconds, "ack_deadline_seconds"),
+    call("min", 600, call("max", 10, ref("var", "functions", EACH_KEY, "timeout_seconds"))),
+  );
 });
 
-test("each push subscription dead-letters into deadLetterTopic(topic)", () => {
-  assert.equal(
-    norm(str(local(tf, "dead_letter_topics"), "local.dead_letter_topics")),
-    "${toset([for fn in values(local.pubsub_functions) : fn.topic])}",
+test("each push subscription dead-letters into deadLetterTopic(topic)", async () => {
+  assert.deepEqual(
+    await shape(local(tf, "dead_letter_topics"), "local.dead_letter_topics"),
+    call("toset", {
+      for: ["fn"],
+      in: call("values", ref("local", "pubsub_functions")),
+      value: ref("fn", "topic"),
+    }),
   );
   const deadLetter = resource(tf, "google_pubsub_topic.dead_letter");
-  assert.equal(deadLetter.for_each, "${local.dead_letter_topics}");
+  const DEAD_LETTER_TOPICS = ref("local", "dead_letter_topics");
+  assert.deepEqual(await shape(deadLetter.for_each, "dead_letter.for_each"), DEAD_LETTER_TOPICS);
   for (const topic of CONSUMED_TOPICS) {
     assert.equal(renderEach(str(deadLetter.name, "dead-letter name"), topic, {}), deadLetterTopic(topic));
   }
@@ -85,47 +109,78 @@ test("each push subscription dead-letters into deadLetterTopic(topic)", () => {
     "dead_letter_policy",
     "push subscription",
   );
-  assert.equal(policy.dead_letter_topic, "${google_pubsub_topic.dead_letter[each.value.topic].id}");
-  assert.equal(policy.max_delivery_attempts, "${var.pubsub_max_delivery_attempts}");
+  assert.deepEqual(
+    await shape(policy.dead_letter_topic, "dead_letter_topic"),
+    ref("google_pubsub_topic", "dead_letter", eachValue("topic"), "id"),
+  );
+  assert.deepEqual(
+    await shape(policy.max_delivery_attempts, "max_delivery_attempts"),
+    ref("var", "pubsub_max_delivery_attempts"),
+  );
 
   const hold = resource(tf, "google_pubsub_subscription.dead_letter");
-  assert.equal(hold.for_each, "${local.dead_letter_topics}", "every dead-letter topic keeps its messages");
-  assert.equal(hold.topic, "${google_pubsub_topic.dead_letter[each.key].id}");
+  assert.deepEqual(
+    await shape(hold.for_each, "hold.for_each"),
+    DEAD_LETTER_TOPICS,
+    "every dead-letter topic keeps its messages",
+  );
+  assert.deepEqual(
+    await shape(hold.topic, "hold.topic"),
+    ref("google_pubsub_topic", "dead_letter", EACH_KEY, "id"),
+  );
 });
 
-test("the Pub/Sub service agent may publish dead letters and acknowledge them on the source subscription", () => {
+test("the Pub/Sub service agent may publish dead letters and acknowledge them on the source subscription", async () => {
   const identity = resource(tf, "google_project_service_identity.pubsub");
   assert.equal(identity.service, "pubsub.googleapis.com");
-  assert.equal(identity.provider, "${google-beta}");
-  assert.equal(
-    local(tf, "pubsub_service_agent"),
-    "serviceAccount:${google_project_service_identity.pubsub.email}",
-  );
+  assert.deepEqual(await shape(identity.provider, "provider"), ref("google-beta"));
+  assert.deepEqual(await shape(local(tf, "pubsub_service_agent"), "local.pubsub_service_agent"), {
+    template: ["serviceAccount:", ref("google_project_service_identity", "pubsub", "email")],
+  });
+  const AGENT = ref("local", "pubsub_service_agent");
 
   const publisher = resource(tf, "google_pubsub_topic_iam_member.dead_letter_publisher");
-  assert.equal(publisher.for_each, "${local.dead_letter_topics}", "one grant per dead-letter topic");
-  assert.equal(publisher.topic, "${google_pubsub_topic.dead_letter[each.key].name}");
+  assert.deepEqual(
+    await shape(publisher.for_each, "publisher.for_each"),
+    ref("local", "dead_letter_topics"),
+    "one grant per dead-letter topic",
+  );
+  assert.deepEqual(
+    await shape(publisher.topic, "publisher.topic"),
+    ref("google_pubsub_topic", "dead_letter", EACH_KEY, "name"),
+  );
   assert.equal(publisher.role, "roles/pubsub.publisher");
-  assert.equal(publisher.member, "${local.pubsub_service_agent}");
+  assert.deepEqual(await shape(publisher.member, "publisher.member"), AGENT);
 
   const subscriber = resource(tf, "google_pubsub_subscription_iam_member.dead_letter_subscriber");
-  assert.equal(subscriber.for_each, "${local.pubsub_functions}", "one grant per push subscription");
-  assert.equal(subscriber.subscription, "${google_pubsub_subscription.push[each.key].name}");
+  assert.deepEqual(
+    await shape(subscriber.for_each, "subscriber.for_each"),
+    ref("local", "pubsub_functions"),
+    "one grant per push subscription",
+  );
+  assert.deepEqual(
+    await shape(subscriber.subscription, "subscriber.subscription"),
+    ref("google_pubsub_subscription", "push", EACH_KEY, "name"),
+  );
   assert.equal(subscriber.role, "roles/pubsub.subscriber");
-  assert.equal(subscriber.member, "${local.pubsub_service_agent}");
+  assert.deepEqual(await shape(subscriber.member, "subscriber.member"), AGENT);
 
   const tokenCreator = resource(tf, "google_service_account_iam_member.pubsub_token_creator");
-  assert.equal(tokenCreator.service_account_id, '${google_service_account.sa["pubsubPush"].name}');
+  assert.deepEqual(
+    await shape(tokenCreator.service_account_id, "service_account_id"),
+    ref("google_service_account", "sa", "pubsubPush", "name"),
+  );
   assert.equal(tokenCreator.role, "roles/iam.serviceAccountTokenCreator");
-  assert.equal(tokenCreator.member, "${local.pubsub_service_agent}");
+  assert.deepEqual(await shape(tokenCreator.member, "tokenCreator.member"), AGENT);
 });
 
-test("the investigation-events subscription delivers in order (one Slack thread per investigation)", () => {
-  assert.equal(
-    resource(tf, "google_pubsub_subscription.push").enable_message_ordering,
-    "${each.value.ordered}",
+test("the code's ordered topics are delivered in order (one Slack thread per investigation)", async () => {
+  assert.deepEqual(
+    await shape(resource(tf, "google_pubsub_subscription.push").enable_message_ordering, "ordering"),
+    eachValue("ordered"),
   );
+  assert.ok(ORDERED_TOPICS.has(TOPICS.investigationEvents), "investigation events are ordered in the code");
   for (const p of PUSHED) {
-    assert.equal(row(p.name).ordered, p.topic === TOPICS.investigationEvents, `${p.name}: ordered delivery`);
+    assert.equal(row(p.name).ordered, ORDERED_TOPICS.has(p.topic), `${p.name}: ordered delivery`);
   }
 });
