@@ -72,10 +72,12 @@ export const BIGQUERY_WAREHOUSE_DEFAULTS = {
 const NAME = /^[A-Za-z0-9_-]{1,1024}$/;
 
 /**
- * The production LogWarehouse. Every statement passes the SQL guard (one SELECT over the
- * sink dataset's tables, qualified as `project.dataset.table`, LIMIT enforced), then a
- * dry run that prices it, and only then the job, which carries maximumBytesBilled,
- * jobTimeoutMs and labels. Results are read from the finished job page by page.
+ * The production LogWarehouse, on the BigQuery client library (decision 0027). Every
+ * statement passes the SQL guard (one SELECT over the sink dataset's tables, qualified as
+ * `project.dataset.table`, LIMIT enforced), then a dry run that prices it and says what
+ * the engine reads, and only then the job, which carries maximumBytesBilled, jobTimeoutMs
+ * and labels. Results are read from the finished job page by page; a job still running
+ * when the caller's signal fires is cancelled.
  */
 export class BigQueryLogWarehouse implements LogWarehouse {
   readonly dialect = "bigquery" as const;
