@@ -25,6 +25,8 @@ export interface QueryRequest {
   pageToken?: string;
   /** Labels attached to provider jobs (BigQuery job labels). */
   labels?: Record<string, string>;
+  /** The calling step's deadline: BigQuery cancels a running job when it fires. */
+  signal?: AbortSignal;
 }
 
 export interface QueryResult {

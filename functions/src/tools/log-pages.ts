@@ -91,7 +91,7 @@ async function guardedQuery(
   const reservation = request.pageToken ? undefined : await guard.scanBudget?.reserve();
   let bytes: number | undefined;
   try {
-    const result = await warehouse.query(request);
+    const result = await warehouse.query(guard.signal ? { ...request, signal: guard.signal } : request);
     bytes = result.bytesProcessed;
     return result;
   } finally {

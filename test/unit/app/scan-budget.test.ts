@@ -155,4 +155,14 @@ describe("the per-investigation scan budget", () => {
     assert.equal(warehouse.queries.length, 0);
     assert.equal(store.scanned, 0);
   });
+
+  it("hands the step's signal to the warehouse, so a running BigQuery job can be cancelled", async () => {
+    const { warehouse } = setup(25, 10, GiB);
+    const controller = new AbortController();
+    const tools = createToolRegistry([createLogQueryTool({ warehouse, runbooks: loadRunbooks() })]);
+    const out = await tools.run("log_query", SQL, { ...ctx, signal: controller.signal });
+    assert.equal(out.ok, true);
+    assert.equal(warehouse.queries.length, 1);
+    assert.equal(warehouse.queries[0]!.signal, controller.signal);
+  });
 });

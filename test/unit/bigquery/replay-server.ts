@@ -108,8 +108,23 @@ export class ReplayServer {
     if (!exchange.repeat) this.script.splice(index, 1);
     const reply =
       typeof exchange.reply === "function" ? exchange.reply(recorded, this.requests) : exchange.reply;
-    return { status: reply.status ?? 200, body: reply.body };
+    return { status: reply.status ?? 200, body: echoJobId(recorded, reply.body) };
   }
+}
+
+/**
+ * Envelope adaptation, not a change to the recordings: BigQuery answers jobs.insert with
+ * the jobReference the client chose, and the client library keeps addressing the job by
+ * the id it generated (ferret_ + a UUID). The recorded job bodies carry one fixed id, so
+ * the replay writes the requested id into the answer's jobReference, as the service does.
+ */
+function echoJobId(request: Recorded, body: unknown): unknown {
+  const asked = (request.body as { jobReference?: { jobId?: unknown } } | undefined)?.jobReference?.jobId;
+  if (request.method !== "POST" || !/\/jobs$/.test(request.path) || typeof asked !== "string") return body;
+  if (typeof body !== "object" || body === null || !("jobReference" in body)) return body;
+  const answer = structuredClone(body) as { jobReference: Record<string, unknown> };
+  answer.jobReference = { ...answer.jobReference, jobId: asked };
+  return answer;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
 } from "../../../functions/src/adapters/bigquery/warehouse.js";
 import {
   ConfigError,
+  DeadlineExceededError,
   type FerretError,
   InvalidInputError,
   NotFoundError,
@@ -27,10 +28,15 @@ import {
 process.env.METADATA_SERVER_DETECTION = "none";
 
 const GIB = 1024 ** 3;
-const JOB_ID = "ferret_0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+/** The library names each job ferret_ + a random UUID (jobPrefix). */
+const JOB_ID = /ferret_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const TABLES = "acme-logs/datasets/scc_logs/tables";
 const JOBS = "acme-sec/jobs";
-const RESULTS = `acme-sec/queries/${JOB_ID}`;
+const JOB = new RegExp(`^${JOBS}/${JOB_ID.source}$`);
+const RESULTS = new RegExp(`^acme-sec/queries/${JOB_ID.source}$`);
+const CANCEL = new RegExp(`^${JOBS}/${JOB_ID.source}/cancel$`);
+/** A request as "METHOD path" with the generated job id written <job>. */
+const shape = (r: Recorded) => `${r.method} ${r.path.replace(JOB_ID, "<job>")}`;
 
 const servers: ReplayServer[] = [];
 afterEach(async () => {
@@ -97,11 +103,14 @@ function jobAsCreated(history: readonly Recorded[], overrides: Record<string, un
       r.path === JOBS &&
       !(r.body as { configuration: { dryRun?: boolean } }).configuration.dryRun,
   );
-  const body = created?.body as { configuration: { query: Record<string, unknown>; labels: unknown } };
+  const body = created?.body as {
+    jobReference: { jobId: string };
+    configuration: { query: Record<string, unknown>; labels: unknown };
+  };
   return {
     body: {
       kind: "bigquery#job",
-      jobReference: { projectId: "acme-sec", jobId: JOB_ID, location: "EU" },
+      jobReference: { projectId: "acme-sec", jobId: body.jobReference.jobId, location: "EU" },
       configuration: {
         jobType: "QUERY",
         labels: body.configuration.labels,
@@ -217,15 +226,15 @@ describe("BigQueryLogWarehouse queries", () => {
       labels: { runbook: "host_syslog", investigation: "inv-0123456789abcdef01234567" },
     });
 
-    const order = server.requests.filter((r) => r.path !== TABLES).map((r) => `${r.method} ${r.path}`);
-    assert.deepEqual(order, [`POST ${JOBS}`, `POST ${JOBS}`, `GET ${RESULTS}`, `GET ${RESULTS}`]);
+    const order = server.requests.filter((r) => r.path !== TABLES).map(shape);
+    const read = "GET acme-sec/queries/<job>";
+    assert.deepEqual(order, [`POST ${JOBS}`, `POST ${JOBS}`, read, read]);
     const [dry, real] = jobBodies(server);
     assert.equal(dry!.configuration.dryRun, true, "the first job is the dry run");
-    assert.equal((dry!.body as { jobReference?: unknown }).jobReference, undefined);
     assert.equal(real!.configuration.dryRun, undefined, "the second job runs");
     assert.match(
       (real!.body as { jobReference: { jobId: string; projectId: string } }).jobReference.jobId,
-      /^ferret_[0-9a-f]{32}$/,
+      new RegExp(`^${JOB_ID.source}$`),
     );
     assert.equal((real!.body as { jobReference: { projectId: string } }).jobReference.projectId, "acme-sec");
 
@@ -240,7 +249,7 @@ describe("BigQueryLogWarehouse queries", () => {
       const query = job.configuration.query as Record<string, unknown>;
       assert.equal(query.maximumBytesBilled, String(10 * GIB));
       assert.equal(query.useLegacySql, false);
-      assert.equal(query.parameterMode, "NAMED");
+      assert.equal(query.parameterMode, "named", "the library spells the REST enum in lower case");
       assert.deepEqual(query.queryParameters, [
         {
           name: "end",
@@ -266,12 +275,13 @@ describe("BigQueryLogWarehouse queries", () => {
       "the dry run priced exactly the statement that runs",
     );
 
-    const reads = server.requests.filter((r) => r.path === RESULTS);
+    const reads = server.requests.filter((r) => RESULTS.test(r.path));
     for (const read of reads) {
       assert.equal(read.query.location, "EU", "the location BigQuery chose for the job");
       assert.equal(read.query["formatOptions.useInt64Timestamp"], "true");
       assert.equal(read.query.startIndex, "0");
       assert.equal(read.query.maxResults, "2");
+      assert.equal(read.query.skipParsing, undefined, "a client-side switch, not an API parameter");
     }
 
     assert.deepEqual(result.columns, ["event_time", "principal"]);
@@ -295,7 +305,7 @@ describe("BigQueryLogWarehouse queries", () => {
     const first = await warehouse.query(request);
 
     server.expect(
-      { method: "GET", path: `${JOBS}/${JOB_ID}`, reply: (_req, history) => jobAsCreated(history) },
+      { method: "GET", path: JOB, reply: (_req, history) => jobAsCreated(history) },
       results("results-paging-2.json"),
     );
     const second = await warehouse.query({ ...request, pageToken: first.nextPageToken! });
@@ -309,7 +319,7 @@ describe("BigQueryLogWarehouse queries", () => {
     assert.equal(read2.query.location, "EU");
 
     server.expect(
-      { method: "GET", path: `${JOBS}/${JOB_ID}`, reply: (_req, history) => jobAsCreated(history) },
+      { method: "GET", path: JOB, reply: (_req, history) => jobAsCreated(history) },
       results("results-paging-3.json"),
     );
     const third = await warehouse.query({ ...request, pageToken: second.nextPageToken! });
@@ -330,12 +340,12 @@ describe("BigQueryLogWarehouse queries", () => {
     const first = await warehouse.query(request);
     server.expect({
       method: "GET",
-      path: `${JOBS}/${JOB_ID}`,
+      path: JOB,
       reply: (_req, history) => jobAsCreated(history, { query: "SELECT * FROM `acme-logs.other.secrets`" }),
     });
     await assert.rejects(warehouse.query({ ...request, pageToken: first.nextPageToken! }), InvalidInputError);
     assert.equal(
-      server.requests.filter((r) => r.path === RESULTS).length,
+      server.requests.filter((r) => RESULTS.test(r.path)).length,
       1,
       "no result of the foreign job was read",
     );
@@ -362,7 +372,7 @@ describe("BigQueryLogWarehouse queries", () => {
     server.expect(...tableList, dryRun(), startJob, results("results-paging-1.json"));
     const request = { sql: SYSLOG_SQL, params: SYSLOG_PARAMS, pageSize: 2 };
     const first = await warehouse.query(request);
-    server.expect({ method: "GET", path: `${JOBS}/${JOB_ID}`, reply: errorReply("not-found.json") });
+    server.expect({ method: "GET", path: JOB, reply: errorReply("not-found.json") });
     await assert.rejects(
       warehouse.query({ ...request, pageToken: first.nextPageToken! }),
       /is gone .* run the query again/,
@@ -381,7 +391,7 @@ describe("BigQueryLogWarehouse queries", () => {
       return true;
     });
     assert.equal(jobBodies(server).length, 1, "only the dry run was sent");
-    assert.equal(server.requests.filter((r) => r.path === RESULTS).length, 0);
+    assert.equal(server.requests.filter((r) => RESULTS.test(r.path)).length, 0);
   });
 
   /** The recorded dry run with the engine's reading of the statement replaced. */
@@ -474,7 +484,7 @@ describe("BigQueryLogWarehouse queries", () => {
       results("results-part2.json"),
     );
     const result = await warehouse.query({ sql: "SELECT * FROM syslog", pageSize: 3 });
-    const reads = server.requests.filter((r) => r.path === RESULTS);
+    const reads = server.requests.filter((r) => RESULTS.test(r.path));
     assert.deepEqual(
       reads.map((r) => [r.query.startIndex, r.query.pageToken, r.query.maxResults]),
       [
@@ -551,7 +561,7 @@ describe("BigQueryLogWarehouse queries", () => {
     assert.equal(result.truncated, true);
     assert.equal(result.nextPageToken, undefined, "nothing past the cap is offered");
     assert.match(result.executedSql, / LIMIT 4$/);
-    const reads = server.requests.filter((r) => r.path === RESULTS);
+    const reads = server.requests.filter((r) => RESULTS.test(r.path));
     assert.deepEqual(
       reads.map((r) => r.query.maxResults),
       ["3", "1"],
@@ -567,7 +577,7 @@ describe("BigQueryLogWarehouse queries", () => {
       { method: "POST", path: JOBS, reply: errorReply("duplicate-job.json") },
       {
         method: "GET",
-        path: /^acme-sec\/jobs\/ferret_[0-9a-f]{32}$/,
+        path: JOB,
         reply: { body: fixture("job-running.json") },
       },
       results("results-paging-1.json"),
@@ -590,13 +600,81 @@ describe("BigQueryLogWarehouse queries", () => {
       { method: "GET", path: RESULTS, reply: { body: fixture("results-pending.json") }, repeat: true },
       {
         method: "POST",
-        path: `${JOBS}/${JOB_ID}/cancel`,
+        path: CANCEL,
         reply: { body: { kind: "bigquery#jobCancelResponse" } },
       },
     );
     await assert.rejects(warehouse.query({ sql: "SELECT textPayload FROM syslog" }), QueryTimeoutError);
-    assert.equal(server.requests.at(-1)?.path, `${JOBS}/${JOB_ID}/cancel`);
+    assert.match(server.requests.at(-1)?.path ?? "", CANCEL);
     assert.equal(server.requests.at(-1)?.query.location, "EU");
+  });
+});
+
+describe("BigQueryLogWarehouse and the step's deadline", () => {
+  /** The job never finishes; the step's signal fires while ferret waits on its second poll. */
+  const pendingUntilAborted = (step: AbortController, reason?: unknown): Exchange => {
+    let polls = 0;
+    return {
+      method: "GET",
+      path: RESULTS,
+      reply: () => {
+        polls += 1;
+        if (polls === 2) step.abort(reason);
+        return { body: fixture("results-pending.json") };
+      },
+      repeat: true,
+    };
+  };
+  const cancelled: Exchange = {
+    method: "POST",
+    path: CANCEL,
+    reply: { body: { kind: "bigquery#jobCancelResponse" } },
+  };
+
+  it("cancels the running job when the step's signal fires, and throws the step's reason", async () => {
+    const { server, warehouse } = await setup({ timeoutMs: 60_000, pollWaitMs: 20 });
+    const step = new AbortController();
+    const reason = new DeadlineExceededError("step deadline");
+    server.expect(...tableList, dryRun(), startJob, pendingUntilAborted(step, reason), cancelled);
+    const started = Date.now();
+    await assert.rejects(
+      warehouse.query({ sql: "SELECT textPayload FROM syslog", signal: step.signal }),
+      (error: unknown) => error === reason,
+    );
+    assert.ok(Date.now() - started < 5_000, "did not wait for the job's own timeout");
+    const cancels = server.requests.filter((r) => CANCEL.test(r.path));
+    assert.equal(cancels.length, 1, "the job was cancelled, not left running");
+    assert.equal(cancels[0]!.query.location, "EU");
+  });
+
+  it("starts no job when the signal fired during the dry run", async () => {
+    const { server, warehouse } = await setup();
+    const step = new AbortController();
+    server.expect(...tableList, {
+      method: "POST",
+      path: JOBS,
+      reply: () => {
+        step.abort(new DeadlineExceededError("step deadline"));
+        return { body: fixture("job-dry-run.json") };
+      },
+    });
+    await assert.rejects(
+      warehouse.query({ sql: "SELECT textPayload FROM syslog", signal: step.signal }),
+      DeadlineExceededError,
+    );
+    assert.equal(jobBodies(server).length, 1, "only the dry run was sent");
+  });
+
+  it("a signal aborted without a ferret reason still cancels and says why", async () => {
+    const { server, warehouse } = await setup({ timeoutMs: 60_000, pollWaitMs: 20 });
+    const step = new AbortController();
+    server.expect(...tableList, dryRun(), startJob, pendingUntilAborted(step), cancelled);
+    await assert.rejects(
+      warehouse.query({ sql: "SELECT textPayload FROM syslog", signal: step.signal }),
+      (error: unknown) =>
+        error instanceof DeadlineExceededError && /no BigQuery job is left running/.test(error.message),
+    );
+    assert.equal(server.requests.filter((r) => CANCEL.test(r.path)).length, 1);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ColumnInfo } from "../../ports/log-warehouse.js";
 import { catalogDescriptions, type LogTableDef } from "../../sql/log-catalog.js";
-import type { TableField } from "./rest.js";
+import type { TableField } from "./resources.js";
 
 /** The REST API still speaks legacy type names; the agent writes GoogleSQL. */
 const GOOGLE_SQL_NAMES: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { SqlRefusedError, StorageError } from "../../domain/errors.js";
-import type { Job } from "./rest.js";
+import type { JobMetadata } from "./resources.js";
 
 /**
  * The production guard's source of truth: what BigQuery itself parsed from the statement
@@ -10,7 +10,7 @@ import type { Job } from "./rest.js";
  * sink dataset's tables.
  */
 export function checkDryRun(
-  dry: Job,
+  dry: JobMetadata,
   allowed: { project: string; dataset: string; tables: readonly string[] },
 ): void {
   const query = dry.statistics?.query;

@@ -1,6 +1,6 @@
 import { ConfigError, errorMessage, FerretError, NotFoundError, StorageError } from "../../domain/errors.js";
 import { QueryFailedError, QueryTimeoutError } from "../../sql/query-errors.js";
-import type { ErrorProto } from "./rest.js";
+import type { ErrorProto } from "./resources.js";
 
 /**
  * The dry run says the statement would scan more than the cap allows. Retrying the same
@@ -61,11 +61,6 @@ function shorten(text: string): string {
   return text.replace(/\s+/g, " ").trim().slice(0, 500);
 }
 
-/**
- * Maps a failed call (an HTTP error from the client library, a job's errorResult, or a
- * network failure) to a typed error that says whether a retry helps. The reason decides
- * before the status: BigQuery reports rate limits as 403 rateLimitExceeded.
- */
 export interface ErrorContext {
   /** What was being done, for the message: "dry run", "read results", … */
   what: string;
@@ -73,6 +68,12 @@ export interface ErrorContext {
   maxBytesBilled: number;
 }
 
+/**
+ * Maps a failed call (the client library's ApiError, which carries the HTTP status and
+ * BigQuery's ErrorProtos, also for a job that finished with status.errors; or a network
+ * failure) to a typed error that says whether a retry helps. The reason decides
+ * before the status: BigQuery reports rate limits as 403 rateLimitExceeded.
+ */
 export function toWarehouseError(error: unknown, context: ErrorContext): FerretError {
   if (error instanceof FerretError) return error;
   const like: ApiErrorLike = typeof error === "object" && error !== null ? (error as ApiErrorLike) : {};
@@ -81,11 +82,6 @@ export function toWarehouseError(error: unknown, context: ErrorContext): FerretE
   const status = typeof like.code === "number" ? like.code : undefined;
   const message = shorten(protos.find((p) => p.message)?.message ?? errorMessage(error));
   return fromReason(reason, status, message, context, error);
-}
-
-/** A job that finished with status.errorResult. */
-export function jobError(proto: ErrorProto, context: ErrorContext): FerretError {
-  return fromReason(proto.reason, undefined, shorten(proto.message ?? "job failed"), context, proto);
 }
 
 function fromReason(

@@ -1,5 +1,6 @@
+import type { Query } from "@google-cloud/bigquery";
 import type { SqlParam } from "../../ports/log-warehouse.js";
-import type { Job, QueryJobInsert, QueryParameter } from "./rest.js";
+import type { JobMetadata, QueryParameter } from "./resources.js";
 
 export interface QueryJobSpec {
   sql: string;
@@ -9,26 +10,42 @@ export interface QueryJobSpec {
   jobTimeoutMs: number;
 }
 
+/** Prefix of every job id ferret creates; the library appends a random UUID. */
+export const JOB_PREFIX = "ferret_";
+
 /**
- * Typed named parameters. Strings stay STRING even when they look like timestamps:
- * GoogleSQL coerces a STRING parameter where a TIMESTAMP is expected (and the runbooks
- * CAST explicitly), while a TIMESTAMP parameter compared with a STRING column would fail.
+ * The type each named parameter is sent with. Strings stay STRING even when they look
+ * like timestamps: GoogleSQL coerces a STRING parameter where a TIMESTAMP is expected (and
+ * the runbooks CAST explicitly), while a TIMESTAMP parameter compared with a STRING column
+ * would fail. An integer beyond 2^53 is not exact in JavaScript, so it goes as FLOAT64
+ * rather than as an INT64 that is not the number the caller meant.
  */
-export function queryParameters(params: Readonly<Record<string, SqlParam>>): QueryParameter[] {
-  return Object.keys(params)
-    .sort()
-    .map((name) => {
-      const value = params[name]!;
-      const type =
-        typeof value === "boolean"
-          ? "BOOL"
-          : typeof value === "number"
-            ? Number.isSafeInteger(value)
-              ? "INT64"
-              : "FLOAT64"
-            : "STRING";
-      return { name, parameterType: { type }, parameterValue: { value: String(value) } };
-    });
+function parameterType(value: SqlParam): "BOOL" | "INT64" | "FLOAT64" | "STRING" {
+  if (typeof value === "boolean") return "BOOL";
+  if (typeof value === "number") return Number.isSafeInteger(value) ? "INT64" : "FLOAT64";
+  return "STRING";
+}
+
+/**
+ * The client library's query-job options. The dry run is the same job with `dryRun`, so
+ * it prices exactly what will run. Values go as the REST API's decimal strings with an
+ * explicit type, so the job's recorded parameters compare equal to ours (jobRan).
+ * Without a jobId of ours the library answers a retried insert's 409 by fetching the job
+ * its first attempt created, instead of running the query twice.
+ */
+export function queryJobOptions(spec: QueryJobSpec, mode: { dryRun: boolean }): Query {
+  const names = Object.keys(spec.params).sort();
+  return {
+    query: spec.sql,
+    useLegacySql: false,
+    useQueryCache: true,
+    params: Object.fromEntries(names.map((name) => [name, String(spec.params[name])])),
+    types: Object.fromEntries(names.map((name) => [name, parameterType(spec.params[name]!)])),
+    maximumBytesBilled: String(spec.maximumBytesBilled),
+    jobTimeoutMs: spec.jobTimeoutMs,
+    labels: { ...spec.labels },
+    ...(mode.dryRun ? { dryRun: true } : { jobPrefix: JOB_PREFIX }),
+  };
 }
 
 const LABEL_MAX = 63;
@@ -53,36 +70,18 @@ export function sanitizeLabels(labels: Readonly<Record<string, string>>): Record
   return out;
 }
 
-/** The jobs.insert body; the dry run is the same job with `dryRun`, so it prices what will run. */
-export function queryJobBody(
-  spec: QueryJobSpec,
-  job: { dryRun: true; projectId: string } | { dryRun: false; projectId: string; jobId: string },
-): QueryJobInsert {
-  return {
-    ...(job.dryRun ? {} : { jobReference: { projectId: job.projectId, jobId: job.jobId } }),
-    configuration: {
-      ...(job.dryRun ? { dryRun: true } : {}),
-      jobTimeoutMs: String(spec.jobTimeoutMs),
-      labels: { ...spec.labels },
-      query: {
-        query: spec.sql,
-        useLegacySql: false,
-        parameterMode: "NAMED",
-        queryParameters: queryParameters(spec.params),
-        maximumBytesBilled: String(spec.maximumBytesBilled),
-        useQueryCache: true,
-      },
-    },
-  };
-}
-
 /** True when a job ran exactly this statement with exactly these parameters, for ferret. */
-export function jobRan(job: Job, sql: string, params: Readonly<Record<string, SqlParam>>): boolean {
+export function jobRan(job: JobMetadata, sql: string, params: Readonly<Record<string, SqlParam>>): boolean {
   const query = job.configuration?.query;
   if (job.configuration?.dryRun || job.configuration?.labels?.app !== "ferret") return false;
   if (query?.query !== sql) return false;
-  const key = (p: QueryParameter) => JSON.stringify([p.name, p.parameterType.type, p.parameterValue.value]);
+  const key = (p: QueryParameter) =>
+    JSON.stringify([p.name, p.parameterType.type, String(p.parameterValue.value)]);
   const ran = (query.queryParameters ?? []).map(key).sort();
-  const asked = queryParameters(params).map(key).sort();
+  const asked = Object.entries(params)
+    .map(([name, value]) =>
+      key({ name, parameterType: { type: parameterType(value) }, parameterValue: { value: String(value) } }),
+    )
+    .sort();
   return ran.length === asked.length && ran.every((k, i) => k === asked[i]);
 }

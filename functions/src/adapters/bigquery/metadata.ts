@@ -1,8 +1,9 @@
+import type { Dataset, GetTablesOptions, GetTablesResponse } from "@google-cloud/bigquery";
 import { NotFoundError } from "../../domain/errors.js";
 import type { TableInfo } from "../../ports/log-warehouse.js";
 import { catalogTable, type LogTableDef } from "../../sql/log-catalog.js";
-import type { BigQueryApi } from "./api.js";
 import { describeFields } from "./describe.js";
+import { parseResource, TableListEntrySchema, TableSchema } from "./resources.js";
 
 /** Kinds of dataset entries a query may read; external tables read buckets, so they are left out. */
 const QUERYABLE_TYPES = new Set(["TABLE", "VIEW", "MATERIALIZED_VIEW"]);
@@ -14,7 +15,8 @@ interface Cached<T> {
 }
 
 /**
- * The log dataset's tables and schemas, from tables.list and tables.get (both free, unlike
+ * The log dataset's tables and schemas, from the library's Dataset.getTables and
+ * Table.getMetadata (tables.list and tables.get: both free, unlike
  * an INFORMATION_SCHEMA query), cached for `ttlMs` so a warm function instance does not
  * re-read them on every query, yet sees a new table from the sink within minutes.
  */
@@ -23,9 +25,8 @@ export class DatasetTables {
   private readonly described = new Map<string, Cached<TableInfo>>();
 
   constructor(
-    private readonly api: BigQueryApi,
+    private readonly dataset: Dataset,
     private readonly settings: {
-      dataset: string;
       catalog: readonly LogTableDef[];
       ttlMs: number;
       now: () => number;
@@ -51,7 +52,7 @@ export class DatasetTables {
     const table = names.find((n) => n.toLowerCase() === bare.toLowerCase());
     if (!table)
       throw new NotFoundError(
-        `no log table "${name}" in dataset ${this.settings.dataset} (tables: ${names.join(", ") || "none"})`,
+        `no log table "${name}" in dataset ${this.dataset.id} (tables: ${names.join(", ") || "none"})`,
       );
     const cached = this.described.get(table);
     if (cached && this.settings.now() - cached.at < this.settings.ttlMs) return cached.value;
@@ -76,26 +77,29 @@ export class DatasetTables {
 
   private async fetchNames(): Promise<string[]> {
     const names: string[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await this.api.listTables(pageToken);
-      for (const t of page.tables) {
-        if (QUERYABLE_TYPES.has((t.type ?? "TABLE").toUpperCase())) names.push(t.tableReference.tableId);
+    // Paged by hand: the library's auto-pagination stops after one page once maxResults is set.
+    let query: GetTablesOptions | null | undefined = { maxResults: 1000, autoPaginate: false };
+    while (query) {
+      const [tables, next]: GetTablesResponse = await this.dataset.getTables(query);
+      for (const table of tables) {
+        const entry = parseResource(TableListEntrySchema, table.metadata, "table list");
+        if (QUERYABLE_TYPES.has((entry.type ?? "TABLE").toUpperCase()) && table.id) names.push(table.id);
       }
-      pageToken = page.nextPageToken;
-    } while (pageToken);
+      query = next;
+    }
     return names.sort();
   }
 
   private async fetchTable(name: string): Promise<TableInfo> {
-    const table = await this.api.getTable(name);
+    const [metadata] = await this.dataset.table(name).getMetadata();
+    const table = parseResource(TableSchema, metadata, `metadata of table ${name}`);
     const def = catalogTable(name, this.settings.catalog);
     return {
       name,
       description:
         def?.description ??
         (table.description?.trim() ||
-          `Table in dataset ${this.settings.dataset}; not in ferret's catalog, so columns are as BigQuery reports them.`),
+          `Table in dataset ${this.dataset.id}; not in ferret's catalog, so columns are as BigQuery reports them.`),
       columns: describeFields(table.schema?.fields ?? [], def),
     };
   }

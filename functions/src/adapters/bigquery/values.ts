@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "../../domain/json.js";
-import type { Row, TableField } from "./rest.js";
+import type { Row, TableField } from "./resources.js";
 
 /**
  * BigQuery REST rows (`{f: [{v}]}` with every scalar as a string) as the JSON the agent

@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
+import type { BigQuery, Job } from "@google-cloud/bigquery";
 import {
   ConfigError,
   FerretError,
@@ -17,15 +16,15 @@ import type {
 import { guardSql } from "../../sql/guard.js";
 import { LOG_TABLES, type LogTableDef } from "../../sql/log-catalog.js";
 import { queryFingerprint } from "../../sql/page-token.js";
-import { QueryTimeoutError } from "../../sql/query-errors.js";
 import { bigQueryTarget, type SqlTarget } from "../../sql/targets.js";
-import { type BigQueryApi, type BigQueryApiOptions, createBigQueryApi, type ResultsPage } from "./api.js";
+import { type BigQueryClientOptions, createBigQueryClient } from "./client.js";
 import { checkDryRun } from "./dry-run-check.js";
-import { type ErrorContext, jobError, ScanCapExceededError, toWarehouseError } from "./errors.js";
-import { jobRan, type QueryJobSpec, queryJobBody, sanitizeLabels } from "./jobs.js";
+import { type ErrorContext, ScanCapExceededError, toWarehouseError } from "./errors.js";
+import { jobRan, type QueryJobSpec, queryJobOptions, sanitizeLabels } from "./jobs.js";
 import { DatasetTables } from "./metadata.js";
 import { decodeJobPageToken, encodeJobPageToken } from "./page-token.js";
-import type { JobReference, QueryResults, Row } from "./rest.js";
+import { JobSchema, parseResource } from "./resources.js";
+import { abandon, abortReason, readRows } from "./results.js";
 import { rowsToJson } from "./values.js";
 
 export interface BigQueryWarehouseOptions {
@@ -51,12 +50,12 @@ export interface BigQueryWarehouseOptions {
   pollWaitMs?: number;
   /** Past the job's own timeout, how long the client keeps waiting for BigQuery to report it. */
   clientGraceMs?: number;
-  /** Transport options when `api` is not given. */
-  apiEndpoint?: BigQueryApiOptions["apiEndpoint"];
-  authClient?: BigQueryApiOptions["authClient"];
-  maxRetries?: BigQueryApiOptions["maxRetries"];
-  /** A ready transport (tests, or a shared client). */
-  api?: BigQueryApi;
+  /** Client options when `client` is not given. */
+  apiEndpoint?: BigQueryClientOptions["apiEndpoint"];
+  authClient?: BigQueryClientOptions["authClient"];
+  maxRetries?: BigQueryClientOptions["maxRetries"];
+  /** A ready client library instance (a shared client). */
+  client?: BigQuery;
   now?: () => number;
 }
 
@@ -73,14 +72,16 @@ export const BIGQUERY_WAREHOUSE_DEFAULTS = {
 const NAME = /^[A-Za-z0-9_-]{1,1024}$/;
 
 /**
- * The production LogWarehouse. Every statement passes the SQL guard (one SELECT over the
- * sink dataset's tables, qualified as `project.dataset.table`, LIMIT enforced), then a
- * dry run that prices it, and only then the job, which carries maximumBytesBilled,
- * jobTimeoutMs and labels. Results are read from the finished job page by page.
+ * The production LogWarehouse, on the BigQuery client library (decision 0027). Every
+ * statement passes the SQL guard (one SELECT over the sink dataset's tables, qualified as
+ * `project.dataset.table`, LIMIT enforced), then a dry run that prices it and says what
+ * the engine reads, and only then the job, which carries maximumBytesBilled, jobTimeoutMs
+ * and labels. Results are read from the finished job page by page; a job still running
+ * when the caller's signal fires is cancelled.
  */
 export class BigQueryLogWarehouse implements LogWarehouse {
   readonly dialect = "bigquery" as const;
-  private readonly api: BigQueryApi;
+  private readonly client: BigQuery;
   private readonly tables: DatasetTables;
   private readonly target: SqlTarget;
   private readonly settings: Required<
@@ -124,22 +125,23 @@ export class BigQueryLogWarehouse implements LogWarehouse {
       clientGraceMs: options.clientGraceMs ?? BIGQUERY_WAREHOUSE_DEFAULTS.clientGraceMs,
     };
     this.now = options.now ?? Date.now;
-    this.api =
-      options.api ??
-      createBigQueryApi({
+    this.client =
+      options.client ??
+      createBigQueryClient({
         jobProject,
-        dataProject: options.dataProject,
-        dataset: options.dataset,
-        ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint } : {}),
-        ...(options.authClient ? { authClient: options.authClient } : {}),
-        ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+        apiEndpoint: options.apiEndpoint,
+        authClient: options.authClient,
+        maxRetries: options.maxRetries,
       });
-    this.tables = new DatasetTables(this.api, {
-      dataset: options.dataset,
-      catalog: options.catalog ?? LOG_TABLES,
-      ttlMs: options.metadataTtlMs ?? BIGQUERY_WAREHOUSE_DEFAULTS.metadataTtlMs,
-      now: this.now,
-    });
+    // The log dataset may live in another project than the one that runs the jobs.
+    this.tables = new DatasetTables(
+      this.client.dataset(options.dataset, { projectId: options.dataProject }),
+      {
+        catalog: options.catalog ?? LOG_TABLES,
+        ttlMs: options.metadataTtlMs ?? BIGQUERY_WAREHOUSE_DEFAULTS.metadataTtlMs,
+        now: this.now,
+      },
+    );
     this.target = bigQueryTarget({ project: options.dataProject, dataset: options.dataset });
   }
 
@@ -183,15 +185,21 @@ export class BigQueryLogWarehouse implements LogWarehouse {
       jobTimeoutMs: this.settings.timeoutMs,
     };
     const page = { offset: 0, pageSize, fingerprint, sql: guarded.sql };
+    const signal = request.signal;
     if (request.pageToken) {
       const position = decodeJobPageToken(request.pageToken, fingerprint);
-      const ref = this.jobRef(position.jobId, position.location);
-      await this.checkJobBehindToken(ref, spec);
-      return this.readPage(ref, { ...page, offset: position.offset });
+      const job = this.client.job(position.jobId, position.location ? { location: position.location } : {});
+      await this.checkJobBehindToken(job, spec);
+      return this.readPage(job, { ...page, offset: position.offset }, signal);
     }
     const estimate = await this.dryRun(spec, allowed);
-    const ref = await this.startJob(spec);
-    return this.readPage(ref, page, estimate);
+    if (signal?.aborted) throw abortReason(signal);
+    const job = await this.call("start query job", async () => {
+      const [created] = await this.client.createQueryJob(queryJobOptions(spec, { dryRun: false }));
+      return created;
+    });
+    if (signal?.aborted) return abandon(job, signal);
+    return this.readPage(job, page, signal, estimate);
   }
 
   async close(): Promise<void> {
@@ -203,10 +211,10 @@ export class BigQueryLogWarehouse implements LogWarehouse {
    * engine reads it as one SELECT over the dataset's tables (dry-run-check.ts).
    */
   private async dryRun(spec: QueryJobSpec, allowed: readonly string[]): Promise<number | undefined> {
-    const dry = await this.call("dry run", () =>
-      this.api.insertJob(queryJobBody(spec, { dryRun: true, projectId: this.settings.jobProject })),
-    );
-    if (dry.status?.errorResult) throw jobError(dry.status.errorResult, this.context("dry run"));
+    const dry = await this.call("dry run", async () => {
+      const [, response] = await this.client.createQueryJob(queryJobOptions(spec, { dryRun: true }));
+      return parseResource(JobSchema, response, "dry run");
+    });
     checkDryRun(dry, { project: this.settings.dataProject, dataset: this.settings.dataset, tables: allowed });
     // Without an estimate the job's own maximumBytesBilled still stops an oversized scan.
     const bytes = dry.statistics?.query?.totalBytesProcessed ?? dry.statistics?.totalBytesProcessed;
@@ -215,26 +223,10 @@ export class BigQueryLogWarehouse implements LogWarehouse {
     return bytes;
   }
 
-  private async startJob(spec: QueryJobSpec): Promise<JobReference> {
-    // Our own job id: when the library retries an insert that did reach BigQuery, the
-    // duplicate is answered 409 and the first job is picked up instead of run twice.
-    const jobId = `ferret_${randomUUID().replaceAll("-", "")}`;
-    const body = queryJobBody(spec, { dryRun: false, projectId: this.settings.jobProject, jobId });
-    let job: Awaited<ReturnType<BigQueryApi["insertJob"]>>;
+  private async checkJobBehindToken(job: Job, spec: QueryJobSpec): Promise<void> {
+    let metadata: unknown;
     try {
-      job = await this.api.insertJob(body);
-    } catch (error) {
-      if (httpStatus(error) !== 409) throw toWarehouseError(error, this.context("start query job"));
-      job = await this.call("start query job", () => this.api.getJob(this.jobRef(jobId)));
-    }
-    if (job.status?.errorResult) throw jobError(job.status.errorResult, this.context("query job"));
-    return this.jobRef(job.jobReference?.jobId ?? jobId, job.jobReference?.location);
-  }
-
-  private async checkJobBehindToken(ref: JobReference, spec: QueryJobSpec): Promise<void> {
-    let job: Awaited<ReturnType<BigQueryApi["getJob"]>>;
-    try {
-      job = await this.api.getJob(ref);
+      [metadata] = await job.getMetadata();
     } catch (error) {
       const mapped = toWarehouseError(error, this.context("look up the job behind pageToken"));
       if (mapped instanceof NotFoundError)
@@ -243,7 +235,7 @@ export class BigQueryLogWarehouse implements LogWarehouse {
         );
       throw mapped;
     }
-    if (!jobRan(job, spec.sql, spec.params))
+    if (!jobRan(parseResource(JobSchema, metadata, "job lookup"), spec.sql, spec.params))
       throw new InvalidInputError(
         "pageToken does not belong to this query; send the same sql and params as the first page",
       );
@@ -251,43 +243,34 @@ export class BigQueryLogWarehouse implements LogWarehouse {
 
   /** Rows [offset, offset + pageSize) of a job's result, never past maxRows. */
   private async readPage(
-    ref: JobReference,
+    job: Job,
     page: { offset: number; pageSize: number; fingerprint: string; sql: string },
+    signal: AbortSignal | undefined,
     estimate?: number,
   ): Promise<QueryResult> {
-    const { maxRows } = this.settings;
+    const { maxRows, timeoutMs, clientGraceMs, pollWaitMs } = this.settings;
     const want = Math.max(0, Math.min(page.offset + page.pageSize, maxRows) - page.offset);
-    const deadline = this.now() + this.settings.timeoutMs + this.settings.clientGraceMs;
-    const first = await this.waitForResults(ref, { startIndex: page.offset, maxResults: want }, deadline);
-    const rows: Row[] = [...(first.rows ?? [])];
-    // A page larger than BigQuery's response size limit arrives in parts, chained by pageToken.
-    let next = first.pageToken;
-    while (rows.length < want && next) {
-      const part = await this.call("read results", () =>
-        this.api.getQueryResults(ref, {
-          pageToken: next,
-          maxResults: want - rows.length,
-          waitMs: this.settings.pollWaitMs,
-        }),
-      );
-      rows.push(...(part.rows ?? []));
-      next = part.pageToken;
-    }
-    const fields = first.schema?.fields ?? [];
-    const kept = rows.slice(0, want);
-    const total = first.totalRows ?? page.offset + kept.length;
+    const { results, rows } = await this.call("read results", () =>
+      readRows(
+        job,
+        { startIndex: page.offset, maxResults: want },
+        { pollWaitMs, timeoutMs, deadline: this.now() + timeoutMs + clientGraceMs, now: this.now, signal },
+      ),
+    );
+    const fields = results.schema?.fields ?? [];
+    const total = results.totalRows ?? page.offset + rows.length;
     const capped = Math.min(total, maxRows);
-    const end = page.offset + kept.length;
-    const bytes = first.totalBytesProcessed ?? estimate;
+    const end = page.offset + rows.length;
+    const bytes = results.totalBytesProcessed ?? estimate;
     return {
       columns: fields.map((f) => f.name),
-      rows: rowsToJson(fields, kept),
+      rows: rowsToJson(fields, rows),
       totalRows: capped,
-      ...(end < capped && kept.length > 0
+      ...(end < capped && rows.length > 0
         ? {
             nextPageToken: encodeJobPageToken(page.fingerprint, {
-              jobId: ref.jobId,
-              ...(ref.location ? { location: ref.location } : {}),
+              jobId: job.id ?? "",
+              ...(job.location ? { location: job.location } : {}),
               offset: end,
             }),
           }
@@ -296,33 +279,6 @@ export class BigQueryLogWarehouse implements LogWarehouse {
       ...(bytes !== undefined ? { bytesProcessed: bytes } : {}),
       executedSql: page.sql,
     };
-  }
-
-  /** Long-polls getQueryResults until the job is done or past its time budget. */
-  private async waitForResults(
-    ref: JobReference,
-    page: Omit<ResultsPage, "waitMs">,
-    deadline: number,
-  ): Promise<QueryResults> {
-    for (;;) {
-      const remaining = deadline - this.now();
-      if (remaining <= 0) {
-        // Best effort: the job's own jobTimeoutMs ends it anyway.
-        await this.api.cancelJob(ref).catch(() => undefined);
-        throw new QueryTimeoutError(this.settings.timeoutMs);
-      }
-      const waitMs = Math.max(1, Math.min(this.settings.pollWaitMs, remaining));
-      const results = await this.call("read results", () =>
-        this.api.getQueryResults(ref, { ...page, waitMs }),
-      );
-      if (results.jobComplete !== false) return results;
-      // The server already waited waitMs; a short pause keeps a fast-answering fake from spinning.
-      await sleep(Math.min(250, Math.max(0, deadline - this.now())));
-    }
-  }
-
-  private jobRef(jobId: string, location?: string): JobReference {
-    return { projectId: this.settings.jobProject, jobId, ...(location ? { location } : {}) };
   }
 
   private context(what: string): ErrorContext {
@@ -337,9 +293,4 @@ export class BigQueryLogWarehouse implements LogWarehouse {
       throw toWarehouseError(error, this.context(what));
     }
   }
-}
-
-function httpStatus(error: unknown): number | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "number" ? error.code : undefined;
 }

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { StorageError } from "../../domain/errors.js";
 
 /**
- * The parts of the BigQuery v2 REST resources the warehouse reads (jobs.insert, jobs.get,
- * jobs.getQueryResults, tables.list, tables.get). Responses are checked against these
- * instead of trusted, and unknown fields pass through untouched. int64 fields arrive as
- * decimal strings, as the REST API encodes them.
+ * The parts of the BigQuery v2 resources the warehouse reads, as the client library hands
+ * them over untouched (a job's metadata, a raw getQueryResults answer, a table's metadata).
+ * They are checked against these instead of trusted; unknown fields pass through. int64
+ * fields arrive as decimal strings, as the REST API encodes them.
  */
 const Int64String = z.union([z.string().regex(/^-?\d+$/), z.number().int()]).transform((v) => Number(v));
 
@@ -15,29 +16,14 @@ export const ErrorProtoSchema = z.looseObject({
 });
 export type ErrorProto = z.infer<typeof ErrorProtoSchema>;
 
-/** A dry run's reference has no jobId: nothing was created. */
-export const JobReferenceSchema = z.looseObject({
-  projectId: z.string().optional(),
-  jobId: z.string().optional(),
-  location: z.string().optional(),
-});
-
-/** The job a call is about. */
-export interface JobReference {
-  projectId: string;
-  jobId: string;
-  location?: string;
-}
-
 export const QueryParameterSchema = z.object({
   name: z.string(),
   parameterType: z.object({ type: z.string() }),
-  parameterValue: z.object({ value: z.string() }),
+  parameterValue: z.object({ value: z.union([z.string(), z.number(), z.boolean()]) }),
 });
 export type QueryParameter = z.infer<typeof QueryParameterSchema>;
 
 export const JobSchema = z.looseObject({
-  jobReference: JobReferenceSchema.optional(),
   configuration: z
     .looseObject({
       dryRun: z.boolean().optional(),
@@ -50,21 +36,12 @@ export const JobSchema = z.looseObject({
         .optional(),
     })
     .optional(),
-  status: z
-    .looseObject({
-      state: z.string().optional(),
-      errorResult: ErrorProtoSchema.optional(),
-      errors: z.array(ErrorProtoSchema).optional(),
-    })
-    .optional(),
   statistics: z
     .looseObject({
       totalBytesProcessed: Int64String.optional(),
       query: z
         .looseObject({
           totalBytesProcessed: Int64String.optional(),
-          totalBytesBilled: Int64String.optional(),
-          cacheHit: z.boolean().optional(),
           /** What the engine parsed the statement as: SELECT, INSERT, SCRIPT, … */
           statementType: z.string().optional(),
           /** The tables the statement reads, as the engine resolved them (views expanded). */
@@ -76,7 +53,7 @@ export const JobSchema = z.looseObject({
     })
     .optional(),
 });
-export type Job = z.infer<typeof JobSchema>;
+export type JobMetadata = z.infer<typeof JobSchema>;
 
 export interface TableField {
   name: string;
@@ -103,52 +80,31 @@ export const RowSchema = z.looseObject({ f: z.array(z.looseObject({ v: z.unknown
 export type Row = z.infer<typeof RowSchema>;
 
 export const QueryResultsSchema = z.looseObject({
-  jobReference: JobReferenceSchema.optional(),
   jobComplete: z.boolean().optional(),
   schema: TableSchemaSchema.optional(),
   rows: z.array(RowSchema).optional(),
   totalRows: Int64String.optional(),
   pageToken: z.string().optional(),
   totalBytesProcessed: Int64String.optional(),
-  errors: z.array(ErrorProtoSchema).optional(),
 });
 export type QueryResults = z.infer<typeof QueryResultsSchema>;
 
-export const TableListSchema = z.looseObject({
-  tables: z
-    .array(
-      z.looseObject({
-        tableReference: z.looseObject({ tableId: z.string() }),
-        type: z.string().optional(),
-      }),
-    )
-    .default([]),
-  nextPageToken: z.string().optional(),
-});
-export type TableList = z.infer<typeof TableListSchema>;
+/** An entry of tables.list: only the kind matters (external tables are left out). */
+export const TableListEntrySchema = z.looseObject({ type: z.string().optional() });
 
 export const TableSchema = z.looseObject({
-  tableReference: z.looseObject({ tableId: z.string() }).optional(),
-  type: z.string().optional(),
   description: z.string().optional(),
   schema: TableSchemaSchema.optional(),
 });
 export type Table = z.infer<typeof TableSchema>;
 
-/** The jobs.insert request body for a query job (dry run or real). */
-export interface QueryJobInsert {
-  jobReference?: { projectId: string; jobId: string };
-  configuration: {
-    dryRun?: boolean;
-    jobTimeoutMs: string;
-    labels: Record<string, string>;
-    query: {
-      query: string;
-      useLegacySql: false;
-      parameterMode: "NAMED";
-      queryParameters: QueryParameter[];
-      maximumBytesBilled: string;
-      useQueryCache: boolean;
-    };
-  };
+/** A resource the library returned, checked: a missing required field fails loudly, not later. */
+export function parseResource<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new StorageError(
+    `BigQuery answered the ${what} with an unexpected shape (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`,
+    false,
+  );
 }
