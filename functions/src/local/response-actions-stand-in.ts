@@ -145,8 +145,10 @@ export async function startResponseActionsStandIn(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://stand-in").pathname);
     const body = req.method === "POST" ? await readBody(req) : undefined;
-    let m: RegExpExecArray | null;
-    if (req.method === "GET" && (m = KEY_GET.exec(path))) {
+    const on = (method: string, route: RegExp): RegExpExecArray | null =>
+      req.method === method ? route.exec(path) : null;
+    let m: RegExpExecArray | null = on("GET", KEY_GET);
+    if (m) {
       const key = keys.get(m[1]!);
       if (!key) return fail(res, 404, "NOT_FOUND", `Service account key ${m[1]} does not exist.`);
       sendJson(res, 200, {
@@ -156,14 +158,16 @@ export async function startResponseActionsStandIn(
       });
       return 200;
     }
-    if (req.method === "POST" && (m = KEY_DISABLE.exec(path))) {
+    m = on("POST", KEY_DISABLE);
+    if (m) {
       const key = keys.get(m[1]!);
       if (!key) return fail(res, 404, "NOT_FOUND", `Service account key ${m[1]} does not exist.`);
       key.disabled = true;
       sendJson(res, 200, {});
       return 200;
     }
-    if (req.method === "GET" && (m = INSTANCE_GET.exec(path))) {
+    m = on("GET", INSTANCE_GET);
+    if (m) {
       const i = findInstance(m[1]!, m[2]!, m[3]!);
       if (!i)
         return fail(
@@ -176,7 +180,8 @@ export async function startResponseActionsStandIn(
       sendJson(res, 200, instanceJson(i));
       return 200;
     }
-    if (req.method === "POST" && (m = INSTANCE_SET_TAGS.exec(path))) {
+    m = on("POST", INSTANCE_SET_TAGS);
+    if (m) {
       const i = findInstance(m[1]!, m[2]!, m[3]!);
       if (!i)
         return fail(
@@ -207,7 +212,8 @@ export async function startResponseActionsStandIn(
       });
       return 200;
     }
-    if (req.method === "POST" && (m = POLICY.exec(path))) {
+    m = on("POST", POLICY);
+    if (m) {
       const p = policies.get(m[1]!);
       if (!p) return fail(res, 404, "NOT_FOUND", `Project '${m[1]}' not found or permission denied.`);
       if (m[2] === "getIamPolicy") {
