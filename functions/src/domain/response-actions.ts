@@ -45,3 +45,14 @@ export const ActionLinkSchema = z.object({
   }),
 });
 export type ActionLink = z.infer<typeof ActionLinkSchema>;
+
+/** One line naming the exact call, e.g. `revoke_iam_binding(project=…, role=…, member=…)`. */
+export function actionCallText(link: ActionLink): string {
+  const args = Object.entries(link.args)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${v}`);
+  return `${link.tool}(${args.join(", ")})`;
+}
+
+/** How a linked recommendation is offered to a person, in Slack and on the terminal alike. */
+export const ACTION_LINK_LEAD = "ferret can do this with approval:";
