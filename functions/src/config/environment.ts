@@ -45,7 +45,10 @@ const EnvironmentVariablesSchema = z.object({
   FERRET_WORKFLOW_NAME: optional,
   FERRET_WORKFLOW_LOCATION: optional,
   FERRET_SCC_API_ENDPOINT: optional,
-  FERRET_GOOGLEAPIS_ROOT_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  // Requests to it carry no Google credentials, so only a loopback stand-in makes sense.
+  FERRET_GOOGLEAPIS_ROOT_URL: optional.pipe(
+    z.url({ protocol: /^http$/, hostname: /^(127\.0\.0\.1|localhost|\[::1\])$/ }).optional(),
+  ),
 });
 
 export interface GeminiCredentials {

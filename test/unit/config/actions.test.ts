@@ -35,11 +35,16 @@ describe("actions config", () => {
     );
   });
 
-  it("takes a stand-in's root URL from FERRET_GOOGLEAPIS_ROOT_URL, and refuses a non-URL", () => {
+  it("takes a stand-in's root URL from FERRET_GOOGLEAPIS_ROOT_URL, and refuses anything but a loopback http URL", () => {
     assert.equal(
       readEnvironment({ FERRET_GOOGLEAPIS_ROOT_URL: "http://127.0.0.1:8123/" }).googleApisRootUrl,
       "http://127.0.0.1:8123/",
     );
     assert.throws(() => readEnvironment({ FERRET_GOOGLEAPIS_ROOT_URL: "127.0.0.1:8123" }), ConfigError);
+    // Not a loopback stand-in: the clients would send unauthenticated calls somewhere else.
+    assert.throws(
+      () => readEnvironment({ FERRET_GOOGLEAPIS_ROOT_URL: "http://iam.example.org/" }),
+      ConfigError,
+    );
   });
 });
