@@ -68,11 +68,11 @@ test("the deny-egress rule denies all egress, IPv4 and IPv6, from instances with
   const rule = resource(tf, "google_compute_firewall.deny_egress");
   assert.equal(rule.direction, "EGRESS");
   assert.equal(
-    rule.target_tags instanceof Array && norm(String(rule.target_tags[0])),
+    Array.isArray(rule.target_tags) && norm(String(rule.target_tags[0])),
     "${var.deny_egress_tag}",
   );
   assert.equal(
-    norm(str(rule.destination_ranges instanceof Array ? rule.destination_ranges[0] : undefined, "ranges")),
+    norm(str(Array.isArray(rule.destination_ranges) ? rule.destination_ranges[0] : undefined, "ranges")),
     '${each.value.family == "ipv4" ? "0.0.0.0/0" : "::/0"}',
   );
   assert.equal(block(rule, "deny", "deny").protocol, "all");

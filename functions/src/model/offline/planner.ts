@@ -114,12 +114,7 @@ export function planFor(context: PlannerContext): PlanDraft {
   // An enabled response action closes the plan when there is room under the cap.
   const respond =
     evidence.length < context.maxSteps
-      ? responseStep(
-          subject.family,
-          context.finding,
-          context.tools,
-          evidence.map((s) => s.id).slice(-10),
-        )
+      ? responseStep(subject.family, context.finding, context.tools, evidence.map((s) => s.id).slice(-10))
       : undefined;
   const steps = respond ? [...evidence, respond] : evidence;
   return {

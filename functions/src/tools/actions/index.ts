@@ -17,14 +17,10 @@ export function createActionTools(
   ports: ActionPorts,
   options: { denyEgressTag: string },
 ): AnyTool[] {
-  return [...new Set(enabled)].map((name) => {
-    switch (name) {
-      case "disable_service_account_key":
-        return createDisableServiceAccountKeyTool(ports.keys());
-      case "add_deny_egress_tag":
-        return createAddDenyEgressTagTool(ports.tags(), { tag: options.denyEgressTag });
-      case "revoke_iam_binding":
-        return createRevokeIamBindingTool(ports.policies());
-    }
-  });
+  const build: Record<ActionTool, () => AnyTool> = {
+    disable_service_account_key: () => createDisableServiceAccountKeyTool(ports.keys()),
+    add_deny_egress_tag: () => createAddDenyEgressTagTool(ports.tags(), { tag: options.denyEgressTag }),
+    revoke_iam_binding: () => createRevokeIamBindingTool(ports.policies()),
+  };
+  return [...new Set(enabled)].map((name) => build[name]());
 }
