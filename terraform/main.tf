@@ -207,6 +207,11 @@ locals {
       FERRET_SCC_WRITEBACK              = tostring(var.enable_scc_writeback)
       FERRET_SCC_ANALYST_MUTE_AND_STATE = tostring(var.enable_scc_writeback && var.scc_analyst_mute_and_state)
     }
+    # Response actions the registry offers (terraform/response-actions.tf); empty is left unset.
+    actions = {
+      FERRET_ACTIONS_ENABLED         = join(",", var.response_actions)
+      FERRET_ACTIONS_DENY_EGRESS_TAG = var.deny_egress_tag
+    }
     workflow = {
       # A literal, not google_workflows_workflow.investigate.name: the workflow depends on the
       # functions' URLs, so the functions cannot depend on the workflow.
@@ -220,9 +225,9 @@ locals {
     # The planner and reflector see the same tool registry as the step executor (it is
     # built from these settings), so plans can name the log and intel tools. They never
     # query: table descriptions fall back to ferret's built-in catalog without BigQuery access.
-    planner            = ["common", "model", "log_warehouse", "intel"]
-    stepExecutor       = ["common", "model", "log_warehouse", "intel"]
-    reflector          = ["common", "model", "log_warehouse", "intel"]
+    planner            = ["common", "model", "log_warehouse", "intel", "actions"]
+    stepExecutor       = ["common", "model", "log_warehouse", "intel", "actions"]
+    reflector          = ["common", "model", "log_warehouse", "intel", "actions"]
     concluder          = ["common", "model"]
     compressor         = ["common", "model"]
     memoryIntrospector = ["common", "model"]

@@ -6,6 +6,7 @@ import type { StepResult, Usage } from "../domain/results.js";
 import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { renderPrompt } from "../prompts/render.js";
+import { checkedLinks, offeredActions } from "../tools/actions/links.js";
 import type { ConcluderContext } from "./contexts.js";
 import { resultsForPrompt } from "./result-summary.js";
 
@@ -65,6 +66,12 @@ export async function concludeInvestigation(
   return {
     conclusion: {
       ...answer.value,
+      // A link is an approvable call: only to an offered action on a target the finding names.
+      recommendedActions: checkedLinks(
+        answer.value.recommendedActions,
+        input.finding,
+        offeredActions(input.plan),
+      ),
       producedBy: {
         model: answer.model,
         offline: input.model.offline,

@@ -1,6 +1,7 @@
 import type { Conclusion } from "../domain/conclusion.js";
 import type { Investigation, InvestigationEvent } from "../domain/investigation.js";
 import type { Reflection } from "../domain/reflection.js";
+import { ACTION_LINK_LEAD, actionCallText } from "../domain/response-actions.js";
 import type { StepResult } from "../domain/results.js";
 import { describeUsage } from "../model/cost.js";
 import { terminalLine } from "./terminal-text.js";
@@ -101,7 +102,10 @@ export function printConclusion(p: Printer, inv: Investigation): void {
   }
   if (c.iocs.length)
     p.line(`  IOCs        ${clip(c.iocs.map((i) => `${i.type}:${i.value}`).join("  "), 600)}`);
-  for (const a of c.recommendedActions) p.line(`  [${clip(a.priority, 20)}] ${clip(a.action, 200)}`);
+  for (const a of c.recommendedActions) {
+    p.line(`  [${clip(a.priority, 20)}] ${clip(a.action, 200)}`);
+    if (a.link) p.line(`      ↳ ${ACTION_LINK_LEAD} ${clip(actionCallText(a.link), 300)}`);
+  }
   for (const q of c.openQuestions) p.line(`  ? ${clip(q, 200)}`);
   p.line(
     dim(

@@ -5,6 +5,7 @@ import { ConfigError } from "../domain/errors.js";
 import { SeveritySchema } from "../domain/finding.js";
 import { GovernorLimitsSchema } from "../domain/governor.js";
 import { AgentPolicySchema } from "../domain/policy.js";
+import { ActionsConfigSchema } from "./action-settings.js";
 import { McpConfigSchema } from "./mcp-settings.js";
 import { DEFAULT_EMBEDDING_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelSettingsShape } from "./model-settings.js";
 
@@ -130,6 +131,8 @@ const ConfigObjectSchema = z.strictObject({
   firestore: z.strictObject({ databaseId: z.string().default("(default)") }).prefault({}),
   /** MCP tool servers (config file only: a list of servers has no env-variable form). */
   mcp: McpConfigSchema.prefault({}),
+  /** Built-in response actions (acting tools, approval-gated); none by default. */
+  actions: ActionsConfigSchema.prefault({}),
   memory: z
     .strictObject({
       /** Cosine similarity a memory needs to be recalled (distance = 1 - similarity). */
@@ -217,6 +220,8 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_FIRESTORE_DATABASE: { path: "firestore.databaseId", type: "string" },
   FERRET_MEMORY_MIN_SIMILARITY: { path: "memory.minSimilarity", type: "number" },
   FERRET_MEMORY_MAX_RECALLED: { path: "memory.maxRecalled", type: "number" },
+  FERRET_ACTIONS_ENABLED: { path: "actions.enabled", type: "list" },
+  FERRET_ACTIONS_DENY_EGRESS_TAG: { path: "actions.denyEgressTag", type: "string" },
 };
 
 /**
@@ -231,6 +236,8 @@ export const PROCESS_ENV_VARIABLES: readonly string[] = [
   "FERRET_SLACK_API_URL",
   // A local SCC stand-in's host:port (the demo's local stack); never set when deployed.
   "FERRET_SCC_API_ENDPOINT",
+  // A local stand-in's root URL for the response actions' Google APIs; never set when deployed.
+  "FERRET_GOOGLEAPIS_ROOT_URL",
   "FERRET_WORKFLOWS_URL",
   "FERRET_WORKFLOW_NAME",
   "FERRET_WORKFLOW_LOCATION",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SeveritySchema } from "./finding.js";
 import { IocSchema } from "./ioc.js";
+import { ActionLinkSchema } from "./response-actions.js";
 
 export const VerdictSchema = z.enum(["true_positive", "false_positive", "benign", "inconclusive"]);
 export type Verdict = z.infer<typeof VerdictSchema>;
@@ -39,7 +40,18 @@ export const ConclusionDraftSchema = z.object({
     .max(10),
   iocs: z.array(IocSchema).max(50),
   recommendedActions: z
-    .array(z.object({ action: z.string().min(1).max(500), priority: z.enum(["immediate", "soon", "later"]) }))
+    .array(
+      z.object({
+        action: z.string().min(1).max(500),
+        priority: z.enum(["immediate", "soon", "later"]),
+        /**
+         * The built-in response action that carries this recommendation out, with its exact
+         * arguments; kept only when the plan offered the tool and the finding names the target
+         * (tools/actions/links.ts), so a person can approve it as shown.
+         */
+        link: ActionLinkSchema.optional(),
+      }),
+    )
     .max(10),
   openQuestions: z.array(z.string().min(1).max(500)).max(10),
 });

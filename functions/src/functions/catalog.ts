@@ -202,6 +202,7 @@ export async function buildToolCatalog(
       }),
     );
   }
+  if (config.actions.enabled.length > 0) tools.push(...(await actionTools(config, environment)));
   const mcp = config.mcp.servers.length > 0 ? await openConfiguredMcpTools(config, logger) : undefined;
   if (mcp) tools.push(...mcp.tools);
   return {
@@ -224,4 +225,29 @@ async function openConfiguredMcpTools(config: Config, logger: Logger): Promise<M
     secrets = new SecretManagerSecrets();
   }
   return openMcpTools(config.mcp, secrets, logger);
+}
+
+/**
+ * The enabled response actions; their Google client libraries load only then, so the default
+ * catalog (no actions) keeps its cold import small. FERRET_GOOGLEAPIS_ROOT_URL points them at
+ * the local stand-in.
+ */
+async function actionTools(config: Config, environment: Environment): Promise<AnyTool[]> {
+  const { createActionTools } = await import("../tools/actions/index.js");
+  const [{ IamServiceAccountKeys }, { ComputeInstanceTags }, { ResourceManagerProjectIam }] =
+    await Promise.all([
+      import("../adapters/iam/service-account-keys.js"),
+      import("../adapters/compute/instance-tags.js"),
+      import("../adapters/resourcemanager/project-iam.js"),
+    ]);
+  const options = environment.googleApisRootUrl ? { rootUrl: environment.googleApisRootUrl } : {};
+  return createActionTools(
+    config.actions.enabled,
+    {
+      keys: () => new IamServiceAccountKeys(options),
+      tags: () => new ComputeInstanceTags(options),
+      policies: () => new ResourceManagerProjectIam(options),
+    },
+    { denyEgressTag: config.actions.denyEgressTag },
+  );
 }

@@ -1,6 +1,7 @@
 import type { Conclusion } from "../domain/conclusion.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { Ioc } from "../domain/ioc.js";
+import { ACTION_LINK_LEAD, actionCallText } from "../domain/response-actions.js";
 import { describeUsage } from "../model/cost.js";
 import type { ChatMessage } from "../ports/chat-sink.js";
 import {
@@ -50,7 +51,11 @@ function actionLines(actions: Conclusion["recommendedActions"]): Mrkdwn[] {
     const group = actions.filter((a) => a.priority === p.key);
     if (group.length === 0) continue;
     lines.push(md`_${p.title}_`);
-    for (const a of group) lines.push(md`• ${inline(a.action, 400)}`);
+    for (const a of group) {
+      lines.push(md`• ${inline(a.action, 400)}`);
+      // Finding-derived arguments (a member, a key name) are shown as data, like the action text.
+      if (a.link) lines.push(md`      ↳ _${ACTION_LINK_LEAD}_ ${inline(actionCallText(a.link), 400)}`);
+    }
   }
   return lines;
 }

@@ -76,6 +76,12 @@ export interface Tool<I extends JsonObject = JsonObject> {
    * tool layer runs it only under a person's approval of the exact call.
    */
   readonly readOnly: boolean;
+  /**
+   * For an acting tool: throws when this investigation may not make the call at all (its
+   * target is not one the finding names). Checked before the call is held or run, so nobody
+   * is asked to approve a call that would be refused.
+   */
+  checkTarget?(input: I, ctx: ToolContext): void;
   /** For an acting tool: what the call would change, computed without changing it (a dry run). */
   preview?(input: I, ctx: ToolContext): Promise<string>;
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;

@@ -137,6 +137,7 @@ function inputErrorOutput(tool: string, error: z.ZodError): ToolOutput {
  * person will be shown, with the tool's dry-run preview when it has one, and nothing acts.
  */
 async function runActing(tool: AnyTool, args: JsonObject, ctx: ToolContext): Promise<ToolOutput> {
+  tool.checkTarget?.(args, ctx);
   const approval = approvalFor(ctx.approvals, ctx.investigationId, tool.name, args);
   if (approval) return { ...(await tool.run(args, ctx)), approvedBy: approval };
   let preview: string | undefined;

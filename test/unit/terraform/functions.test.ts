@@ -222,6 +222,8 @@ const LOG_ENV = [
 const SLACK_ENV = ["FERRET_SLACK_CHANNEL", "FERRET_SLACK_CLAIM_STALE_SECONDS"];
 const ANALYST_ENV = ["FERRET_SLACK_ALLOWED_USERS", "FERRET_SLACK_ALLOWED_USER_GROUPS"];
 const SCC_ENV = ["FERRET_SCC_WRITEBACK", "FERRET_SCC_ANALYST_MUTE_AND_STATE"];
+// The response actions the catalog offers (terraform/response-actions.tf).
+const ACTIONS_ENV = ["FERRET_ACTIONS_ENABLED", "FERRET_ACTIONS_DENY_EGRESS_TAG"];
 const EXPECTED_ENV: Record<string, readonly string[]> = {
   ingest: [
     ...COMMON_ENV,
@@ -233,9 +235,9 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
     "FERRET_GOVERNOR_TOKENS_PER_DAY",
     "FERRET_GOVERNOR_GROUP_WINDOW_MINUTES",
   ],
-  planner: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED"],
-  stepExecutor: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED"],
-  reflector: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED"],
+  planner: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
+  stepExecutor: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
+  reflector: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
   concluder: [...COMMON_ENV, ...MODEL_ENV],
   compressor: [...COMMON_ENV, ...MODEL_ENV],
   memoryIntrospector: [...COMMON_ENV, ...MODEL_ENV],

@@ -171,6 +171,8 @@ const OTHER_GRANTS: Record<string, string> = {
   "google_cloud_run_v2_service_iam_member.public_invoker": "allUsers",
   // SCC findings live under the organization: the write-back custom role is granted there.
   "google_organization_iam_member.scc_writeback": '${google_service_account.sa["analystActions"].member}',
+  // Response actions act in any project of the organization; only the responder runs them.
+  "google_organization_iam_member.response_actions": "${google_service_account.responder.member}",
 };
 
 interface Grant {

@@ -10,6 +10,7 @@ import { tableAvailable } from "./intents.js";
 import { PLAYBOOKS, type StepSpec } from "./playbooks/index.js";
 import { intelStep } from "./playbooks/types.js";
 import { marked } from "./provenance.js";
+import { responseStep } from "./respond.js";
 import { type Subject, subjectOf } from "./subject.js";
 import { stepTools } from "./tool-choice.js";
 
@@ -122,7 +123,13 @@ export function planFor(context: PlannerContext): PlanDraft {
   const subject = subjectOf(context.finding);
   const playbook = PLAYBOOKS[subject.family](subject);
   const selected = selectSteps(playbook.steps, context);
-  const steps = selected.length > 0 ? selected : [lastResort(subject, context)];
+  const evidence = selected.length > 0 ? selected : [lastResort(subject, context)];
+  // An enabled response action closes the plan when there is room under the cap.
+  const respond =
+    evidence.length < context.maxSteps
+      ? responseStep(subject.family, context.finding, context.tools, evidence.map((s) => s.id).slice(-10))
+      : undefined;
+  const steps = respond ? [...evidence, respond] : evidence;
   return {
     objective: clip(marked(playbook.objective), 1_000),
     successCriteria: playbook.successCriteria.slice(0, 8).map((c) => clip(c, 300)),

@@ -1,3 +1,4 @@
+import { isActionTool } from "../../domain/response-actions.js";
 import { type IntentKind, toolFor } from "./intents.js";
 
 /**
@@ -12,7 +13,18 @@ const FALLBACK: Record<ReturnType<typeof toolFor>, RegExp> = {
 export function toolForIntent(kind: IntentKind, offered: readonly string[]): string | undefined {
   const preferred = toolFor(kind);
   if (offered.includes(preferred)) return preferred;
-  return offered.find((name) => FALLBACK[preferred].test(name) && name !== "log_tables");
+  return offered.find(
+    (name) => FALLBACK[preferred].test(name) && name !== "log_tables" && !neverChosen(name),
+  );
+}
+
+/**
+ * Tools the playbooks never pick by name: an MCP server's tools (their names and answers are
+ * the server's, which ferret does not trust to mean what they say) and the response actions,
+ * which only respond.ts plans.
+ */
+function neverChosen(name: string): boolean {
+  return name.startsWith("mcp.") || isActionTool(name);
 }
 
 /** The schema helper travels with every log step so the executor can recover from an empty result. */

@@ -1,6 +1,7 @@
 import type { ConclusionDraft, Verdict } from "../../../domain/conclusion.js";
 import type { Severity } from "../../../domain/finding.js";
 import type { Ioc } from "../../../domain/ioc.js";
+import type { ActionTool } from "../../../domain/response-actions.js";
 import { factOf } from "../evidence/facts.js";
 import type { Evidence } from "../evidence/types.js";
 import type { Subject } from "../subject.js";
@@ -9,7 +10,13 @@ import type { EvidenceIndex, Located } from "./evidence-index.js";
 export type Support = ConclusionDraft["keyFindings"][number]["evidence"][number];
 export type KeyFinding = ConclusionDraft["keyFindings"][number];
 export type Mitre = ConclusionDraft["mitre"][number];
-export type Action = ConclusionDraft["recommendedActions"][number];
+/**
+ * A recommendation as a rule writes it; `respondWith` names the built-in response action that
+ * carries it out, linked (with its arguments) when the finding names the target.
+ */
+export type Action = Omit<ConclusionDraft["recommendedActions"][number], "link"> & {
+  respondWith?: ActionTool;
+};
 
 /** What a family's verdict rules decided, before it is dressed as a conclusion. */
 export interface Decision {

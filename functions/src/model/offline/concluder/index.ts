@@ -4,6 +4,7 @@ import type { Finding } from "../../../domain/finding.js";
 import { type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import type { Plan } from "../../../domain/plan.js";
 import type { StepResult } from "../../../domain/results.js";
+import { linkFor } from "../../../tools/actions/links.js";
 import { findingPhrase } from "../families.js";
 import { isPublicIp } from "../net.js";
 import { marked } from "../provenance.js";
@@ -128,7 +129,10 @@ export function conclusionFor(context: ConcluderContext): ConclusionDraft {
         value: clip(i.value, 2048),
         ...(i.context ? { context: clip(i.context, 500) } : {}),
       })),
-    recommendedActions: decision.actions.slice(0, 10).map((a) => ({ ...a, action: clip(a.action, 500) })),
+    recommendedActions: decision.actions.slice(0, 10).map(({ respondWith, ...a }) => {
+      const link = respondWith ? linkFor(respondWith, context.finding) : undefined;
+      return { ...a, action: clip(a.action, 500), ...(link ? { link } : {}) };
+    }),
     openQuestions: [...new Set(openQuestions)].slice(0, 10).map((q) => clip(q, 500)),
   };
 }

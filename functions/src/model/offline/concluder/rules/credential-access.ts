@@ -122,6 +122,7 @@ export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decisio
       {
         action: `Disable ${s.principal ?? "the credential"}${s.principal?.includes("gserviceaccount") ? " and delete its user-managed keys" : ", reset it and revoke its sessions"}.`,
         priority: "immediate" as const,
+        respondWith: "disable_service_account_key" as const,
       },
       {
         action: `Block ${callerIps.join(", ")} and review everything the caller touched (data reads, new keys, IAM changes).`,

@@ -135,6 +135,7 @@ export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
       {
         action: `Isolate ${s.instance ?? s.resourceShort} (remove external IP or apply a deny-egress firewall tag) and snapshot its disk for forensics.`,
         priority: "immediate",
+        respondWith: "add_deny_egress_tag",
       },
       {
         action: `Block egress to ${[...poolIps].slice(0, 5).join(", ") || "the pool endpoints"} and the pool domains at the VPC firewall / Cloud DNS policy.`,

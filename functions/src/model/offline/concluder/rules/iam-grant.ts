@@ -242,6 +242,7 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
         {
           action: `Remove the binding(s) for ${external.join(", ") || members.join(", ")} now.`,
           priority: "immediate",
+          respondWith: "revoke_iam_binding",
         },
         {
           action: `Treat ${granters.join(", ") || "the granting principal"} as compromised until cleared: revoke sessions and keys, check its recent activity.`,
