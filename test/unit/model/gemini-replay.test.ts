@@ -9,7 +9,7 @@ import { withFallback } from "../../../functions/src/model/fallback.js";
 import { GeminiModel } from "../../../functions/src/model/gemini.js";
 import type { GenerateRequest, ToolDeclaration } from "../../../functions/src/model/port.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { FakeGeminiServer, type FakeReply } from "./fake-gemini-server.js";
 
 /**
