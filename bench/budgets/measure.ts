@@ -14,7 +14,6 @@ import type {
   Model,
   ToolDeclaration,
 } from "../../functions/src/model/port.js";
-import { ScriptedModel } from "../../functions/src/model/scripted.js";
 import { silentLogger } from "../../functions/src/platform/logger.js";
 import { fromRoot } from "../../functions/src/platform/paths.js";
 import type { Transition } from "../../functions/src/ports/investigation-store.js";
@@ -26,6 +25,7 @@ import { createLogQueryTool } from "../../functions/src/tools/log-query.js";
 import type { ToolContext, ToolOutput } from "../../functions/src/tools/port.js";
 import { createToolRegistry } from "../../functions/src/tools/registry.js";
 import { ToolBox, type ToolCatalog } from "../../functions/src/tools/toolbox.js";
+import { ScriptedModel } from "../../test/helpers/scripted-model.js";
 
 /**
  * Budgets that stop work, measured in process with scripted models (no emulators): what an

@@ -1,6 +1,4 @@
 import { basename } from "node:path";
-import { BigQueryLogWarehouse } from "../adapters/bigquery/warehouse.js";
-import { openDuckDbWarehouse } from "../adapters/duckdb/warehouse.js";
 import { CombinedThreatIntel } from "../adapters/intel/combined.js";
 import type { McpTools } from "../adapters/mcp/index.js";
 import { OtxThreatIntel } from "../adapters/otx/threat-intel.js";
@@ -31,7 +29,7 @@ import type { ToolCatalog } from "../tools/toolbox.js";
 import { lazyThreatIntel } from "./lazy-intel.js";
 import { duckDbTableList, LazyLogWarehouse } from "./lazy-warehouse.js";
 
-export { createFindingEmbeddings, embeddingSpace } from "./embedding-space.js";
+export { embeddingSpace } from "./embedding-space.js";
 
 export interface BuiltCatalog {
   catalog: ToolCatalog;
@@ -98,6 +96,8 @@ async function openWarehouse(
         "FERRET_LOG_WAREHOUSE=bigquery needs FERRET_BIGQUERY_DATASET and FERRET_BIGQUERY_PROJECT (or GOOGLE_CLOUD_PROJECT)",
       );
     }
+    // The warehouse client libraries load only in a function that reads logs.
+    const { BigQueryLogWarehouse } = await import("../adapters/bigquery/warehouse.js");
     return new BigQueryLogWarehouse({
       dataProject,
       dataset: logs.bigqueryDataset,
@@ -111,8 +111,8 @@ async function openWarehouse(
   }
   if (!logs.duckdbDir) return undefined;
   const dir = logs.duckdbDir;
-  return new LazyLogWarehouse("duckdb", () =>
-    openDuckDbWarehouse({
+  return new LazyLogWarehouse("duckdb", async () =>
+    (await import("../adapters/duckdb/warehouse.js")).openDuckDbWarehouse({
       dir,
       maxRows: logs.maxRows,
       defaultPageSize: Math.min(logs.pageSize, 100),

@@ -1,4 +1,5 @@
 import { createFirestore } from "../adapters/firestore/client.js";
+import { FirestoreFindingEmbeddings } from "../adapters/firestore/finding-embeddings.js";
 import { FirestoreGovernorStore } from "../adapters/firestore/governor-store.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { FirestoreLessonStore } from "../adapters/firestore/lesson-store.js";
@@ -11,10 +12,13 @@ import { ConfigError } from "../domain/errors.js";
 import { createRecall } from "../memory/recall.js";
 import { createOfflineModel } from "../model/offline/index.js";
 import { createLogger } from "../platform/logger.js";
+import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
 import { createToolRegistry } from "../tools/registry.js";
 import { indexFindingEmbedding } from "../tools/related-findings.js";
-import { createFindingEmbeddings, embeddingSpace } from "./embedding-space.js";
+import { embeddingSpace } from "./embedding-space.js";
+import { lazyChatSink } from "./lazy-chat.js";
+import { lazyLauncher } from "./lazy-launcher.js";
 import type { Runtime } from "./runtime.js";
 
 /**
@@ -26,9 +30,11 @@ import type { Runtime } from "./runtime.js";
 export interface RuntimeNeeds {
   /** The tool catalog and the log tables (planner, stepExecutor, reflector, concluder). */
   tools: boolean;
+  /** The chat sink built at start-up (notifier, Slack functions); elsewhere on first post. */
+  chat: boolean;
 }
 
-export const ALL_NEEDS: RuntimeNeeds = { tools: true };
+export const ALL_NEEDS: RuntimeNeeds = { tools: true, chat: true };
 
 /**
  * The composition root: turns configuration and environment into adapters. Nothing
@@ -53,7 +59,9 @@ export async function buildRuntime(
     ? (await import("./primary-model.js")).choosePrimaryModel(config, env, offlineModel, logger)
     : offlineModel;
   const memories = new FirestoreMemoryStore(db);
-  const findingEmbeddings = createFindingEmbeddings(db, config, primaryModel);
+  const findingEmbeddings = new FirestoreFindingEmbeddings(db, {
+    space: embeddingSpace(config, primaryModel),
+  });
   const catalog = needs.tools
     ? await (await import("./catalog.js")).buildToolCatalog(
         config,
@@ -75,15 +83,17 @@ export async function buildRuntime(
         },
       )
     : { catalog: createToolRegistry([]), tables: [] };
-  const { createChatSink } = await import("../adapters/slack/create-chat-sink.js");
-  const { SlackChatSink } = await import("../adapters/slack/slack-chat-sink.js");
-  const chat = createChatSink({
-    ...(environment.slack.botToken ? { token: environment.slack.botToken } : {}),
-    ...(config.slack.channel ? { channel: config.slack.channel } : {}),
-    ...(environment.slack.apiUrl ? { slackApiUrl: environment.slack.apiUrl } : {}),
-    ...(environment.slack.chatFile ? { file: environment.slack.chatFile } : {}),
-    logger,
-  });
+  const openChat = async () =>
+    (await import("../adapters/slack/create-chat-sink.js")).createChatSink({
+      ...(environment.slack.botToken ? { token: environment.slack.botToken } : {}),
+      ...(config.slack.channel ? { channel: config.slack.channel } : {}),
+      ...(environment.slack.apiUrl ? { slackApiUrl: environment.slack.apiUrl } : {}),
+      ...(environment.slack.chatFile ? { file: environment.slack.chatFile } : {}),
+      logger,
+    });
+  const chat = needs.chat ? await openChat() : lazyChatSink(openChat);
+  // Only a live Slack sink opens modals; the check loads nothing a lazy sink deferred.
+  const chatInteractions = needs.chat ? await slackInteractions(chat) : undefined;
   return {
     config,
     logger,
@@ -94,10 +104,11 @@ export async function buildRuntime(
     indexFinding: (inv) =>
       indexFindingEmbedding({ embeddings: findingEmbeddings, embedder: primaryModel }, inv),
     bus,
-    launcher: await chooseLauncher(config, environment, projectId),
+    // Built on the first launch: only ingest, the sweep and re-investigations start executions.
+    launcher: lazyLauncher(() => chooseLauncher(config, environment, projectId)),
     governor: new FirestoreGovernorStore(db),
     chat,
-    ...(chat instanceof SlackChatSink ? { chatInteractions: chat } : {}),
+    ...(chatInteractions ? { chatInteractions } : {}),
     ...(environment.slack.signingSecret ? { slackSigningSecret: environment.slack.signingSecret } : {}),
     ...(config.scc.writeback ? { scc: await sccFindings(environment.sccApiEndpoint) } : {}),
     lessons: new FirestoreLessonStore(db),
@@ -140,6 +151,12 @@ export function getRuntime(needs: RuntimeNeeds = ALL_NEEDS): Promise<Runtime> {
     runtimes.set(key, runtime);
   }
   return runtime;
+}
+
+/** The chat sink itself when it is a live Slack workspace: modals and user groups. */
+async function slackInteractions(chat: ChatSink): Promise<ChatInteractions | undefined> {
+  const { SlackChatSink } = await import("../adapters/slack/slack-chat-sink.js");
+  return chat instanceof SlackChatSink ? chat : undefined;
 }
 
 /** The official SCC client, pointed at a local stand-in when the environment names one. */

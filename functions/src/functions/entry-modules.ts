@@ -2,16 +2,33 @@ import type { RuntimeNeeds } from "./compose.js";
 import type { Runtime } from "./runtime.js";
 
 /**
- * Which module serves each entry point and what its runtime builds, loaded on the
- * function's first request (index.ts). A function that reads no logs and runs no tools
- * builds no tool catalog, so its instance never opens the warehouse or lists its tables.
+ * Which module serves each entry point and what its runtime builds. index.ts registers every
+ * entry point and loads a function's module on its first request; the module imports domain
+ * code only. The runtime (compose.ts: Firestore, Pub/Sub, and whatever else the function's
+ * needs name) is built on the first call of the handler, so no cloud SDK is part of a
+ * function's cold import, and a function that reads no logs never opens the warehouse.
  */
-const WITH_TOOLS: RuntimeNeeds = { tools: true };
-const WITHOUT_TOOLS: RuntimeNeeds = { tools: false };
+export const ENTRY_POINT_NEEDS = {
+  planner: { tools: true, chat: false },
+  stepExecutor: { tools: true, chat: false },
+  reflector: { tools: true, chat: false },
+  concluder: { tools: true, chat: false },
+  // The compressor summarizes a step's history: a model, no tools.
+  compressor: { tools: false, chat: false },
+  ingest: { tools: false, chat: false },
+  memoryIntrospector: { tools: false, chat: false },
+  notifier: { tools: false, chat: true },
+  // The sweep marks stalled investigations and drains the governor's queue: no tools, no Slack.
+  sweep: { tools: false, chat: false },
+  slackEvents: { tools: false, chat: true },
+  // Analyst actions may start a re-investigation's model work in-process: the full runtime.
+  analystActions: { tools: true, chat: true },
+} as const satisfies Record<string, RuntimeNeeds>;
 
-async function runtimeFor(needs: RuntimeNeeds): Promise<() => Promise<Runtime>> {
-  const { getRuntime } = await import("./compose.js");
-  return () => getRuntime(needs);
+export type EntryPointModuleName = keyof typeof ENTRY_POINT_NEEDS;
+
+function runtimeFor(name: EntryPointModuleName): () => Promise<Runtime> {
+  return async () => (await import("./compose.js")).getRuntime(ENTRY_POINT_NEEDS[name]);
 }
 
 async function workflowFunction(
@@ -27,9 +44,7 @@ async function workflowFunction(
   } as const;
   const schema = m.HTTP_SCHEMAS[name];
   const operation = operations[name];
-  // The compressor summarizes a step's history: a model, no tools.
-  const runtime = await runtimeFor(name === "compressor" ? WITHOUT_TOOLS : WITH_TOOLS);
-  return m.workflowHandler(name, schema as never, operation as never, runtime);
+  return m.workflowHandler(name, schema as never, operation as never, runtimeFor(name));
 }
 
 export const ENTRY_POINT_MODULES = {
@@ -38,17 +53,13 @@ export const ENTRY_POINT_MODULES = {
   reflector: () => workflowFunction("reflector"),
   concluder: () => workflowFunction("concluder"),
   compressor: () => workflowFunction("compressor"),
-  ingest: async () => (await import("./event-functions.js")).ingestFunction(await runtimeFor(WITHOUT_TOOLS)),
+  ingest: async () => (await import("./event-functions.js")).ingestFunction(runtimeFor("ingest")),
   memoryIntrospector: async () =>
-    (await import("./event-functions.js")).memoryIntrospectorFunction(await runtimeFor(WITHOUT_TOOLS)),
-  notifier: async () =>
-    (await import("./event-functions.js")).notifierFunction(await runtimeFor(WITHOUT_TOOLS)),
-  sweep: async () => (await import("./sweep-function.js")).sweepFunction(await runtimeFor(WITHOUT_TOOLS)),
+    (await import("./event-functions.js")).memoryIntrospectorFunction(runtimeFor("memoryIntrospector")),
+  notifier: async () => (await import("./event-functions.js")).notifierFunction(runtimeFor("notifier")),
+  sweep: async () => (await import("./sweep-function.js")).sweepFunction(runtimeFor("sweep")),
   slackEvents: async () =>
-    (await import("./analyst-functions.js")).slackEventsFunction(await runtimeFor(WITHOUT_TOOLS)),
-  // Analyst actions may start a re-investigation's model work in-process: the full runtime.
+    (await import("./analyst-functions.js")).slackEventsFunction(runtimeFor("slackEvents")),
   analystActions: async () =>
-    (await import("./analyst-functions.js")).analystActionsFunction(await runtimeFor(WITH_TOOLS)),
-} as const satisfies Record<string, () => Promise<unknown>>;
-
-export type EntryPointModuleName = keyof typeof ENTRY_POINT_MODULES;
+    (await import("./analyst-functions.js")).analystActionsFunction(runtimeFor("analystActions")),
+} as const satisfies Record<EntryPointModuleName, () => Promise<unknown>>;

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { TABLE_FILE } from "../adapters/duckdb/warehouse.js";
+import { TABLE_FILE } from "../adapters/duckdb/table-file.js";
 import { ConfigError, errorMessage, FerretError, StorageError } from "../domain/errors.js";
 import type { LogWarehouse, QueryRequest, QueryResult, TableInfo } from "../ports/log-warehouse.js";
 import { catalogTable, LOG_TABLES } from "../sql/log-catalog.js";

@@ -15,16 +15,6 @@ export { type EmbedMeter, type Meter, type Metered, metered } from "./metered.js
 export * from "./port.js";
 export { backoffDelay, type RetryInfo, type RetryOptions, shouldRetry, withRetry } from "./retry.js";
 export {
-  type Script,
-  ScriptExhaustedError,
-  type ScriptedCall,
-  ScriptedModel,
-  type ScriptedModelOptions,
-  type ScriptedReply,
-  type ScriptedResponse,
-  type ScriptStep,
-} from "./scripted.js";
-export {
   describeIssues,
   generateStructured,
   isRepairRequest,

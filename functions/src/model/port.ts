@@ -3,7 +3,7 @@ import type { Usage } from "../domain/results.js";
 
 /**
  * The one interface every agent role talks to. Adapters: Gemini (production), the
- * offline playbook model (demo, CI, fallback) and the scripted model (tests).
+ * offline playbook model (demo, CI, fallback) and, under test/helpers, the scripted model (tests).
  */
 export interface Model {
   /** Stable name recorded on results, e.g. "gemini-3.5-flash" or "offline-playbook". */

@@ -16,12 +16,12 @@ import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { StepReport } from "../../../functions/src/domain/results.js";
 import { classifyProviderError } from "../../../functions/src/model/errors.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
-import { type Script, ScriptedModel, type ScriptStep } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { type Script, ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { countFlows, lookupIp, PureCatalog } from "../../unit/agent/support.js";
 import { buildInvestigation } from "../firestore/builders.js";
 

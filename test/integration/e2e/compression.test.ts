@@ -19,18 +19,17 @@ import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
 import type { StepHistory } from "../../../functions/src/ports/step-history-store.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import {
+  FakeGemini,
+  type FakeReply,
+  type GeminiContent,
+  type GeminiPart,
+  type GeminiRequest,
+  geminiAnswer,
+  tokenLimitRefusal,
+} from "../../helpers/fake-gemini.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import { type InspectingProxy, startInspectingProxy } from "./support/inspecting-proxy.js";
-import {
-  candidate,
-  type GeminiContent,
-  jsonAnswer,
-  type RecordedCall,
-  type RoleGemini,
-  type RoleReply,
-  startRoleGemini,
-  tokenLimitRefusal,
-} from "./support/role-gemini.js";
 
 /**
  * Context compression through the real pipeline: Pub/Sub → ingest → workflow runner →
@@ -92,9 +91,16 @@ const functionResponses = (contents: GeminiContent[]) =>
   contents.flatMap((c) => c.parts).filter((p) => p.functionResponse).length;
 const firstText = (contents: GeminiContent[]) => contents[0]?.parts[0]?.text ?? "";
 
+/** An answer with usage small enough never to trip preventive compression. */
+const candidate = (parts: GeminiPart[]): FakeReply =>
+  geminiAnswer(parts, {
+    usageMetadata: { promptTokenCount: 1_200, candidatesTokenCount: 80, totalTokenCount: 1_280 },
+  });
+const jsonAnswer = (value: unknown): FakeReply => candidate([{ text: JSON.stringify(value) }]);
+
 /** Gemini as each role would answer; one over-long step request is refused, once. */
 function geminiFor(state: { refused: boolean }) {
-  return (call: RecordedCall): RoleReply => {
+  return (call: GeminiRequest): FakeReply => {
     switch (call.role) {
       case "planner":
         return jsonAnswer(PLAN);
@@ -144,7 +150,7 @@ function geminiFor(state: { refused: boolean }) {
       default:
         return {
           status: 400,
-          body: { error: { code: 400, message: "unknown role", status: "INVALID_ARGUMENT" } },
+          json: { error: { code: 400, message: "unknown role", status: "INVALID_ARGUMENT" } },
         };
     }
   };
@@ -159,7 +165,7 @@ interface HistoryView {
 
 describe("context compression on the local stack", { timeout: 600_000 }, () => {
   let stack: LocalStack;
-  let gemini: RoleGemini;
+  let gemini: FakeGemini;
   let stepProxy: InspectingProxy<HistoryView | null>;
   let compressorProxy: InspectingProxy<StepHistory>;
   let histories: FirestoreStepHistoryStore;
@@ -172,7 +178,7 @@ describe("context compression on the local stack", { timeout: 600_000 }, () => {
 
   before(async () => {
     await ensureEmulators();
-    gemini = await startRoleGemini(geminiFor({ refused: false }));
+    gemini = await FakeGemini.start({ respond: geminiFor({ refused: false }), embeddings: true });
     stack = await startLocalStack({
       projectId,
       workDir,
@@ -211,7 +217,7 @@ describe("context compression on the local stack", { timeout: 600_000 }, () => {
     await stack?.stop();
     await stepProxy?.close();
     await compressorProxy?.close();
-    await gemini?.close();
+    await gemini?.stop();
   });
 
   test("a step refused for its length is compressed, persisted, retried and the investigation concludes", async () => {
@@ -232,7 +238,7 @@ describe("context compression on the local stack", { timeout: 600_000 }, () => {
     assert.equal(inv.fellBackToOffline, false, "Gemini (the stand-in) served the whole investigation");
 
     // The provider refused exactly one request, a step request carrying two tool rounds.
-    const refused = gemini.calls.filter((c) => c.status === 400);
+    const refused = gemini.requests.filter((c) => c.status === 400);
     assert.equal(refused.length, 1);
     assert.equal(refused[0]?.role, "executor");
     assert.equal(functionResponses(refused[0]?.contents ?? []), 2);
@@ -260,7 +266,7 @@ describe("context compression on the local stack", { timeout: 600_000 }, () => {
     // And the retried model request is that persisted history.
     const stored = await histories.get(id, STEP_ID);
     assert.ok(stored);
-    const retried = gemini.calls.filter(
+    const retried = gemini.requests.filter(
       (c) => c.role === "executor" && firstText(c.contents).startsWith(SUMMARY_MARKER),
     );
     assert.equal(retried.length, 1);
@@ -290,7 +296,7 @@ describe("context compression on the local stack", { timeout: 600_000 }, () => {
     const appended = headText.slice(headText.indexOf("appended by ferret, verbatim"));
     for (const ioc of mustAppend) assert.ok(appended.includes(`- ${ioc.type}: ${ioc.value}`), iocKey(ioc));
     assert.ok(JSON.stringify(stored.messages).includes("203.0.113.88"), "the pool IP survived");
-    const compressorRequests = gemini.calls.filter((c) => c.role === "compressor");
+    const compressorRequests = gemini.requests.filter((c) => c.role === "compressor");
     assert.equal(compressorRequests.length, 1);
     assert.match(firstText(compressorRequests[0]?.contents ?? []), /kind="conversation_history"/);
 

@@ -13,15 +13,9 @@ import { type LocalStack, startLocalStack } from "../../../functions/src/local/s
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { apiError, FakeGemini, type FakeReply, textAnswer } from "../../helpers/fake-gemini.js";
 import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-receiver.js";
 import { waitFor } from "../../helpers/wait-for.js";
-import {
-  apiError,
-  type FakeGemini,
-  type GeminiReply,
-  startFakeGemini,
-  textAnswer,
-} from "./support/fake-gemini.js";
 import { figure } from "./support/figures.js";
 import { type Variant, variantOf } from "./support/findings.js";
 
@@ -62,7 +56,7 @@ interface FaultCase {
   /** Put in the finding name; the fake routes on it. */
   marker: string;
   what: string;
-  reply: (isPlanner: boolean) => GeminiReply;
+  reply: (isPlanner: boolean) => FakeReply;
 }
 
 const CASES: FaultCase[] = [
@@ -119,10 +113,12 @@ describe("the model stays unavailable: investigations continue on the offline mo
   before(async () => {
     await ensureEmulators();
     slack = await startSlackReceiver({ token: TOKEN });
-    gemini = await startFakeGemini(({ text }) => {
-      const fault = CASES.find((c) => text.includes(c.marker));
-      if (!fault) return apiError(599, "UNKNOWN", "no fault case matches this request");
-      return fault.reply(text.includes("You plan investigations for ferret"));
+    gemini = await FakeGemini.start({
+      respond: ({ text }) => {
+        const fault = CASES.find((c) => text.includes(c.marker));
+        if (!fault) return apiError(599, "UNKNOWN", "no fault case matches this request");
+        return fault.reply(text.includes("You plan investigations for ferret"));
+      },
     });
     stack = await startLocalStack({
       projectId,
@@ -148,7 +144,7 @@ describe("the model stays unavailable: investigations continue on the offline mo
   after(async () => {
     await bus?.close();
     await stack?.stop();
-    await gemini?.close();
+    await gemini?.stop();
     await slack?.close();
   });
 
@@ -174,7 +170,7 @@ describe("the model stays unavailable: investigations continue on the offline mo
     // Print every case first, so one failure does not hide how the others ended.
     for (const fault of CASES) {
       const inv = outcomes.get(fault.marker) as Investigation;
-      const calls = gemini.calls.filter((c) => c.text.includes(fault.marker));
+      const calls = gemini.requests.filter((c) => c.text.includes(fault.marker));
       t.diagnostic(
         `${fault.marker} (${fault.what}): ${inv.status}${inv.reason ? ` (${inv.reason})` : ""}; ` +
           `${calls.length} Gemini call(s); fellBackToOffline=${inv.fellBackToOffline}; note: ${inv.conclusion?.producedBy.note ?? "-"}`,
@@ -183,7 +179,7 @@ describe("the model stays unavailable: investigations continue on the offline mo
     let good = 0;
     for (const fault of CASES) {
       const inv = outcomes.get(fault.marker) as Investigation;
-      const calls = gemini.calls.filter((c) => c.text.includes(fault.marker));
+      const calls = gemini.requests.filter((c) => c.text.includes(fault.marker));
       assert.ok(calls.length > 0, `${fault.marker}: the fake Gemini was called`);
       assert.ok(
         inv.status === "concluded" || (inv.status === "needs_human" && Boolean(inv.reason)),
@@ -217,7 +213,7 @@ describe("the model stays unavailable: investigations continue on the offline mo
     }
 
     // Retries before giving up: withRetry's 4 attempts per call, then the fallback.
-    const storm = gemini.calls.filter((c) => c.text.includes("fault-storm-503"));
+    const storm = gemini.requests.filter((c) => c.text.includes("fault-storm-503"));
     figure(t, "Gemini attempts per investigation before falling back (503 storm)", storm.length);
     assert.ok(storm.length >= 4, "the 503 storm was retried before falling back");
 

@@ -8,9 +8,9 @@ import { introspectSession } from "../../../functions/src/memory/introspect.js";
 import { memoryIdFor } from "../../../functions/src/memory/memory.js";
 import { createRecall } from "../../../functions/src/memory/recall.js";
 import { hashEmbedding } from "../../../functions/src/model/hash-embedding.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { createLogger, type LogSink } from "../../../functions/src/platform/logger.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { splitFences } from "../../unit/prompts/support.js";
 import { session, snapshotMemories } from "./support.js";
 

@@ -9,13 +9,13 @@ import { introspectSession } from "../../../functions/src/memory/introspect.js";
 import { memoryIdFor } from "../../../functions/src/memory/memory.js";
 import { createRecall } from "../../../functions/src/memory/recall.js";
 import { hashEmbedding } from "../../../functions/src/model/hash-embedding.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";
 import { createLogAnalysisTool } from "../../../functions/src/tools/log-analysis.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { splitFences } from "../../unit/prompts/support.js";
 import { CRYPTO_LOGS, scenarioContext } from "../../unit/tools/context.js";
 

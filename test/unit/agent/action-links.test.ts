@@ -4,9 +4,9 @@ import { concludeInvestigation } from "../../../functions/src/agent/concluder.js
 import type { ConclusionDraft } from "../../../functions/src/domain/conclusion.js";
 import type { Plan } from "../../../functions/src/domain/plan.js";
 import type { ActionLink } from "../../../functions/src/domain/response-actions.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const KEY =
   "projects/acme-prod/serviceAccounts/ci-deployer@acme-prod.iam.gserviceaccount.com/keys/0f1e2d3c4b5a69788796a5b4c3d2e1f0";

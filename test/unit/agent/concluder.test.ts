@@ -3,9 +3,9 @@ import { describe, it } from "node:test";
 import { type ConcluderInput, concludeInvestigation } from "../../../functions/src/agent/concluder.js";
 import type { ConcluderContext } from "../../../functions/src/agent/contexts.js";
 import type { ConclusionDraft } from "../../../functions/src/domain/conclusion.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { splitFences } from "../prompts/support.js";
 
 const NOW = new Date("2024-05-14T10:05:00.000Z");

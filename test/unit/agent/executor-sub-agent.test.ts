@@ -3,12 +3,12 @@ import { test } from "node:test";
 import { executeStep } from "../../../functions/src/agent/executor.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { ToolContext, ToolOutput } from "../../../functions/src/tools/port.js";
 import { ToolBox, type ToolCatalog } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 /** A catalog with one tool that, like the log-analysis sub-agent, spends model tokens itself. */
 class SpendingCatalog implements ToolCatalog {

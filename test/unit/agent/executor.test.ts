@@ -4,11 +4,11 @@ import type { ExecutorContext } from "../../../functions/src/agent/contexts.js";
 import { executeStep } from "../../../functions/src/agent/executor.js";
 import type { StepReport, StepResult, ToolCall } from "../../../functions/src/domain/results.js";
 import type { GenerateRequest, Message } from "../../../functions/src/model/port.js";
-import { ScriptedModel, type ScriptedResponse } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel, type ScriptedResponse } from "../../helpers/scripted-model.js";
 import { splitFences } from "../prompts/support.js";
 import { countFlows, deleteProject, lookupIp, PureCatalog, whois } from "./support.js";
 

@@ -5,11 +5,11 @@ import { executeStep } from "../../../functions/src/agent/executor.js";
 import { FIXED_CALLS_MODEL } from "../../../functions/src/agent/fixed-step.js";
 import type { FixedCall } from "../../../functions/src/domain/plan.js";
 import type { StepReport, StepResult } from "../../../functions/src/domain/results.js";
-import { ScriptedModel, type ScriptedResponse } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel, type ScriptedResponse } from "../../helpers/scripted-model.js";
 import { countFlows, deleteProject, lookupIp, PureCatalog, type PureTool } from "./support.js";
 
 const finding = sccFinding("v1-cryptominer");

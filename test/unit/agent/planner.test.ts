@@ -5,9 +5,9 @@ import { planInvestigation } from "../../../functions/src/agent/planner.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import type { PlanDraft } from "../../../functions/src/domain/plan.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { REPAIR_MARKER } from "../../../functions/src/model/structured.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const finding = sccFinding("v1-cryptominer");
 const tools = [

@@ -5,10 +5,10 @@ import { reflectOnProgress } from "../../../functions/src/agent/reflector.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
 import type { ReflectionDraft } from "../../../functions/src/domain/reflection.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { REPAIR_MARKER } from "../../../functions/src/model/structured.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { splitFences } from "../prompts/support.js";
 
 const finding = sccFinding("v1-cryptominer");

@@ -5,9 +5,9 @@ import { reflectOnProgress } from "../../../functions/src/agent/reflector.js";
 import { groupIocs } from "../../../functions/src/agent/result-summary.js";
 import type { ConclusionDraft } from "../../../functions/src/domain/conclusion.js";
 import type { Ioc } from "../../../functions/src/domain/ioc.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 // What a planned flow query reports: many destinations seen in the same runbook.
 const CONTEXT = "seen in runbook vpc_flows_from_instance results";

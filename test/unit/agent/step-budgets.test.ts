@@ -11,12 +11,12 @@ import type {
   Model,
   ToolDeclaration,
 } from "../../../functions/src/model/port.js";
-import { ScriptedModel, type ScriptedResponse } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { ToolContext, ToolOutput } from "../../../functions/src/tools/port.js";
 import { ToolBox, type ToolCatalog } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel, type ScriptedResponse } from "../../helpers/scripted-model.js";
 
 const finding = sccFinding("v1-cryptominer");
 const theStep = step("flows", {

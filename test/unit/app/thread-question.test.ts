@@ -10,11 +10,11 @@ import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { evidenceOf, type ThreadQuestion } from "../../../functions/src/domain/thread-question.js";
 import { OfflinePlaybookModel } from "../../../functions/src/model/offline/model.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { THREAD_SCOPE } from "../../../functions/src/notify/notifier.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { ToolOutput } from "../../../functions/src/tools/port.js";
 import { ToolBox, type ToolCatalog } from "../../../functions/src/tools/toolbox.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import * as fx from "../notify/fixtures.js";
 import { MemoryClaimStore, RecordingSink } from "../notify/memory-claims.js";
 

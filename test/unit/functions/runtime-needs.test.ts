@@ -21,21 +21,21 @@ const ENV = {
 
 describe("each function builds only what it uses", () => {
   it("a runtime without tools opens no warehouse and lists no tables", async () => {
-    const rt = await buildRuntime(ENV, { tools: false });
+    const rt = await buildRuntime(ENV, { tools: false, chat: false });
     assert.deepEqual(rt.catalog.names(), []);
     assert.deepEqual(rt.tables, []);
   });
 
   it("a runtime with tools does, and says so when the log directory is missing", async () => {
     await assert.rejects(
-      buildRuntime(ENV, { tools: true }),
+      buildRuntime(ENV, { tools: true, chat: false }),
       (error: unknown) => error instanceof ConfigError && /does not exist/.test(error.message),
     );
   });
 
   it("a bad log level stops start-up naming the variable", async () => {
     await assert.rejects(
-      buildRuntime({ ...ENV, FERRET_LOG_LEVEL: "LOUD" }, { tools: false }),
+      buildRuntime({ ...ENV, FERRET_LOG_LEVEL: "LOUD" }, { tools: false, chat: false }),
       (error: unknown) => error instanceof ConfigError && /FERRET_LOG_LEVEL/.test(error.message),
     );
   });

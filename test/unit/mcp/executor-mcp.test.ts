@@ -8,12 +8,12 @@ import { executeStep } from "../../../functions/src/agent/executor.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import type { StepReport } from "../../../functions/src/domain/results.js";
 import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { MapSecrets, STDIO_TOKEN, stdioAssets } from "./support.js";
 
 const ASSET = "//compute.googleapis.com/projects/acme-prod/zones/us-central1-a/instances/etl-worker-1";

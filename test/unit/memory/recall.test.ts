@@ -3,8 +3,8 @@ import { describe, it } from "node:test";
 import { type Memory, memoryIdFor } from "../../../functions/src/memory/memory.js";
 import { createRecall } from "../../../functions/src/memory/recall.js";
 import type { MemorySearch, MemoryStore } from "../../../functions/src/memory/store.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { createLogger, type LogSink } from "../../../functions/src/platform/logger.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 function memory(claim: string, space = "gemini:gemini-embedding-001"): Memory {
   return {

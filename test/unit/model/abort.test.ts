@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { DeadlineExceededError } from "../../../functions/src/domain/errors.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const aborted = () => {
   const controller = new AbortController();

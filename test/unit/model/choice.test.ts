@@ -8,11 +8,11 @@ import { appDepsFor, type Runtime } from "../../../functions/src/functions/runti
 import { chooseModel } from "../../../functions/src/model/choice.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { defineTool, type ToolContext } from "../../../functions/src/tools/port.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { analyst, callContext, openCryptoLogs } from "../subagent/support.js";
 
 /** A Gemini stand-in that must not be asked: any call fails the test. */

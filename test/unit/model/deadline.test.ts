@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import { withDeadline } from "../../../functions/src/model/deadline.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 describe("withDeadline", () => {
   it("hands the step's signal to every call, so a retry wait ends when the deadline fires", async () => {

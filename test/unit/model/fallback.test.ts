@@ -8,7 +8,7 @@ import {
 import { type FallbackReason, withFallback } from "../../../functions/src/model/fallback.js";
 import type { GenerateRequest, Purpose } from "../../../functions/src/model/port.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const ask = (purpose: Purpose): GenerateRequest => ({
   purpose,

@@ -9,8 +9,8 @@ import { withFallback } from "../../../functions/src/model/fallback.js";
 import { GeminiModel } from "../../../functions/src/model/gemini.js";
 import type { GenerateRequest, ToolDeclaration } from "../../../functions/src/model/port.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
-import { FakeGeminiServer, type FakeReply } from "./fake-gemini-server.js";
+import { FakeGemini, type FakeReply } from "../../helpers/fake-gemini.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 /**
  * Real responses, replayed through the real SDK into ferret's adapter: what Gemini and Vertex
@@ -41,7 +41,7 @@ function quoted(file: string, status: number): FakeReply {
   return { status, raw: readFileSync(join(ROOT, "issues", file), "utf8") };
 }
 
-const server = new FakeGeminiServer();
+const server = new FakeGemini();
 let baseUrl = "";
 before(async () => {
   baseUrl = await server.start();

@@ -11,9 +11,9 @@ import { GeminiModel } from "../../../functions/src/model/gemini.js";
 import { MessageSchema } from "../../../functions/src/model/message-schema.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { nudgeText, withRetry } from "../../../functions/src/model/retry.js";
-import { FakeGeminiServer, geminiAnswer } from "./fake-gemini-server.js";
+import { FakeGemini, geminiAnswer } from "../../helpers/fake-gemini.js";
 
-const server = new FakeGeminiServer();
+const server = new FakeGemini();
 let baseUrl = "";
 
 before(async () => {
@@ -442,7 +442,7 @@ describe("GeminiModel errors through the SDK", () => {
   });
 
   it("a refused connection is ModelUnavailableError", async () => {
-    const closed = new FakeGeminiServer();
+    const closed = new FakeGemini();
     const url = await closed.start();
     await closed.stop();
     await assert.rejects(

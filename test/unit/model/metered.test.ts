@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { ModelOutputError, ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import { metered } from "../../../functions/src/model/metered.js";
 import type { GenerateRequest, Purpose } from "../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const ask = (purpose: Purpose): GenerateRequest => ({
   purpose,

@@ -9,7 +9,7 @@ import {
 import { ModelGlitchError, ProviderUnavailableError } from "../../../functions/src/model/errors.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { backoffDelay, nudgeText, type RetryInfo, withRetry } from "../../../functions/src/model/retry.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const request: GenerateRequest = {
   purpose: "executor",

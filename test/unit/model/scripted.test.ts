@@ -3,8 +3,8 @@ import { describe, it } from "node:test";
 import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import { hashEmbedding } from "../../../functions/src/model/hash-embedding.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
-import { ScriptExhaustedError, ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { estimateTokens } from "../../../functions/src/model/tokens.js";
+import { ScriptExhaustedError, ScriptedModel } from "../../helpers/scripted-model.js";
 
 const ask = (purpose: GenerateRequest["purpose"], text: string): GenerateRequest => ({
   purpose,

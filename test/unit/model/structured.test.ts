@@ -3,7 +3,6 @@ import { describe, it } from "node:test";
 import { z } from "zod";
 import { ModelOutputError, ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import {
   generateStructured,
   isRepairRequest,
@@ -11,6 +10,7 @@ import {
   REPAIR_MARKER,
   validateOrDescribe,
 } from "../../../functions/src/model/structured.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const Verdict = z.object({
   verdict: z.enum(["true_positive", "false_positive"]),

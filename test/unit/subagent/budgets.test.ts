@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DeadlineExceededError } from "../../../functions/src/domain/errors.js";
-import { ScriptedModel, type ScriptStep } from "../../../functions/src/model/scripted.js";
 import type { LogWarehouse, QueryRequest } from "../../../functions/src/ports/log-warehouse.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/subagent/tool-names.js";
+import { ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { analyst, callContext, obj, openCryptoLogs } from "./support.js";
 
 const QUESTION = { request: "Which external IPs did VM etl-worker-1 send traffic to, and on which ports?" };

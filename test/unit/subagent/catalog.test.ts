@@ -4,10 +4,10 @@ import { loadConfig } from "../../../functions/src/config/config.js";
 import { AgentSessionSchema } from "../../../functions/src/domain/agent-session.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import { geminiSchemaProblems } from "../../../functions/src/tools/registry.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { CRYPTO_LOGS, callContext, finalAnswer, obj } from "./support.js";
 
 const env = { FERRET_DUCKDB_DIR: CRYPTO_LOGS };

@@ -9,7 +9,6 @@ import type { AgentSession } from "../../../functions/src/domain/agent-session.j
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../functions/src/model/scripted.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";
@@ -19,6 +18,7 @@ import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 import { createThreatIntelLookupTool } from "../../../functions/src/tools/threat-intel-lookup.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
+import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { investigate } from "../offline/support/harness.js";
 import { scenarioContext } from "../tools/context.js";
 import { analyst, lastToolResponses, obj, openCryptoLogs, untrusted } from "./support.js";

@@ -3,13 +3,13 @@ import { after, before, describe, it } from "node:test";
 import type { LogAnalystContext } from "../../../functions/src/agent/contexts.js";
 import { AgentSessionSchema } from "../../../functions/src/domain/agent-session.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
-import { ScriptedModel, type ScriptStep } from "../../../functions/src/model/scripted.js";
 import type { Logger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import type { RecalledMemory } from "../../../functions/src/subagent/contract.js";
 import { publishSessionsTo } from "../../../functions/src/subagent/publish.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/subagent/tool-names.js";
+import { ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { analyst, callContext, finalAnswer, obj, openCryptoLogs } from "./support.js";
 
 const QUESTION = { request: "Did etl-worker-1 resolve xmr.pool-relay.top, and what did it resolve to?" };

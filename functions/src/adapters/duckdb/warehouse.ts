@@ -25,7 +25,10 @@ import { BIGQUERY_COMPAT_SQL } from "./compat.js";
 import { describeColumns } from "./describe.js";
 import { describeProblem, type LogDirReport, stageLogDir } from "./log-files.js";
 import { createEmptyTableSql, loadTableSql, loadUncataloguedTableSql } from "./schema.js";
+import { TABLE_FILE } from "./table-file.js";
 import { toJsonValue } from "./values.js";
+
+export { TABLE_FILE };
 
 export interface DuckDbWarehouseOptions {
   /** Directory of <table>.jsonl files laid out like a Cloud Logging → BigQuery sink. */
@@ -64,7 +67,6 @@ interface CachedResult {
 
 /** Results kept for paging; a miss simply runs the statement again. */
 const RESULT_CACHE_SIZE = 16;
-export const TABLE_FILE = /^([A-Za-z][A-Za-z0-9_]*)\.jsonl$/;
 
 function bindParams(prepared: DuckDBPreparedStatement, params: Readonly<Record<string, SqlParam>>): void {
   for (const [name, value] of Object.entries(params)) {

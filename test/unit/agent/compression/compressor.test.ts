@@ -12,7 +12,7 @@ import { type CompressorContext, compressHistory } from "../../../../functions/s
 import { ModelUnavailableError, TokenLimitError } from "../../../../functions/src/domain/errors.js";
 import { iocKey } from "../../../../functions/src/domain/ioc.js";
 import type { GenerateRequest, Message } from "../../../../functions/src/model/port.js";
-import { ScriptedModel } from "../../../../functions/src/model/scripted.js";
+import { ScriptedModel } from "../../../helpers/scripted-model.js";
 import { splitFences } from "../../prompts/support.js";
 import { buildCorpus } from "./corpus.js";
 

@@ -1,6 +1,6 @@
-import type { JsonObject } from "../domain/json.js";
-import type { Usage } from "../domain/results.js";
-import { hashEmbedding } from "./hash-embedding.js";
+import type { JsonObject } from "../../functions/src/domain/json.js";
+import type { Usage } from "../../functions/src/domain/results.js";
+import { hashEmbedding } from "../../functions/src/model/hash-embedding.js";
 import type {
   EmbedRequest,
   GenerateRequest,
@@ -8,8 +8,8 @@ import type {
   Model,
   Purpose,
   ToolCallRequest,
-} from "./port.js";
-import { estimateInputTokens, estimateOutputTokens } from "./tokens.js";
+} from "../../functions/src/model/port.js";
+import { estimateInputTokens, estimateOutputTokens } from "../../functions/src/model/tokens.js";
 
 /** What a script step may answer with. */
 export interface ScriptedResponse {

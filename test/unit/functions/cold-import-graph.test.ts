@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import {
+  ENTRY_POINT_NEEDS,
+  type EntryPointModuleName,
+} from "../../../functions/src/functions/entry-modules.js";
+import { fromRoot } from "../../../functions/src/platform/paths.js";
+
+/**
+ * Which packages a function loads, in a fresh process as a deployed instance would: first
+ * its cold import (index + the function's module), then its runtime build. Timing is the
+ * bench's job (bench/coldstart); this pins the module graph, which is what the timing
+ * follows, so an eager import of a cloud SDK fails here on any machine.
+ */
+const execFileP = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), "ferret-graph-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+// A resolve hook that appends every resolved URL to the file named by GRAPH_LOG.
+const HOOK = `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(process.env.GRAPH_LOG, resolved.url + "\\n");
+  return resolved;
+}`;
+const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});`;
+const PROBE = [
+  "import { appendFileSync } from 'node:fs';",
+  "await import(process.env.GRAPH_INDEX);",
+  "const m = await import(process.env.GRAPH_ENTRY_MODULES);",
+  "await m.ENTRY_POINT_MODULES[process.env.GRAPH_ENTRY_POINT]();",
+  "appendFileSync(process.env.GRAPH_LOG, '--- runtime\\n');",
+  "const { buildRuntime } = await import(process.env.GRAPH_COMPOSE);",
+  "await buildRuntime(process.env, m.ENTRY_POINT_NEEDS[process.env.GRAPH_ENTRY_POINT]);",
+  "process.exit(0);",
+].join(" ");
+
+/** Packages (node_modules/<name> or <scope>/<name>) resolved before and after the marker. */
+async function packagesOf(
+  entryPoint: EntryPointModuleName,
+): Promise<{ cold: Set<string>; built: Set<string> }> {
+  const log = join(dir, `${entryPoint}.log`);
+  const src = (path: string) => pathToFileURL(fromRoot(`functions/src/${path}`)).href;
+  await execFileP(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--import",
+      `data:text/javascript,${encodeURIComponent(REGISTER)}`,
+      "--input-type=module",
+      "-e",
+      PROBE,
+    ],
+    {
+      cwd: fromRoot(),
+      env: {
+        PATH: process.env.PATH,
+        GRAPH_LOG: log,
+        GRAPH_INDEX: src("index.ts"),
+        GRAPH_ENTRY_MODULES: src("functions/entry-modules.ts"),
+        GRAPH_COMPOSE: src("functions/compose.ts"),
+        GRAPH_ENTRY_POINT: entryPoint,
+        GOOGLE_CLOUD_PROJECT: "ferret-graph",
+        FERRET_MODEL_PROVIDER: "offline",
+        FERRET_DUCKDB_DIR: fromRoot("examples/scenarios/cryptomining/logs"),
+        FERRET_STIX_BUNDLE: fromRoot("examples/scenarios/cryptomining/intel/bundle.json"),
+        FERRET_WORKFLOWS_URL: "http://127.0.0.1:9",
+        FERRET_CHAT_FILE: join(dir, "chat.jsonl"),
+        FERRET_LOG_LEVEL: "ERROR",
+      },
+      timeout: 60_000,
+    },
+  ).catch((error: unknown) => {
+    throw new Error(
+      `probe of ${entryPoint} failed: ${String((error as { stderr?: string }).stderr ?? error)}`,
+    );
+  });
+  const [before = "", afterMarker = ""] = readFileSync(log, "utf8").split("--- runtime\n");
+  return { cold: packages(before), built: packages(before + afterMarker) };
+}
+
+function packages(lines: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of lines.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)) if (m[1]) out.add(m[1]);
+  return out;
+}
+
+/** What no function may load at cold import: every cloud and service SDK. */
+const SDKS = [
+  "@google-cloud/firestore",
+  "@google-cloud/pubsub",
+  "@google-cloud/bigquery",
+  "@google-cloud/workflows",
+  "@google-cloud/security-center",
+  "@google-cloud/secret-manager",
+  "@google/genai",
+  "@duckdb/node-api",
+  "@modelcontextprotocol/sdk",
+  "@slack/web-api",
+];
+/** What no runtime built offline on local logs loads before first use. */
+const NEVER_AT_BUILD = [
+  "@google/genai",
+  "@google-cloud/bigquery",
+  "@duckdb/node-api",
+  "@modelcontextprotocol/sdk",
+  "@google-cloud/workflows",
+];
+
+// One function per handler module and kind of need: the rest share these graphs.
+const PROBED: EntryPointModuleName[] = ["planner", "ingest", "notifier", "slackEvents"];
+
+describe("each function loads only what it uses (module graph in a fresh process)", () => {
+  for (const entryPoint of PROBED) {
+    it(`${entryPoint}: no SDK at cold import; the runtime build loads only what its needs name`, async () => {
+      const { cold, built } = await packagesOf(entryPoint);
+      // The probe saw the graph at all: every runtime holds a Firestore client.
+      assert.ok(
+        built.has("@google-cloud/firestore"),
+        `hook recorded nothing useful: ${[...built].join(", ")}`,
+      );
+      assert.deepEqual(
+        SDKS.filter((p) => cold.has(p)),
+        [],
+        `${entryPoint}'s cold import loads an SDK`,
+      );
+      assert.deepEqual(
+        NEVER_AT_BUILD.filter((p) => built.has(p)),
+        [],
+        `${entryPoint}'s runtime loads what it has not used yet`,
+      );
+      if (!ENTRY_POINT_NEEDS[entryPoint].chat)
+        assert.ok(!built.has("@slack/web-api"), `${entryPoint} posts nothing, yet loaded the Slack SDK`);
+    });
+  }
+});
