@@ -45,6 +45,9 @@ const EnvironmentVariablesSchema = z.object({
   FERRET_WORKFLOW_NAME: optional,
   FERRET_WORKFLOW_LOCATION: optional,
   FERRET_SCC_API_ENDPOINT: optional,
+  // The identity the local stack gives this function (local/identities.ts); unset in GCP,
+  // where the function's service account is its identity.
+  FERRET_LOCAL_IDENTITY_TOKEN: optional,
 });
 
 export interface GeminiCredentials {
@@ -67,6 +70,8 @@ export interface Environment {
   workflows: { url?: string; name: string; location: string };
   /** A local SCC stand-in (loopback host:port) for the official client; unset in production. */
   sccApiEndpoint?: string;
+  /** Set by the local stack only: the bearer token that stands for this function's identity. */
+  localIdentityToken?: string;
 }
 
 type GeminiVariables = Pick<
@@ -132,6 +137,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
       location: v.FERRET_WORKFLOW_LOCATION ?? v.GOOGLE_CLOUD_LOCATION ?? "us-central1",
     },
     ...(v.FERRET_SCC_API_ENDPOINT ? { sccApiEndpoint: v.FERRET_SCC_API_ENDPOINT } : {}),
+    ...(v.FERRET_LOCAL_IDENTITY_TOKEN ? { localIdentityToken: v.FERRET_LOCAL_IDENTITY_TOKEN } : {}),
   };
 }
 

@@ -15,7 +15,7 @@ async function runtimeFor(needs: RuntimeNeeds): Promise<() => Promise<Runtime>> 
 }
 
 async function workflowFunction(
-  name: "planner" | "stepExecutor" | "reflector" | "concluder" | "compressor",
+  name: "planner" | "stepExecutor" | "reflector" | "concluder" | "compressor" | "responder",
 ): Promise<unknown> {
   const m = await import("./http-functions.js");
   const operations = {
@@ -24,6 +24,7 @@ async function workflowFunction(
     reflector: m.advanceOperation,
     concluder: m.finishOperation,
     compressor: m.compressorOperation,
+    responder: m.responderOperation,
   } as const;
   const schema = m.HTTP_SCHEMAS[name];
   const operation = operations[name];
@@ -38,6 +39,8 @@ export const ENTRY_POINT_MODULES = {
   reflector: () => workflowFunction("reflector"),
   concluder: () => workflowFunction("concluder"),
   compressor: () => workflowFunction("compressor"),
+  // Runs approved acting calls: the tool catalog (MCP servers, response actions).
+  responder: () => workflowFunction("responder"),
   ingest: async () => (await import("./event-functions.js")).ingestFunction(await runtimeFor(WITHOUT_TOOLS)),
   memoryIntrospector: async () =>
     (await import("./event-functions.js")).memoryIntrospectorFunction(await runtimeFor(WITHOUT_TOOLS)),
