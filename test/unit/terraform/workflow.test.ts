@@ -63,7 +63,11 @@ test("the workflow gets one FERRET_*_URL and FERRET_*_TIMEOUT_SECONDS per HTTP f
   );
   assert.deepEqual(
     Object.keys(envVars).sort(),
-    [...http.map(functionUrlEnvVar), ...http.map(functionTimeoutEnvVar), "FERRET_APPROVAL_TIMEOUT_SECONDS"].sort(),
+    [
+      ...http.map(functionUrlEnvVar),
+      ...http.map(functionTimeoutEnvVar),
+      "FERRET_APPROVAL_TIMEOUT_SECONDS",
+    ].sort(),
   );
   // The approval wait: the same variable the functions read as approvals.timeoutSeconds.
   assert.equal(envVars.FERRET_APPROVAL_TIMEOUT_SECONDS, "${tostring(var.approval_timeout_seconds)}");
