@@ -13,6 +13,7 @@ locals {
     reflector          = { account_id = "ferret-reflector", display_name = "ferret reflector function" }
     concluder          = { account_id = "ferret-concluder", display_name = "ferret concluder function" }
     compressor         = { account_id = "ferret-compressor", display_name = "ferret compressor function" }
+    responder          = { account_id = "ferret-responder", display_name = "ferret responder function (approved actions)" }
     memoryIntrospector = { account_id = "ferret-memory-introspector", display_name = "ferret memory-introspector function" }
     notifier           = { account_id = "ferret-notifier", display_name = "ferret notifier function" }
     sweep              = { account_id = "ferret-sweep", display_name = "ferret sweep function" }
@@ -74,6 +75,12 @@ locals {
     { sa = "compressor", scope = "project", target = null, role = "roles/aiplatform.user" },
     { sa = "compressor", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
 
+    # responder: approval records in Firestore, announces them; runs approved calls through the
+    # tool catalog (the response actions' own roles are granted to it where they are defined).
+    { sa = "responder", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "responder", scope = "secret", target = "otx-api-key", role = "roles/secretmanager.secretAccessor" },
+    { sa = "responder", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+
     # memoryIntrospector: memories in Firestore, embeddings on Vertex AI.
     { sa = "memoryIntrospector", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "memoryIntrospector", scope = "project", target = null, role = "roles/aiplatform.user" },
@@ -116,6 +123,7 @@ locals {
     { sa = "workflow", scope = "function", target = "reflector", role = "roles/run.invoker" },
     { sa = "workflow", scope = "function", target = "concluder", role = "roles/run.invoker" },
     { sa = "workflow", scope = "function", target = "compressor", role = "roles/run.invoker" },
+    { sa = "workflow", scope = "function", target = "responder", role = "roles/run.invoker" },
 
     # pubsubPush: the OIDC identity of push deliveries; may invoke the Pub/Sub-fed functions only.
     { sa = "pubsubPush", scope = "function", target = "ingest", role = "roles/run.invoker" },

@@ -98,6 +98,14 @@ locals {
       public      = false
       description = "ferret: compresses the investigation history under context pressure (called by the workflow)."
     }
+    responder = {
+      name        = "ferret-responder"
+      trigger     = "http"
+      topic       = null
+      ordered     = false
+      public      = false
+      description = "ferret: records an acting tool call the workflow pauses on, and runs it once a person approved it (called by the workflow)."
+    }
     memoryIntrospector = {
       name        = "ferret-memory-introspector"
       trigger     = "pubsub"
@@ -202,6 +210,11 @@ locals {
       FERRET_SLACK_ALLOWED_USERS       = join(",", var.slack_allowed_users)
       FERRET_SLACK_ALLOWED_USER_GROUPS = join(",", var.slack_allowed_user_groups)
     }
+    # Who may Approve / Deny an acting call, and how long the workflow waits (approvals.tf).
+    approvals = {
+      FERRET_SLACK_APPROVERS          = join(",", var.slack_approvers)
+      FERRET_APPROVAL_TIMEOUT_SECONDS = tostring(var.approval_timeout_seconds)
+    }
     # The card offers the SCC buttons and the worker writes to SCC only when both agree.
     scc_writeback = {
       FERRET_SCC_WRITEBACK              = tostring(var.enable_scc_writeback)
@@ -230,13 +243,15 @@ locals {
     reflector          = ["common", "model", "log_warehouse", "intel", "actions"]
     concluder          = ["common", "model"]
     compressor         = ["common", "model"]
+    # Runs approved calls through the same tool catalog as the step executor (terraform/approvals.tf).
+    responder          = ["common", "model", "log_warehouse", "intel", "actions"]
     memoryIntrospector = ["common", "model"]
-    notifier           = ["common", "slack", "scc_writeback"]
+    notifier           = ["common", "slack", "scc_writeback", "approvals"]
     # Sweeps (the deadline is the agent's default) and launches what the governor's queue releases.
     sweep       = ["common", "workflow", "governor"]
-    slackEvents = ["common", "slack", "analysts"]
-    # Edits the thread root (channel, post claims) and writes to SCC.
-    analystActions = ["common", "slack", "analysts", "scc_writeback"]
+    slackEvents = ["common", "slack", "analysts", "approvals"]
+    # Edits the thread root (channel, post claims) and writes to SCC; decides approvals.
+    analystActions = ["common", "slack", "analysts", "scc_writeback", "approvals"]
   }
 
   # Environment variable name => key in local.secrets, per function.
@@ -248,6 +263,7 @@ locals {
     reflector          = { OTX_API_KEY = "otx-api-key" }
     concluder          = {}
     compressor         = {}
+    responder          = { OTX_API_KEY = "otx-api-key" }
     memoryIntrospector = {}
     notifier           = { SLACK_BOT_TOKEN = "slack-bot-token" }
     sweep              = {}

@@ -84,7 +84,7 @@ resource "google_organization_iam_member" "response_actions" {
 
   org_id = var.organization_id
   role   = google_organization_iam_custom_role.response_actions[0].name
-  member = google_service_account.responder.member
+  member = google_service_account.sa["responder"].member
 }
 
 # The rule that gives the tag its meaning: all egress from a tagged instance is denied. One rule

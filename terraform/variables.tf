@@ -258,6 +258,13 @@ variable "functions" {
       min_instances   = optional(number, 0)
       max_instances   = optional(number, 10)
     }), {})
+    responder = optional(object({
+      memory          = optional(string, "512Mi")
+      cpu             = optional(string)
+      timeout_seconds = optional(number, 300)
+      min_instances   = optional(number, 0)
+      max_instances   = optional(number, 5)
+    }), {})
     memoryIntrospector = optional(object({
       memory          = optional(string, "512Mi")
       cpu             = optional(string)

@@ -24,12 +24,17 @@ resource "google_workflows_workflow" "investigate" {
     FERRET_REFLECTOR_URL     = google_cloudfunctions2_function.function["reflector"].service_config[0].uri
     FERRET_CONCLUDER_URL     = google_cloudfunctions2_function.function["concluder"].service_config[0].uri
     FERRET_COMPRESSOR_URL    = google_cloudfunctions2_function.function["compressor"].service_config[0].uri
+    FERRET_RESPONDER_URL     = google_cloudfunctions2_function.function["responder"].service_config[0].uri
 
     FERRET_PLANNER_TIMEOUT_SECONDS       = tostring(var.functions.planner.timeout_seconds)
     FERRET_STEP_EXECUTOR_TIMEOUT_SECONDS = tostring(var.functions.stepExecutor.timeout_seconds)
     FERRET_REFLECTOR_TIMEOUT_SECONDS     = tostring(var.functions.reflector.timeout_seconds)
     FERRET_CONCLUDER_TIMEOUT_SECONDS     = tostring(var.functions.concluder.timeout_seconds)
     FERRET_COMPRESSOR_TIMEOUT_SECONDS    = tostring(var.functions.compressor.timeout_seconds)
+    FERRET_RESPONDER_TIMEOUT_SECONDS     = tostring(var.functions.responder.timeout_seconds)
+
+    # How long a held acting call waits on a person (approvals.tf).
+    FERRET_APPROVAL_TIMEOUT_SECONDS = tostring(var.approval_timeout_seconds)
   }
 
   depends_on = [

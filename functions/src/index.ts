@@ -35,6 +35,7 @@ http("stepExecutor");
 http("reflector");
 http("concluder");
 http("compressor");
+http("responder");
 cloudEvent("ingest");
 cloudEvent("memoryIntrospector");
 cloudEvent("notifier");

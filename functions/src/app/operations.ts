@@ -5,6 +5,7 @@ import { executeStep } from "../agent/executor.js";
 import { planInvestigation } from "../agent/planner.js";
 import { reflectOnProgress } from "../agent/reflector.js";
 import { createStepJournal } from "../agent/step-journal.js";
+import { heldCalls, withApprovalOutcomes } from "../domain/approval-record.js";
 import type { Conclusion } from "../domain/conclusion.js";
 import { earlyReflectionDue } from "../domain/decisive.js";
 import {
@@ -215,13 +216,15 @@ export interface StepOutcome {
   /** False when the result already existed and this call changed nothing. */
   executed: boolean;
   reason?: string;
+  /** Acting calls the step held for a person's approval (domain/approval-record.ts). */
+  held?: { approvalId: string; tool: string }[];
 }
 
 export async function runStep(id: string, stepId: string, deps: AppDeps): Promise<StepOutcome> {
   const existing = await deps.store.getStepResult(id, stepId);
   if (existing) {
     await republish(deps, id, (e) => e.stepId === stepId);
-    return { stepId, status: existing.status, executed: false };
+    return { stepId, status: existing.status, executed: false, held: heldCalls(existing, id) };
   }
   const inv = await deps.store.require(id);
   const plan = requirePlan(inv);
@@ -303,7 +306,12 @@ export async function runStep(id: string, stepId: string, deps: AppDeps): Promis
   ) {
     await reflectEarly(id, stepId, deps);
   }
-  return { stepId, status: recorded.result.status, executed: recorded.created };
+  return {
+    stepId,
+    status: recorded.result.status,
+    executed: recorded.created,
+    held: heldCalls(recorded.result, id),
+  };
 }
 
 /** The plan's reason for cancelling a step, read fresh from the store; undefined while it is wanted. */
@@ -573,7 +581,7 @@ export async function finish(
           ...withUsage(current, usage, deps.now()),
           ...modelFields(current, deps),
           status,
-          conclusion: kept,
+          conclusion: withApprovalOutcomes(kept, current.approvals),
           reason: finalReason,
         },
         events: [

@@ -115,6 +115,22 @@ const ConfigObjectSchema = z.strictObject({
       questionTools: z.array(z.string().min(1)).default(["threat_intel_lookup", "related_findings"]),
       /** Tool calls one answer may make (0: none). */
       questionMaxToolCalls: z.number().int().min(0).max(10).default(3),
+      /**
+       * Slack user ids (U…/W…) who may Approve or Deny an acting tool call. A list of its own,
+       * not the analysts': confirming a verdict and disabling a key are different powers.
+       * Empty (the default): nobody can approve, so every acting call waits out its timeout.
+       */
+      approvers: z.array(z.string().regex(/^[UW][A-Z0-9]{2,}$/)).default([]),
+    })
+    .prefault({}),
+  approvals: z
+    .strictObject({
+      /**
+       * How long the workflow waits on a person's Approve/Deny before it continues without the
+       * call. The workflow reads the same variable (FERRET_APPROVAL_TIMEOUT_SECONDS); the
+       * investigation's deadline still bounds the wait (docs/decisions/0031).
+       */
+      timeoutSeconds: z.number().int().min(60).max(43_200).default(900),
     })
     .prefault({}),
   scc: z
@@ -213,6 +229,8 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_SLACK_SIGNATURE_MAX_AGE_SECONDS: { path: "slack.signatureMaxAgeSeconds", type: "number" },
   FERRET_SLACK_QUESTION_TOOLS: { path: "slack.questionTools", type: "list" },
   FERRET_SLACK_QUESTION_MAX_TOOL_CALLS: { path: "slack.questionMaxToolCalls", type: "number" },
+  FERRET_SLACK_APPROVERS: { path: "slack.approvers", type: "list" },
+  FERRET_APPROVAL_TIMEOUT_SECONDS: { path: "approvals.timeoutSeconds", type: "number" },
   FERRET_SCC_WRITEBACK: { path: "scc.writeback", type: "boolean" },
   FERRET_SCC_ANALYST_MUTE_AND_STATE: { path: "scc.analystMuteAndState", type: "boolean" },
   FERRET_SCC_AUTO_CLOSE: { path: "scc.autoClose", type: "boolean" },

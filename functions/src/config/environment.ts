@@ -49,6 +49,9 @@ const EnvironmentVariablesSchema = z.object({
   FERRET_GOOGLEAPIS_ROOT_URL: optional.pipe(
     z.url({ protocol: /^http$/, hostname: /^(127\.0\.0\.1|localhost|\[::1\])$/ }).optional(),
   ),
+  // The identity the local stack gives this function (local/identities.ts); unset in GCP,
+  // where the function's service account is its identity.
+  FERRET_LOCAL_IDENTITY_TOKEN: optional,
 });
 
 export interface GeminiCredentials {
@@ -73,6 +76,8 @@ export interface Environment {
   sccApiEndpoint?: string;
   /** A local stand-in's root URL for the IAM, Compute and Resource Manager REST APIs; unset in production. */
   googleApisRootUrl?: string;
+  /** Set by the local stack only: the bearer token that stands for this function's identity. */
+  localIdentityToken?: string;
 }
 
 type GeminiVariables = Pick<
@@ -139,6 +144,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     },
     ...(v.FERRET_SCC_API_ENDPOINT ? { sccApiEndpoint: v.FERRET_SCC_API_ENDPOINT } : {}),
     ...(v.FERRET_GOOGLEAPIS_ROOT_URL ? { googleApisRootUrl: v.FERRET_GOOGLEAPIS_ROOT_URL } : {}),
+    ...(v.FERRET_LOCAL_IDENTITY_TOKEN ? { localIdentityToken: v.FERRET_LOCAL_IDENTITY_TOKEN } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApprovalOutcomeSchema, MAX_APPROVALS_PER_INVESTIGATION } from "./approval-record.js";
 import { SeveritySchema } from "./finding.js";
 import { IocSchema } from "./ioc.js";
 import { ActionLinkSchema } from "./response-actions.js";
@@ -61,5 +62,7 @@ export const ConclusionSchema = ConclusionDraftSchema.extend({
   /** Who wrote it; `offline` means no LLM produced this text. */
   producedBy: z.object({ model: z.string(), offline: z.boolean(), note: z.string().optional() }),
   createdAt: z.iso.datetime(),
+  /** Who approved (or denied) which acting call, and what it did; set in code, never by a model. */
+  approvals: z.array(ApprovalOutcomeSchema).max(MAX_APPROVALS_PER_INVESTIGATION).optional(),
 });
 export type Conclusion = z.infer<typeof ConclusionSchema>;

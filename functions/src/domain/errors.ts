@@ -19,7 +19,8 @@ export type ErrorCode =
   | "budget_exhausted"
   | "deadline"
   | "storage"
-  | "chat";
+  | "chat"
+  | "workflow_callback";
 
 export class FerretError extends Error {
   readonly code: ErrorCode;
@@ -180,4 +181,11 @@ export function isRetryable(error: unknown): boolean {
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/** A Workflows callback (the approval's wake-up) that did not go through. */
+export class WorkflowCallbackError extends FerretError {
+  constructor(message: string, retryable: boolean) {
+    super("workflow_callback", message, { retryable });
+  }
 }

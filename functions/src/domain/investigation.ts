@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { AnalystDecisionSchema } from "./analyst.js";
+import { ApprovalRecordSchema, MAX_APPROVALS_PER_INVESTIGATION } from "./approval-record.js";
 import { ConclusionSchema, type Verdict } from "./conclusion.js";
 import { FindingSchema } from "./finding.js";
 import { PlanSchema } from "./plan.js";
@@ -65,6 +66,8 @@ export const InvestigationSchema = z.object({
   admissionSeq: z.number().int().min(1).optional(),
   /** Findings grouped into this investigation instead of starting their own. */
   relatedCount: z.number().int().min(0).optional(),
+  /** Acting calls the workflow paused on for a person's approval, with their outcomes. */
+  approvals: z.array(ApprovalRecordSchema).max(MAX_APPROVALS_PER_INVESTIGATION).optional(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   deadlineAt: z.iso.datetime(),
@@ -108,6 +111,11 @@ export const EventTypeSchema = z.enum([
   "queued",
   /** A finding joined this investigation as related; the message carries the new count. */
   "related",
+  /** An acting call waits on a person: the notifier posts the Approve / Deny message. */
+  "approval_requested",
+  /** Approved, denied or timed out; and, for an approved call, what running it did. */
+  "approval_decided",
+  "action_ran",
 ]);
 export type EventType = z.infer<typeof EventTypeSchema>;
 

@@ -1,5 +1,6 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
 import { AnalystAccess } from "../app/analyst-access.js";
+import { ApprovalClickSchema, handleApprovalClick } from "../app/approval-decision.js";
 import { handleReinvestigate } from "../app/reinvestigate.js";
 import { handleAnalystAction } from "../app/slack-actions.js";
 import { handleThreadQuestion } from "../app/thread-question.js";
@@ -14,7 +15,11 @@ import { type SlackEventsDeps, slackEventsHandler } from "./slack-events.js";
 
 /** Questions and clicks share the analyst-actions topic; a question says so in `kind`. */
 function isQuestion(json: unknown): boolean {
-  return typeof json === "object" && json !== null && (json as { kind?: unknown }).kind === "question";
+  return isKind(json, "question");
+}
+
+function isKind(json: unknown, kind: string): boolean {
+  return typeof json === "object" && json !== null && (json as { kind?: unknown }).kind === kind;
 }
 
 function notA(what: string, issue: { path: PropertyKey[]; message: string } | undefined): InvalidInputError {
@@ -33,6 +38,7 @@ export function slackEventsFunction(runtime: () => Promise<Runtime>) {
       signingSecret: rt.slackSigningSecret,
       maxAgeSeconds: rt.config.slack.signatureMaxAgeSeconds,
       access,
+      approvers: rt.config.slack.approvers,
       interactions: rt.chatInteractions,
       bus: rt.bus,
       store: rt.store,
@@ -51,6 +57,20 @@ export function analystActionsFunction(runtime: () => Promise<Runtime>) {
     const rt = await runtime();
     await settle(rt, ANALYST_TOPICS.analystActions, event, async () => {
       const { json, messageId } = decodePubSubJson(event.data);
+      if (isKind(json, "approval")) {
+        const click = ApprovalClickSchema.safeParse(json);
+        if (!click.success) throw notA("approval click", click.error.issues[0]);
+        const outcome = await handleApprovalClick(click.data, {
+          config: rt.config,
+          store: rt.store,
+          bus: rt.bus,
+          sink: rt.chat,
+          ...(rt.workflowCallbacks ? { callbacks: rt.workflowCallbacks } : {}),
+          logger: rt.logger,
+        });
+        rt.logger.info("approval click done", { messageId, ...outcome });
+        return;
+      }
       if (isQuestion(json)) {
         const question = ThreadQuestionSchema.safeParse(json);
         if (!question.success) throw notA("thread question", question.error.issues[0]);

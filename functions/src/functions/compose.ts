@@ -6,6 +6,7 @@ import { FirestoreLessonStore } from "../adapters/firestore/lesson-store.js";
 import { FirestoreMemoryStore } from "../adapters/firestore/memory-store.js";
 import { FirestoreStepHistoryStore } from "../adapters/firestore/step-history-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
+import { googleAccessToken, httpWorkflowCallbacks } from "../adapters/workflows/callback-sender.js";
 import { type Config, loadConfig } from "../config/config.js";
 import { type Environment, readEnvironment, wantsGemini } from "../config/environment.js";
 import { ConfigError } from "../domain/errors.js";
@@ -112,6 +113,11 @@ export async function buildRuntime(
     ...(environment.slack.signingSecret ? { slackSigningSecret: environment.slack.signingSecret } : {}),
     ...(config.scc.writeback ? { scc: await sccFindings(environment.sccApiEndpoint) } : {}),
     lessons: new FirestoreLessonStore(db),
+    workflowCallbacks: httpWorkflowCallbacks(
+      environment.localIdentityToken
+        ? async () => environment.localIdentityToken as string
+        : googleAccessToken(),
+    ),
     catalog: catalog.catalog,
     tables: catalog.tables,
     primaryModel,

@@ -15,6 +15,8 @@ export const ENTRY_POINT_NEEDS = {
   concluder: { tools: true, chat: false },
   // The compressor summarizes a step's history: a model, no tools.
   compressor: { tools: false, chat: false },
+  // The responder runs approved acting calls through the tool catalog; its notes go out as events.
+  responder: { tools: true, chat: false },
   ingest: { tools: false, chat: false },
   memoryIntrospector: { tools: false, chat: false },
   notifier: { tools: false, chat: true },
@@ -32,7 +34,7 @@ function runtimeFor(name: EntryPointModuleName): () => Promise<Runtime> {
 }
 
 async function workflowFunction(
-  name: "planner" | "stepExecutor" | "reflector" | "concluder" | "compressor",
+  name: "planner" | "stepExecutor" | "reflector" | "concluder" | "compressor" | "responder",
 ): Promise<unknown> {
   const m = await import("./http-functions.js");
   const operations = {
@@ -41,6 +43,7 @@ async function workflowFunction(
     reflector: m.advanceOperation,
     concluder: m.finishOperation,
     compressor: m.compressorOperation,
+    responder: m.responderOperation,
   } as const;
   const schema = m.HTTP_SCHEMAS[name];
   const operation = operations[name];
@@ -53,6 +56,8 @@ export const ENTRY_POINT_MODULES = {
   reflector: () => workflowFunction("reflector"),
   concluder: () => workflowFunction("concluder"),
   compressor: () => workflowFunction("compressor"),
+  // Runs approved acting calls: the tool catalog (MCP servers, response actions).
+  responder: () => workflowFunction("responder"),
   ingest: async () => (await import("./event-functions.js")).ingestFunction(runtimeFor("ingest")),
   memoryIntrospector: async () =>
     (await import("./event-functions.js")).memoryIntrospectorFunction(runtimeFor("memoryIntrospector")),

@@ -96,6 +96,7 @@ export function notifierFunction(runtime: () => Promise<Runtime>) {
         logger: rt.logger,
         policy: { staleAfterMs: rt.config.slack.claimStaleSeconds * 1_000 },
         board: { sccButtons: rt.config.scc.writeback && rt.config.scc.analystMuteAndState },
+        approvalTimeoutSeconds: rt.config.approvals.timeoutSeconds,
       });
       if (parsed.data.type === "concluded" && rt.scc && rt.config.scc.autoClose) {
         const inv = await rt.store.require(parsed.data.investigationId);

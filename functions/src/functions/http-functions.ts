@@ -1,5 +1,6 @@
 import type { Request, Response } from "@google-cloud/functions-framework";
 import type { z } from "zod";
+import { requestApproval, settleApproval } from "../app/approval-responder.js";
 import { compressStep } from "../app/compression.js";
 import type { AppDeps } from "../app/deps.js";
 import { advance, finish, markFailed, runStep, startPlanning } from "../app/operations.js";
@@ -8,6 +9,7 @@ import {
   AdvanceRequestSchema,
   FinishRequestSchema,
   InvestigationRefSchema,
+  ResponderRequestSchema,
   StepRequestSchema,
 } from "./http-requests.js";
 import { appDepsFor, type Runtime } from "./runtime.js";
@@ -59,8 +61,16 @@ export const stepOperation: Operation<z.infer<typeof StepRequestSchema>> = async
     status: outcome.status,
     executed: outcome.executed,
     ...(outcome.reason ? { reason: outcome.reason } : {}),
+    // Acting calls the step held: the workflow pauses on each for a person's approval.
+    held: outcome.held ?? [],
   };
 };
+
+/** The responder (docs/decisions/0031): records a held call, then settles or runs it. */
+export const responderOperation: Operation<z.infer<typeof ResponderRequestSchema>> = async (input, deps) =>
+  input.operation === "request"
+    ? { ...(await requestApproval(input, deps)) }
+    : { ...(await settleApproval(input, deps)) };
 
 /** Called by the workflow after a step answered context_pressure, before it runs the step again. */
 export const compressorOperation: Operation<z.infer<typeof StepRequestSchema>> = async (input, deps) => {
@@ -92,6 +102,7 @@ export const HTTP_SCHEMAS = {
   reflector: AdvanceRequestSchema,
   concluder: FinishRequestSchema,
   compressor: StepRequestSchema,
+  responder: ResponderRequestSchema,
 } as const;
 
 /** One workflow function's answer to a request body, whatever carries it. */
@@ -116,6 +127,7 @@ export const WORKFLOW_FUNCTIONS = {
   reflector: bound("reflector", HTTP_SCHEMAS.reflector, advanceOperation),
   concluder: bound("concluder", HTTP_SCHEMAS.concluder, finishOperation),
   compressor: bound("compressor", HTTP_SCHEMAS.compressor, compressorOperation),
+  responder: bound("responder", HTTP_SCHEMAS.responder, responderOperation),
 } as const satisfies Record<string, WorkflowFunction>;
 
 export type WorkflowFunctionName = keyof typeof WORKFLOW_FUNCTIONS;

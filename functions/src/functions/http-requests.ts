@@ -14,3 +14,20 @@ export const FinishRequestSchema = InvestigationRefSchema.extend({
   mode: z.enum(["conclude", "needs_human", "fail"]),
   reason: z.string().max(2_000).default(""),
 });
+
+/**
+ * The responder's two calls around the workflow's pause: `request` records a held call and
+ * its callback URL; `settle` runs or closes it once the callback came or the wait timed out.
+ */
+export const ResponderRequestSchema = z.discriminatedUnion("operation", [
+  InvestigationRefSchema.extend({
+    operation: z.literal("request"),
+    stepId: z.string().min(1).max(40),
+    approvalId: z.string().regex(/^apr-[a-f0-9]{24}$/),
+    callbackUrl: z.url().max(2_000),
+  }),
+  InvestigationRefSchema.extend({
+    operation: z.literal("settle"),
+    approvalId: z.string().regex(/^apr-[a-f0-9]{24}$/),
+  }),
+]);

@@ -12,6 +12,7 @@ import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { LessonStore } from "../ports/lesson-store.js";
 import type { SccFindings } from "../ports/scc-findings.js";
 import type { StepHistoryStore } from "../ports/step-history-store.js";
+import type { WorkflowCallbacks } from "../ports/workflow-callbacks.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
 import { ToolBox, type ToolCatalog } from "../tools/toolbox.js";
 
@@ -42,6 +43,8 @@ export interface Runtime {
   scc?: SccFindings;
   /** Lessons from disputed verdicts, for later planners. */
   lessons?: LessonStore;
+  /** Wakes a workflow paused on an approval, as this function's identity (analystActions). */
+  workflowCallbacks?: WorkflowCallbacks;
   catalog: ToolCatalog;
   tables: { name: string; description: string }[];
   /** Gemini (with retries) when configured, otherwise the offline model. */

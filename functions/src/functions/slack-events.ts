@@ -1,5 +1,6 @@
 import type { Request, Response } from "@google-cloud/functions-framework";
 import type { AnalystAccess } from "../app/analyst-access.js";
+import type { ApprovalClick } from "../app/approval-decision.js";
 import { type AnalystAction, type AnalystActionKind, analystActionId } from "../domain/analyst.js";
 import type { Verdict } from "../domain/conclusion.js";
 import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
@@ -13,6 +14,7 @@ import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import {
   appMentionOf,
+  clickedApproval,
   clickedButton,
   disputeSubmission,
   type Interaction,
@@ -26,6 +28,8 @@ export interface SlackEventsDeps {
   signingSecret: string | undefined;
   maxAgeSeconds: number;
   access: AnalystAccess;
+  /** slack.approvers: who may Approve or Deny an acting call (nobody when empty). */
+  approvers?: readonly string[];
   /** Opens the dispute modal; absent without a bot token (then Dispute cannot work). */
   interactions: ChatInteractions | undefined;
   bus: EventBus;
@@ -79,6 +83,9 @@ async function handle(req: Request, getDeps: () => Promise<SlackEventsDeps>): Pr
     throw new InvalidInputError(`unexpected content type ${contentType.slice(0, 80)}`);
   }
   const interaction = parseInteraction(raw);
+  // Approve / Deny have an allowlist of their own: approving an action is not judging a verdict.
+  const approval = interaction.type === "block_actions" ? clickedApproval(interaction) : undefined;
+  if (approval && interaction.type === "block_actions") return approvalClick(interaction, approval, d);
   if (!(await d.access.allows(interaction.user.id))) {
     d.logger.warn("Slack user is not allowed to act on verdicts", { user: interaction.user.id });
     return refuse(interaction);
@@ -210,4 +217,35 @@ async function publish(
     actionId: action.actionId,
     user: user.id,
   });
+}
+
+/**
+ * Approve / Deny: refused (acknowledged, nothing published) unless the user is an approver;
+ * the worker checks again and decides in a transaction, so the first decision wins.
+ */
+async function approvalClick(
+  interaction: Extract<Interaction, { type: "block_actions" }>,
+  approval: NonNullable<ReturnType<typeof clickedApproval>>,
+  d: SlackEventsDeps,
+): Promise<Answer> {
+  const user = interaction.user;
+  if (!(d.approvers ?? []).includes(user.id)) {
+    d.logger.warn("Slack user is not an approver; approval click refused", {
+      user: user.id,
+      approvalId: approval.approvalId,
+    });
+    return { status: 200 };
+  }
+  const click: ApprovalClick = {
+    kind: "approval",
+    ...approval,
+    user: { id: user.id, ...(user.username || user.name ? { name: user.username ?? user.name } : {}) },
+    at: d.now().toISOString(),
+  };
+  await d.bus.publish(ANALYST_TOPICS.analystActions, click as unknown as JsonObject, {
+    kind: "approval",
+    investigationId: approval.investigationId,
+  });
+  d.logger.info("approval click accepted", { ...approval, user: user.id });
+  return { status: 200 };
 }

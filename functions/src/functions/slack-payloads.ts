@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type AnalystActionKind, DisputeReasonSchema } from "../domain/analyst.js";
 import { VerdictSchema } from "../domain/conclusion.js";
 import { InvalidInputError } from "../domain/errors.js";
-import { ACTION_IDS, DISPUTE_VIEW } from "../notify/interactive.js";
+import { ACTION_IDS, APPROVAL_ACTION_IDS, DISPUTE_VIEW } from "../notify/interactive.js";
 
 /**
  * The parts of Slack's interaction and Events API payloads ferret reads
@@ -165,4 +165,27 @@ export function disputeSubmission(
   if (!reason.success) errors[DISPUTE_VIEW.reasonBlock] = "Say why in 3 to 1000 characters.";
   if (!verdict.success || !reason.success) return { ok: false, errors };
   return { ok: true, value: { investigationId: id.data, verdict: verdict.data, reason: reason.data } };
+}
+
+/**
+ * An Approve / Deny button among the clicked actions, with the approval it names
+ * (`<investigation id>/<approval id>`, notify/render-approval.ts), or undefined for other buttons.
+ */
+export function clickedApproval(
+  payload: z.infer<typeof BlockActionsSchema>,
+): { decision: "approve" | "deny"; investigationId: string; approvalId: string } | undefined {
+  for (const action of payload.actions) {
+    const decision =
+      action.action_id === APPROVAL_ACTION_IDS.approve
+        ? "approve"
+        : action.action_id === APPROVAL_ACTION_IDS.deny
+          ? "deny"
+          : undefined;
+    if (!decision) continue;
+    const ids = /^(inv-[a-f0-9]{24})\/(apr-[a-f0-9]{24})$/.exec(action.value ?? "");
+    if (!ids?.[1] || !ids[2])
+      throw new InvalidInputError(`button ${action.action_id} does not carry an approval reference`);
+    return { decision, investigationId: ids[1], approvalId: ids[2] };
+  }
+  return undefined;
 }

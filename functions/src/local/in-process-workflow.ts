@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import {
+  type CallbackEndpoints,
   type HttpRequest,
   type HttpResponse,
   type LoadedWorkflow,
@@ -28,6 +29,7 @@ const URL_ENV: Record<string, WorkflowFunctionName> = {
   FERRET_REFLECTOR_URL: "reflector",
   FERRET_CONCLUDER_URL: "concluder",
   FERRET_COMPRESSOR_URL: "compressor",
+  FERRET_RESPONDER_URL: "responder",
 };
 const SCHEME = "in-process:";
 
@@ -49,6 +51,11 @@ export interface InProcessOptions {
   around?: (fn: WorkflowFunctionName, call: () => Promise<HttpResponse>) => Promise<HttpResponse>;
   /** Extra values for sys.get_env, e.g. FERRET_STEP_EXECUTOR_TIMEOUT_SECONDS. */
   env?: Record<string, string>;
+  /**
+   * Callback endpoints for the approval pause (workflows/runner/callback-server.ts); without
+   * them a step that holds an acting call fails the workflow, as a runner without callbacks must.
+   */
+  callbacks?: CallbackEndpoints;
 }
 
 /**
@@ -110,7 +117,11 @@ export async function investigateWith(
     await runWorkflow(
       investigateWorkflow(),
       { investigationId: id, deadlineSeconds: base.config.agent.totalDeadlineSeconds },
-      { env, http: inProcessTransport(depsFor, { ...options, logger: base.logger }) },
+      {
+        env,
+        http: inProcessTransport(depsFor, { ...options, logger: base.logger }),
+        ...(options.callbacks ? { callbacks: options.callbacks } : {}),
+      },
     );
   } catch (error) {
     failure = error;

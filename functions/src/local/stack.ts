@@ -176,6 +176,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
           FERRET_REFLECTOR_URL: await route("reflector"),
           FERRET_CONCLUDER_URL: await route("concluder"),
           FERRET_COMPRESSOR_URL: await route("compressor"),
+          FERRET_RESPONDER_URL: await route("responder"),
         },
         logDir,
         cwd: repoRoot(),

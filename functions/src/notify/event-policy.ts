@@ -28,6 +28,15 @@ export const EVENT_POSTING: Record<EventType, { posting: EventPosting; why: stri
     posting: "root_only",
     why: "a storm would bury the thread in replies; the root's count is updated in place instead",
   },
+  approval_requested: {
+    posting: "reply",
+    why: "the Approve / Deny message for an acting call: the workflow waits on it",
+  },
+  approval_decided: {
+    posting: "reply",
+    why: "the approval message is updated in place: who decided, or that nobody did in time",
+  },
+  action_ran: { posting: "reply", why: "the approval message is updated in place with what the call did" },
 };
 
 export function postingFor(type: EventType): EventPosting {

@@ -29,6 +29,10 @@ export async function replyFor(
     case "created":
     case "step_started":
     case "related":
+    // The approval message is posted and edited by notify/approval-notes.ts, not as a reply.
+    case "approval_requested":
+    case "approval_decided":
+    case "action_ran":
       return undefined;
     case "queued":
       return renderQueuedNote(event);

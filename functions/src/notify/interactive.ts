@@ -30,6 +30,12 @@ export const ACTION_IDS = {
   reinvestigate: "ferret_reinvestigate",
 } as const satisfies Record<AnalystActionKind, string>;
 
+/** Approve / Deny on an approval request; the value is `<investigation id>/<approval id>`. */
+export const APPROVAL_ACTION_IDS = {
+  approve: "ferret_approve",
+  deny: "ferret_deny",
+} as const;
+
 export const DISPUTE_VIEW = {
   callbackId: "ferret_dispute_modal",
   verdictBlock: "verdict",
@@ -47,7 +53,12 @@ export interface CardButtons {
   reinvestigate?: boolean;
 }
 
-function button(text: string, actionId: string, value: string, style?: "primary" | "danger"): JsonObject {
+export function button(
+  text: string,
+  actionId: string,
+  value: string,
+  style?: "primary" | "danger",
+): JsonObject {
   return {
     type: "button",
     text: { type: "plain_text", text, emoji: true },

@@ -4,6 +4,7 @@ import { type Investigation, type InvestigationEvent, TERMINAL_STATUSES } from "
 import type { Logger } from "../platform/logger.js";
 import type { ChatSink } from "../ports/chat-sink.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
+import { isApprovalEvent, notifyApproval } from "./approval-notes.js";
 import { renderThreadRoot } from "./blocks.js";
 import { postingFor } from "./event-policy.js";
 import { replyFor } from "./event-reply.js";
@@ -25,6 +26,8 @@ export interface NotifierDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Which buttons the verdict card offers; none of the SCC ones unless configured. */
   board?: StatusBoardOptions;
+  /** approvals.timeoutSeconds, to show on an approval request when it stops waiting. */
+  approvalTimeoutSeconds?: number;
 }
 
 export interface NotifyOutcome {
@@ -78,6 +81,15 @@ export async function handleInvestigationEvent(
     return { ...base, root: rootOutcome, reply: "skipped", rootTs: root.ts, rootUpdated };
   }
   if (posting === "root_only") return { ...base, root: rootOutcome, reply: "skipped", rootTs: root.ts };
+  if (isApprovalEvent(event.type)) {
+    const done = await notifyApproval(event, investigation, root.ts, {
+      sink: deps.sink,
+      claims,
+      ...(deps.approvalTimeoutSeconds ? { timeoutSeconds: deps.approvalTimeoutSeconds } : {}),
+    });
+    const reply = done.note === "posted" || done.note === "already_posted" ? done.note : "skipped";
+    return { ...base, root: rootOutcome, reply, rootTs: root.ts, ...(done.ts ? { replyTs: done.ts } : {}) };
+  }
 
   const message = await replyFor(event, investigation, deps.store, {
     showedPlan: root.record.plan === "shown",

@@ -1,3 +1,4 @@
+import type { ApprovalOutcome } from "../domain/approval-record.js";
 import type { Conclusion } from "../domain/conclusion.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { Ioc } from "../domain/ioc.js";
@@ -15,7 +16,7 @@ import {
   section,
 } from "./block-kit.js";
 import { defangIoc } from "./defang.js";
-import { joinMd, label, type Mrkdwn, md, untrusted } from "./mrkdwn.js";
+import { joinMd, label, type Mrkdwn, md, slackMention, untrusted } from "./mrkdwn.js";
 import { OFFLINE_MODEL_NOTE, percent, severityText, VERDICT_LABEL, verdictText } from "./presentation.js";
 import { footer } from "./render-finding.js";
 import { fallbackText } from "./render-text.js";
@@ -58,6 +59,20 @@ function actionLines(actions: Conclusion["recommendedActions"]): Mrkdwn[] {
     }
   }
   return lines;
+}
+
+const OUTCOME_TEXT: Record<ApprovalOutcome["outcome"], string> = {
+  ran: "▶️ ran",
+  failed: "⚠️ ran and failed",
+  denied: "⛔ denied",
+  timed_out: "⌛ timed out, not run",
+  pending: "⏸ approved, not run before the end",
+};
+
+/** One acting call: tool, step, outcome, who decided and when, the digest it was bound to. */
+function approvalLine(o: ApprovalOutcome): Mrkdwn {
+  const who = o.decidedBy ? md` by ${slackMention(o.decidedBy.id)}` : md``;
+  return md`• ${inline(o.tool, 64)} (step ${o.stepId}): ${OUTCOME_TEXT[o.outcome]}${who}${o.decidedAt ? md` at ${o.decidedAt}` : md``} · ${o.approvalId} · sha256 ${o.argsDigest.slice(0, 12)}…`;
 }
 
 export function producedBy(conclusion: Conclusion): Mrkdwn {
@@ -114,6 +129,18 @@ export function renderConclusion(investigation: Investigation, conclusion: Concl
     blocks.push(
       divider(),
       ...listSections(md`*Recommended actions*`, actions, { maxSections: 2, noun: "lines" }),
+    );
+  }
+  if (conclusion.approvals?.length) {
+    blocks.push(
+      ...listSections(
+        md`*Approvals* (acting calls and who decided)`,
+        conclusion.approvals.map(approvalLine),
+        {
+          maxSections: 1,
+          noun: "approvals",
+        },
+      ),
     );
   }
   if (conclusion.openQuestions.length > 0) {

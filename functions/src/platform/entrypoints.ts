@@ -17,6 +17,8 @@ export const ENTRY_POINTS = [
   { name: "reflector", trigger: "http", calledBy: "workflow" },
   { name: "concluder", trigger: "http", calledBy: "workflow" },
   { name: "compressor", trigger: "http", calledBy: "workflow" },
+  // Records an acting call the workflow pauses on, then runs it once approved (decision 0031).
+  { name: "responder", trigger: "http", calledBy: "workflow" },
   { name: "memoryIntrospector", trigger: "pubsub", topic: TOPICS.agentSessions },
   { name: "notifier", trigger: "pubsub", topic: TOPICS.investigationEvents },
   // Housekeeping on Cloud Scheduler's requests and the notifier's drain requests (app/sweep-request.ts).

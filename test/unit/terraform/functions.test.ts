@@ -224,6 +224,7 @@ const ANALYST_ENV = ["FERRET_SLACK_ALLOWED_USERS", "FERRET_SLACK_ALLOWED_USER_GR
 const SCC_ENV = ["FERRET_SCC_WRITEBACK", "FERRET_SCC_ANALYST_MUTE_AND_STATE"];
 // The response actions the catalog offers (terraform/response-actions.tf).
 const ACTIONS_ENV = ["FERRET_ACTIONS_ENABLED", "FERRET_ACTIONS_DENY_EGRESS_TAG"];
+const APPROVAL_ENV = ["FERRET_SLACK_APPROVERS", "FERRET_APPROVAL_TIMEOUT_SECONDS"];
 const EXPECTED_ENV: Record<string, readonly string[]> = {
   ingest: [
     ...COMMON_ENV,
@@ -240,8 +241,9 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
   reflector: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
   concluder: [...COMMON_ENV, ...MODEL_ENV],
   compressor: [...COMMON_ENV, ...MODEL_ENV],
+  responder: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
   memoryIntrospector: [...COMMON_ENV, ...MODEL_ENV],
-  notifier: [...COMMON_ENV, ...SLACK_ENV, ...SCC_ENV],
+  notifier: [...COMMON_ENV, ...SLACK_ENV, ...SCC_ENV, ...APPROVAL_ENV],
   // Sweeps with the agent's default deadline; launches what the governor's queue releases.
   sweep: [
     ...COMMON_ENV,
@@ -253,14 +255,16 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
     "FERRET_GOVERNOR_TOKENS_PER_DAY",
     "FERRET_GOVERNOR_GROUP_WINDOW_MINUTES",
   ],
-  slackEvents: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV],
-  analystActions: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...SCC_ENV],
+  slackEvents: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...APPROVAL_ENV],
+  analystActions: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...SCC_ENV, ...APPROVAL_ENV],
 };
 const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
   // Planner and reflector build the same tool catalog, and the OTX adapter needs its key there too.
   planner: { OTX_API_KEY: "otx-api-key" },
   stepExecutor: { OTX_API_KEY: "otx-api-key" },
   reflector: { OTX_API_KEY: "otx-api-key" },
+  // The responder runs approved calls through the same catalog.
+  responder: { OTX_API_KEY: "otx-api-key" },
   notifier: { SLACK_BOT_TOKEN: "slack-bot-token" },
   // The endpoint verifies Slack's signature; both use the bot token (modal, user groups, thread edits).
   slackEvents: { SLACK_SIGNING_SECRET: "slack-signing-secret", SLACK_BOT_TOKEN: "slack-bot-token" },

@@ -49,6 +49,11 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "project: roles/aiplatform.user",
     "topic investigation-events: roles/pubsub.publisher",
   ],
+  responder: [
+    "project: roles/datastore.user",
+    "secret otx-api-key: roles/secretmanager.secretAccessor",
+    "topic investigation-events: roles/pubsub.publisher",
+  ],
   memoryIntrospector: [
     "project: roles/datastore.user",
     "project: roles/aiplatform.user",
@@ -84,6 +89,7 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "function reflector: roles/run.invoker",
     "function concluder: roles/run.invoker",
     "function compressor: roles/run.invoker",
+    "function responder: roles/run.invoker",
   ],
   pubsubPush: [
     "function ingest: roles/run.invoker",
@@ -172,7 +178,9 @@ const OTHER_GRANTS: Record<string, string> = {
   // SCC findings live under the organization: the write-back custom role is granted there.
   "google_organization_iam_member.scc_writeback": '${google_service_account.sa["analystActions"].member}',
   // Response actions act in any project of the organization; only the responder runs them.
-  "google_organization_iam_member.response_actions": "${google_service_account.responder.member}",
+  "google_organization_iam_member.response_actions": '${google_service_account.sa["responder"].member}',
+  // Only the worker that records Approve / Deny may wake a paused workflow (approvals.tf).
+  "google_project_iam_member.approval_callbacks": '${google_service_account.sa["analystActions"].member}',
 };
 
 interface Grant {
@@ -378,4 +386,18 @@ test("the build account may read the gen2 staging bucket gcf-v2-sources-<project
     "gcf-v2-sources-${data.google_project.ferret.number}-${var.region}",
   );
   assert.ok(tf.data.has("google_project.ferret"), "data.google_project.ferret gives the project number");
+});
+
+test("only the analystActions worker may send approval callbacks, with a role holding workflows.callbacks.send alone", () => {
+  const role = resource(tf, "google_project_iam_custom_role.approval_callbacks");
+  assert.deepEqual(role.permissions, ["workflows.callbacks.send"]);
+  const binding = resource(tf, "google_project_iam_member.approval_callbacks");
+  assert.equal(binding.role, "${google_project_iam_custom_role.approval_callbacks.id}");
+  assert.equal(binding.member, '${google_service_account.sa["analystActions"].member}');
+  // Nobody holds roles/workflows.invoker but ingest (it starts executions); that role could call back too.
+  const grants = arr(local(tf, "grants"), "local.grants").map((g) => obj(g, "grant"));
+  assert.deepEqual(
+    grants.filter((g) => g.role === "roles/workflows.invoker").map((g) => g.sa),
+    ["ingest"],
+  );
 });

@@ -50,7 +50,7 @@ test("the role holds only the enabled actions' permissions and exists only when 
 
 test("the role is granted to the responder's identity only, and nothing else names it", () => {
   const grant = resource(tf, "google_organization_iam_member.response_actions");
-  assert.equal(grant.member, "${google_service_account.responder.member}");
+  assert.equal(grant.member, '${google_service_account.sa["responder"].member}');
   assert.equal(grant.role, "${google_organization_iam_custom_role.response_actions[0].name}");
   assert.equal(grant.count, "${local.response_actions_enabled ? 1 : 0}");
   const uses: string[] = [];

@@ -63,8 +63,16 @@ test("the workflow gets one FERRET_*_URL and FERRET_*_TIMEOUT_SECONDS per HTTP f
   );
   assert.deepEqual(
     Object.keys(envVars).sort(),
-    [...http.map(functionUrlEnvVar), ...http.map(functionTimeoutEnvVar)].sort(),
+    [
+      ...http.map(functionUrlEnvVar),
+      ...http.map(functionTimeoutEnvVar),
+      "FERRET_APPROVAL_TIMEOUT_SECONDS",
+    ].sort(),
   );
+  // The approval wait: the same variable the functions read as approvals.timeoutSeconds.
+  assert.equal(envVars.FERRET_APPROVAL_TIMEOUT_SECONDS, "${tostring(var.approval_timeout_seconds)}");
+  const fallback = /int\(sys\.get_env\("FERRET_APPROVAL_TIMEOUT_SECONDS",\s*"(\d+)"\)\)/.exec(workflowYaml());
+  assert.equal(Number(fallback?.[1]), tf.variables.get("approval_timeout_seconds")?.default);
   for (const name of http) {
     assert.equal(
       envVars[functionUrlEnvVar(name)],
