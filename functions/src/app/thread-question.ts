@@ -7,14 +7,14 @@ import { DEFAULT_POST_ONCE_POLICY, postOnce } from "../notify/post-once.js";
 import { fallbackText } from "../notify/render-text.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatMessage, ChatSink } from "../ports/chat-sink.js";
-import type { InvestigationStore } from "../ports/investigation-store.js";
+import type { ClaimStore, InvestigationReader } from "../ports/investigation-store.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import { answerThreadQuestion, type ThreadAnswerOutcome } from "./thread-answer.js";
 import { investigationOfThread } from "./thread-lookup.js";
 
 export interface ThreadQuestionDeps {
   config: Pick<Config, "slack" | "agent">;
-  store: InvestigationStore;
+  store: ClaimStore & InvestigationReader;
   sink: ChatSink;
   /** Chosen for the investigation the thread is about (appDepsFor), once it is known. */
   brains: (investigationId: string) => Promise<{ model: Model; toolbox: ToolBox }>;

@@ -3,7 +3,7 @@ import { NotFoundError } from "../domain/errors.js";
 import { type Investigation, type InvestigationEvent, TERMINAL_STATUSES } from "../domain/investigation.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatSink } from "../ports/chat-sink.js";
-import type { InvestigationStore } from "../ports/investigation-store.js";
+import type { ClaimStore, InvestigationReader } from "../ports/investigation-store.js";
 import { isApprovalEvent, notifyApproval } from "./approval-notes.js";
 import { renderThreadRoot } from "./blocks.js";
 import { postingFor } from "./event-policy.js";
@@ -17,7 +17,7 @@ export const ROOT_SCOPE = "slack-root";
 export const EVENT_SCOPE = "slack-event";
 
 export interface NotifierDeps {
-  store: InvestigationStore;
+  store: ClaimStore & InvestigationReader;
   sink: ChatSink;
   logger: Logger;
   now?: () => Date;
@@ -138,7 +138,7 @@ export async function updateBoard(
   investigation: Investigation,
   rootTs: string,
   sink: ChatSink,
-  store: Pick<InvestigationStore, "claimOnce" | "readClaim">,
+  store: ClaimStore,
   board: StatusBoardOptions,
 ): Promise<boolean> {
   const card = withRelatedCount(renderStatusBoard(investigation, board), investigation);
@@ -180,7 +180,7 @@ const TERMINAL_EVENTS: ReadonlySet<InvestigationEvent["type"]> = new Set([
 
 /** The root's ts, once the notifier posted it; the analyst worker edits the same message. */
 export async function rootTsOf(
-  store: Pick<InvestigationStore, "readClaim">,
+  store: Pick<ClaimStore, "readClaim">,
   investigationId: string,
 ): Promise<string | undefined> {
   return (await store.readClaim(`${ROOT_SCOPE}-posted`, investigationId))?.ts;
@@ -209,11 +209,7 @@ async function ensureRoot(investigation: Investigation, sink: ChatSink, claims: 
  */
 export const THREAD_SCOPE = "slack-thread";
 
-async function rememberThread(
-  store: Pick<InvestigationStore, "claimOnce" | "readClaim">,
-  rootTs: string,
-  investigationId: string,
-): Promise<void> {
+async function rememberThread(store: ClaimStore, rootTs: string, investigationId: string): Promise<void> {
   if (await store.readClaim(THREAD_SCOPE, rootTs)) return;
   await store.claimOnce(THREAD_SCOPE, rootTs, { investigationId });
 }

@@ -17,16 +17,38 @@ export interface Committed {
 }
 
 /**
- * Investigation state. Every write that matters happens in one transaction with the
- * investigation document, so a retried or duplicated call observes the first call's
- * effect instead of repeating it.
+ * Once-only markers for side effects (a Slack post, a scored session): what the notifier and
+ * the Slack handlers need besides reads, so their test doubles need nothing else.
  */
-export interface InvestigationStore {
-  /** Creates the investigation unless one with the same id exists (then created=false). */
-  create(investigation: Investigation, events: EventDraft[]): Promise<Committed & { created: boolean }>;
+export interface ClaimStore {
+  /**
+   * Marks a side effect as done exactly once. Returns false when the key was claimed before;
+   * `value` is stored for later readers.
+   */
+  claimOnce(scope: string, key: string, value?: Record<string, string>): Promise<boolean>;
+  readClaim(scope: string, key: string): Promise<Record<string, string> | undefined>;
+}
+
+/** One investigation and what it recorded, read without changing anything. */
+export interface InvestigationReader {
   get(id: string): Promise<Investigation | undefined>;
   /** Like get, but throws NotFoundError. */
   require(id: string): Promise<Investigation>;
+  getStepResult(id: string, stepId: string): Promise<StepResult | undefined>;
+  listStepResults(id: string): Promise<StepResult[]>;
+  getReflection(id: string, wave: number): Promise<Reflection | undefined>;
+  listReflections(id: string): Promise<Reflection[]>;
+  listEvents(id: string): Promise<InvestigationEvent[]>;
+}
+
+/**
+ * Changes to investigation state. Every write that matters happens in one transaction with
+ * the investigation document, so a retried or duplicated call observes the first call's
+ * effect instead of repeating it.
+ */
+export interface InvestigationWriter {
+  /** Creates the investigation unless one with the same id exists (then created=false). */
+  create(investigation: Investigation, events: EventDraft[]): Promise<Committed & { created: boolean }>;
   /**
    * Read-modify-write in a transaction. The function may run more than once (transaction
    * retries) and must be pure; returning undefined leaves everything untouched.
@@ -41,23 +63,16 @@ export interface InvestigationStore {
     result: StepResult,
     change: (current: Investigation) => Transition,
   ): Promise<Committed & { created: boolean; result: StepResult }>;
-  getStepResult(id: string, stepId: string): Promise<StepResult | undefined>;
-  listStepResults(id: string): Promise<StepResult[]>;
   /** Same once-only contract as recordStepResult, keyed by the reflection's wave number. */
   recordReflection(
     id: string,
     reflection: Reflection,
     change: (current: Investigation) => Transition,
   ): Promise<Committed & { created: boolean; reflection: Reflection }>;
-  getReflection(id: string, wave: number): Promise<Reflection | undefined>;
-  listReflections(id: string): Promise<Reflection[]>;
-  listEvents(id: string): Promise<InvestigationEvent[]>;
-  /**
-   * Marks a side effect (a Slack post, a scored session) as done exactly once. Returns
-   * false when the key was claimed before; `value` is stored for later readers.
-   */
-  claimOnce(scope: string, key: string, value?: Record<string, string>): Promise<boolean>;
-  readClaim(scope: string, key: string): Promise<Record<string, string> | undefined>;
+}
+
+/** Queries across investigations: the sweep, the report and related findings. */
+export interface InvestigationSearch {
   /**
    * Investigations not finished (queued, planning, running, concluding) whose document has
    * not changed since `updatedBefore` (ISO time), least recently changed first.
@@ -78,3 +93,13 @@ export interface InvestigationStore {
     limit: number;
   }): Promise<Investigation[]>;
 }
+
+/**
+ * Investigation state, all of it: what the composition root builds (Firestore). A caller
+ * that needs only a part depends on that part's port.
+ */
+export interface InvestigationStore
+  extends InvestigationReader,
+    InvestigationWriter,
+    ClaimStore,
+    InvestigationSearch {}

@@ -1,21 +1,22 @@
 import { NotFoundError } from "../../../functions/src/domain/errors.js";
-import type { Investigation } from "../../../functions/src/domain/investigation.js";
+import type { Investigation, InvestigationEvent } from "../../../functions/src/domain/investigation.js";
 import type { Reflection } from "../../../functions/src/domain/reflection.js";
 import type { StepResult } from "../../../functions/src/domain/results.js";
 import type { ChatMessage, ChatSink } from "../../../functions/src/ports/chat-sink.js";
-import type { InvestigationStore } from "../../../functions/src/ports/investigation-store.js";
+import type { ClaimStore, InvestigationReader } from "../../../functions/src/ports/investigation-store.js";
 
 /**
- * The slice of InvestigationStore the notifier uses, in memory, with claimOnce's contract
- * (first writer wins, value kept) so the claim protocol's edge cases (crashes between
- * steps, failing writes) can be driven deterministically. The Firestore-backed behaviour is
+ * The two ports the notifier and the thread-question handler use (claims and reads), in
+ * memory, with claimOnce's contract (first writer wins, value kept) so the claim protocol's
+ * edge cases (crashes between steps, failing writes) can be driven deterministically. The Firestore-backed behaviour is
  * covered by test/integration/notify.
  */
-export class MemoryClaimStore implements InvestigationStore {
+export class MemoryClaimStore implements ClaimStore, InvestigationReader {
   readonly claims = new Map<string, Record<string, string>>();
   readonly investigations = new Map<string, Investigation>();
   readonly results = new Map<string, StepResult[]>();
   readonly reflections = new Map<string, Reflection[]>();
+  readonly events = new Map<string, InvestigationEvent[]>();
   /** Make the next claimOnce on this scope throw (a Firestore outage at the worst moment). */
   failClaimOn: string | undefined;
 
@@ -52,29 +53,8 @@ export class MemoryClaimStore implements InvestigationStore {
   async listReflections(id: string): Promise<Reflection[]> {
     return this.reflections.get(id) ?? [];
   }
-  create(): never {
-    throw new Error("not used by the notifier");
-  }
-  update(): never {
-    throw new Error("not used by the notifier");
-  }
-  recordStepResult(): never {
-    throw new Error("not used by the notifier");
-  }
-  recordReflection(): never {
-    throw new Error("not used by the notifier");
-  }
-  listEvents(): never {
-    throw new Error("not used by the notifier");
-  }
-  listStalled(): never {
-    throw new Error("not used by the notifier");
-  }
-  listChangedSince(): never {
-    throw new Error("not used by the notifier");
-  }
-  findRelated(): never {
-    throw new Error("not used by the notifier");
+  async listEvents(id: string): Promise<InvestigationEvent[]> {
+    return this.events.get(id) ?? [];
   }
 }
 
