@@ -67,7 +67,9 @@ export function consoleApp(options: ConsoleAppOptions): express.Express {
     res.set({
       "Content-Security-Policy": CONTENT_SECURITY_POLICY,
       "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "no-referrer",
+      // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with
+      // a form POST, and the same-origin check could not tell the console's forms from others.
+      "Referrer-Policy": "same-origin",
       "X-Frame-Options": "DENY",
       "Cross-Origin-Opener-Policy": "same-origin",
       "Cache-Control": "no-store",

@@ -91,7 +91,12 @@ describe("console views", () => {
                 args: { sql: "SELECT principal FROM cloudaudit_googleapis_com_activity LIMIT 10" },
                 ok: true,
                 summary: "3 rows",
-                data: { rows: [{ principal: "alice@example.com" }] },
+                data: {
+                  columns: ["principal"],
+                  rows: [{ principal: "alice@example.com" }],
+                  totalRows: 1,
+                  executedSql: "SELECT principal FROM cloudaudit_googleapis_com_activity LIMIT 10",
+                },
                 durationMs: 12,
               },
             ],
@@ -110,7 +115,7 @@ describe("console views", () => {
     assert.match(html, /<svg class="graph" id="plan-graph"/);
     assert.match(html, /<path class="edge" d="M[\d.]+,[\d.]+ C/, "an arrow for intel-ip's dependency");
     assert.match(html, /SELECT principal FROM cloudaudit_googleapis_com_activity LIMIT 10/);
-    assert.match(html, /alice@example.com/);
+    assert.match(html, /<td class="wrap mono">alice@example.com<\/td>/, "the rows as a table");
     assert.match(html, /Need to know whether persistence was established\./);
     assert.match(html, /Planned change ticket CHG-1/);
     assert.match(html, /id="analyst-verdict">benign</);

@@ -172,21 +172,59 @@ function toolCall(c: ToolCall) {
     summary: c.summary,
     error: c.error ?? "",
     durationMs: Math.round(c.durationMs),
-    sql: sqlOf(c.args) ?? sqlOf(c.data) ?? "",
+    sql: sqlOf(c.args) ?? "",
+    queries: queriesOf(c.data),
     args: clipJson(c.args),
     data: c.data === undefined ? "" : clipJson(c.data),
     verdicts: c.verdicts && c.verdicts.length > 0 ? clipJson(c.verdicts) : "",
   };
 }
 
-/** The SQL a call ran, when its arguments or result name one (the log tools do). */
+/** The SQL a call ran itself (log_query's `sql`). */
 function sqlOf(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  for (const key of ["sql", "query"]) {
-    const v = (value as Record<string, unknown>)[key];
-    if (typeof v === "string" && /\bselect\b/i.test(v)) return v;
-  }
-  return undefined;
+  if (!isRecord(value)) return undefined;
+  return typeof value.sql === "string" ? value.sql : undefined;
+}
+
+/** Rows shown per query; the full result stays in the call's JSON below it. */
+const MAX_ROWS_SHOWN = 50;
+
+/**
+ * The queries behind a call, each with its SQL and rows: a log_query result is one (its
+ * `executedSql`, `columns`, `rows`), a log_analysis answer lists the sub-agent's
+ * (subagent/answer.ts: a runbook or SQL, row count, a few sample rows).
+ */
+function queriesOf(data: unknown) {
+  if (!isRecord(data)) return [];
+  const records = Array.isArray(data.queries)
+    ? data.queries.filter(isRecord)
+    : "executedSql" in data || Array.isArray(data.rows)
+      ? [data]
+      : [];
+  return records.map((q) => {
+    const rows = Array.isArray(q.rows) ? q.rows.filter(isRecord) : [];
+    const columns = Array.isArray(q.columns)
+      ? q.columns.filter((c): c is string => typeof c === "string")
+      : [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    return {
+      what: typeof q.runbook === "string" ? `runbook ${q.runbook}` : String(q.tool ?? "query"),
+      sql: typeof q.sql === "string" ? q.sql : typeof q.executedSql === "string" ? q.executedSql : "",
+      params: isRecord(q.params) ? clipJson(q.params) : "",
+      ok: q.ok !== false,
+      totalRows: typeof q.totalRows === "number" ? q.totalRows : rows.length,
+      columns,
+      rows: rows.slice(0, MAX_ROWS_SHOWN).map((r) => columns.map((c) => cellText(r[c]))),
+    };
+  });
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  return typeof value === "string" ? value : (JSON.stringify(value) ?? "");
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function reflection(r: Reflection) {
