@@ -42,3 +42,10 @@ cloudEvent("notifier");
 cloudEvent("sweep");
 http("slackEvents");
 cloudEvent("analystActions");
+
+// The web console (functions/src/console/): served behind Identity-Aware Proxy, its own loader.
+let consoleHandler: Promise<(req: Request, res: Response) => Promise<void>> | undefined;
+ff.http("console", async (req, res) => {
+  consoleHandler ??= import("./console/function.js").then((m) => m.consoleFunction());
+  await (await consoleHandler)(req, res);
+});

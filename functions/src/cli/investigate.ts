@@ -14,10 +14,12 @@ import { type Investigation, investigationIdFor, TERMINAL_STATUSES } from "../do
 import { type JsonObject, jsonBytes } from "../domain/json.js";
 import { MAX_MESSAGE_BYTES } from "../functions/pubsub-message.js";
 import { type DeadLetterWatch, watchDeadLetters } from "../local/dead-letters.js";
+import { exportFirestoreEmulator, FIRESTORE_EXPORT_DIR } from "../local/firestore-export.js";
 import { deadLetterSubscriptionName } from "../local/pubsub-setup.js";
 import { type LocalStack, startLocalStack } from "../local/stack.js";
 import { fromRoot } from "../platform/paths.js";
 import { TOPICS } from "../platform/topics.js";
+import { DEFAULT_CONSOLE_PORT } from "./console.js";
 import { type DemoSlack, startDemoSlack } from "./demo-click.js";
 import {
   type Printer,
@@ -150,6 +152,17 @@ export async function investigate(
     say(
       `Firestore documents exported to ${join(workDir, "investigation.json")}; process logs in ${stack.logDir}`,
     );
+    if (demo && stack.env.FIRESTORE_EMULATOR_HOST) {
+      // The demo's documents outlive its emulators: `ferret console` serves this export.
+      await exportFirestoreEmulator(
+        stack.env.FIRESTORE_EMULATOR_HOST,
+        PROJECT_ID,
+        join(workDir, FIRESTORE_EXPORT_DIR),
+      );
+      say(
+        `Open it in the web console: npm run ferret -- console, then http://127.0.0.1:${DEFAULT_CONSOLE_PORT}/investigations/${investigation.id}`,
+      );
+    }
     if (options.keepRunning) {
       say(
         `Stack left running: FIRESTORE_EMULATOR_HOST=${stack.env.FIRESTORE_EMULATOR_HOST} PUBSUB_EMULATOR_HOST=${stack.env.PUBSUB_EMULATOR_HOST} (Ctrl-C to stop)`,

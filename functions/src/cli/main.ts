@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import { loadConfig } from "../config/config.js";
 import { errorMessage, FerretError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
+import { consoleCommand } from "./console.js";
 import { doctorCommand } from "./doctor.js";
 import { evalCommand } from "./eval.js";
 import { describeCatalogEntry, inspectNotification, printInspectReport } from "./inspect.js";
@@ -136,6 +137,7 @@ program.addCommand(sweepCommand());
 program.addCommand(queueCommand());
 program.addCommand(doctorCommand());
 program.addCommand(reportCommand());
+program.addCommand(consoleCommand());
 
 try {
   await program.parseAsync(process.argv);

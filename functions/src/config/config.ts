@@ -145,6 +145,19 @@ const ConfigObjectSchema = z.strictObject({
     })
     .prefault({}),
   firestore: z.strictObject({ databaseId: z.string().default("(default)") }).prefault({}),
+  /** The web console (functions/src/console/, docs/console.md). */
+  console: z
+    .strictObject({
+      /**
+       * Who the user is: "iap" verifies Identity-Aware Proxy's signed header against
+       * `iapAudience`; "local" (only `ferret console` on loopback) trusts `localUser`.
+       */
+      auth: z.enum(["iap", "local"]).default("iap"),
+      /** IAP's audience for the backend: /projects/NUMBER/locations/REGION/services/NAME for Cloud Run. */
+      iapAudience: z.string().optional(),
+      localUser: z.email().default("analyst@localhost.localdomain"),
+    })
+    .prefault({}),
   /** MCP tool servers (config file only: a list of servers has no env-variable form). */
   mcp: McpConfigSchema.prefault({}),
   /** Built-in response actions (acting tools, approval-gated); none by default. */
@@ -206,6 +219,9 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_SKIP_MUTED: { path: "ingest.skipMuted", type: "boolean" },
   FERRET_SKIP_INACTIVE: { path: "ingest.skipInactive", type: "boolean" },
   FERRET_UNSPECIFIED_SEVERITY: { path: "ingest.unspecifiedSeverity", type: "string" },
+  FERRET_CONSOLE_AUTH: { path: "console.auth", type: "string" },
+  FERRET_CONSOLE_IAP_AUDIENCE: { path: "console.iapAudience", type: "string" },
+  FERRET_CONSOLE_LOCAL_USER: { path: "console.localUser", type: "string" },
   FERRET_GOVERNOR_MAX_CONCURRENT: { path: "governor.maxConcurrent", type: "number" },
   FERRET_GOVERNOR_PER_HOUR: { path: "governor.perHour", type: "number" },
   FERRET_GOVERNOR_TOKENS_PER_HOUR: { path: "governor.tokensPerHour", type: "number" },

@@ -9,6 +9,13 @@ import { VerdictSchema } from "./conclusion.js";
  */
 
 export const SlackUserIdSchema = z.string().regex(/^[UW][A-Z0-9]{2,}$/);
+/**
+ * A web console user: `console:` + the email from the verified Identity-Aware Proxy token
+ * (functions/src/console/identity.ts). Slack renders it as text, never as a mention.
+ */
+export const ConsoleUserIdSchema = z.string().regex(/^console:[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}$/);
+/** Who acted: a Slack user (buttons) or a console user (the web console's forms). */
+export const ActorIdSchema = z.union([SlackUserIdSchema, ConsoleUserIdSchema]);
 
 export const AnalystActionKindSchema = z.enum([
   "confirm",
@@ -29,7 +36,7 @@ export const AnalystActionSchema = z
     actionId: z.string().regex(/^act-[a-f0-9]{24}$/),
     kind: AnalystActionKindSchema,
     investigationId: z.string().regex(/^inv-[a-f0-9]{24}$/),
-    user: z.object({ id: SlackUserIdSchema, name: z.string().max(80).optional() }),
+    user: z.object({ id: ActorIdSchema, name: z.string().max(80).optional() }),
     /** The analyst's verdict (dispute only). */
     verdict: VerdictSchema.optional(),
     reason: DisputeReasonSchema.optional(),
@@ -45,7 +52,7 @@ export type AnalystAction = z.infer<typeof AnalystActionSchema>;
 export const AnalystDecisionSchema = z.object({
   actionId: z.string(),
   kind: AnalystActionKindSchema,
-  by: z.object({ id: SlackUserIdSchema, name: z.string().max(80).optional() }),
+  by: z.object({ id: ActorIdSchema, name: z.string().max(80).optional() }),
   /** ferret's verdict at the time of the decision, so later changes cannot rewrite history. */
   ferretVerdict: VerdictSchema.optional(),
   /** The analyst's verdict: ferret's for a confirmation, the chosen one for a dispute. */

@@ -49,6 +49,8 @@ export interface StartEmulatorsOptions {
   env?: NodeJS.ProcessEnv;
   /** The gcloud executable; defaults to `gcloud` on PATH. */
   gcloud?: string;
+  /** A Firestore emulator export to start from (`--import-data`; `ferret console --run`). */
+  firestoreImportDir?: string;
 }
 
 const ENV_VAR: Record<EmulatorKind, string> = {
@@ -150,7 +152,14 @@ function launch(
   if (kind === "pubsub") mkdirSync(pubsubDataDir, { recursive: true });
   const args =
     kind === "firestore"
-      ? ["emulators", "firestore", "start", `--host-port=${host}`, `--project=${options.projectId}`]
+      ? [
+          "emulators",
+          "firestore",
+          "start",
+          `--host-port=${host}`,
+          `--project=${options.projectId}`,
+          ...(options.firestoreImportDir ? [`--import-data=${options.firestoreImportDir}`] : []),
+        ]
       : [
           "beta",
           "emulators",

@@ -1,0 +1,32 @@
+import { Liquid } from "liquidjs";
+import { fromRoot } from "../platform/paths.js";
+
+/**
+ * The console's pages are Liquid templates under console/views/, rendered on the server.
+ * Every `{{ }}` output is HTML-escaped by the engine (outputEscape), so a finding field, a
+ * log row or an analyst's reason is text in the page whatever it contains; a template cannot
+ * forget to escape. Nothing is ever marked raw. Missing variables and unknown filters are
+ * errors, so a renamed field fails a render test instead of leaving a hole in a page.
+ */
+export type ViewName = "investigations" | "investigation" | "memories" | "queue" | "report" | "error";
+
+let engine: Liquid | undefined;
+
+function liquid(): Liquid {
+  if (engine) return engine;
+  engine = new Liquid({
+    root: [fromRoot("console/views")],
+    extname: ".liquid",
+    outputEscape: "escape",
+    strictVariables: true,
+    strictFilters: true,
+    cache: true,
+    greedy: false,
+  });
+  engine.registerFilter("json", (value: unknown) => JSON.stringify(value, null, 2) ?? "null");
+  return engine;
+}
+
+export function renderView(name: ViewName, context: Record<string, unknown>): Promise<string> {
+  return liquid().renderFile(name, context);
+}

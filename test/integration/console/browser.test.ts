@@ -1,0 +1,270 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { CloudEvent } from "@google-cloud/functions-framework";
+import type { BrowserContext, Page } from "playwright-core";
+import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
+import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
+import { FirestoreMemoryStore } from "../../../functions/src/adapters/firestore/memory-store.js";
+import { createPubSub } from "../../../functions/src/adapters/pubsub/client.js";
+import { pullMessages } from "../../../functions/src/adapters/pubsub/pull.js";
+import { CONTENT_SECURITY_POLICY, consoleApp } from "../../../functions/src/console/app.js";
+import { buildConsoleRuntime, type ConsoleRuntime } from "../../../functions/src/console/compose.js";
+import { authenticatorFor } from "../../../functions/src/console/identity.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { type Investigation, investigationIdFor } from "../../../functions/src/domain/investigation.js";
+import { runEval } from "../../../functions/src/eval/run-eval.js";
+import { analystActionsFunction } from "../../../functions/src/functions/analyst-functions.js";
+import { buildRuntime } from "../../../functions/src/functions/compose.js";
+import type { Runtime } from "../../../functions/src/functions/runtime.js";
+import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
+import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import { EMBEDDING_DIMENSIONS } from "../../../functions/src/model/port.js";
+import { silentLogger } from "../../../functions/src/platform/logger.js";
+import { fromRoot } from "../../../functions/src/platform/paths.js";
+import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { HOSTILE } from "./hostile.js";
+import { launchChromium, screenshotDir, seedHostile } from "./support.js";
+
+/**
+ * The web console in a real browser (Debian's headless Chromium driven by playwright-core)
+ * against the Firestore and Pub/Sub emulators: a real offline investigation of the
+ * cryptomining scenario and a hostile finding are listed, filtered and opened; a memory is
+ * deleted and a verdict disputed through the pages' forms, and Firestore shows both. The
+ * dispute travels as the Slack buttons' does: the console publishes it to analyst-actions and
+ * the analystActions worker records it. Screenshots go to .ferret/console-screenshots/.
+ */
+const projectId = uniqueProjectId("console");
+const USER = "ana@example.com";
+const ACTIONS_PULL = "console-test-actions";
+
+describe("the web console in Chromium", { timeout: 300_000 }, () => {
+  let store: FirestoreInvestigationStore;
+  let memories: FirestoreMemoryStore;
+  let runtime: ConsoleRuntime;
+  let worker: Runtime;
+  let server: Server;
+  let base: string;
+  let browser: { context: BrowserContext; close(): Promise<void> };
+  let page: Page;
+  let crypto: Investigation;
+  let hostile: Investigation;
+  const memoryIds: string[] = [];
+  const dialogs: string[] = [];
+  const foreignRequests: string[] = [];
+  const shots = screenshotDir();
+
+  before(async () => {
+    const emulators = await ensureEmulators();
+    const env = {
+      GOOGLE_CLOUD_PROJECT: projectId,
+      FIRESTORE_EMULATOR_HOST: emulators.firestoreHost,
+      PUBSUB_EMULATOR_HOST: emulators.pubsubHost,
+      METADATA_SERVER_DETECTION: "none",
+      FERRET_MODEL_PROVIDER: "offline",
+      FERRET_LOG_LEVEL: "ERROR",
+      FERRET_CONSOLE_AUTH: "local",
+      FERRET_CONSOLE_LOCAL_USER: USER,
+    };
+    await ensureTopology(projectId, { pushEndpoints: {}, maxDeliveryAttempts: 5 });
+    const pubsub = createPubSub({ projectId });
+    await pubsub.topic("analyst-actions").createSubscription(ACTIONS_PULL);
+    await pubsub.close();
+
+    const db = createFirestore({ projectId });
+    store = new FirestoreInvestigationStore(db);
+    memories = new FirestoreMemoryStore(db);
+    // A real investigation: the deployed workflow on the local runner, offline model, DuckDB
+    // over the scenario's logs, its STIX bundle.
+    const scenario = fromRoot("examples/scenarios/cryptomining");
+    const [outcome] = await runEval({
+      scenariosDir: scenario,
+      model: "offline",
+      projectId,
+      logger: silentLogger,
+    });
+    assert.equal(outcome?.error, undefined, "the cryptomining investigation ran");
+    const finding = normalizeNotification(
+      parseNotification(JSON.parse(readFileSync(join(scenario, "notification.json"), "utf8"))),
+    );
+    crypto = (await store.get(investigationIdFor(finding.name, finding.eventTime))) as Investigation;
+    assert.equal(crypto?.status, "concluded");
+    hostile = await seedHostile(store, HOSTILE);
+
+    // Two memories, as the introspector stores them (one claim is hostile).
+    const [vector = []] = await createOfflineModel().embed({
+      texts: ["Which VM talked to the mining pool?"],
+      task: "RETRIEVAL_DOCUMENT",
+      dimensions: EMBEDDING_DIMENSIONS,
+    });
+    const claims = [
+      "In compute_googleapis_com_vpc_flows, jsonpayload_vpc_flows.connection.dest_ip holds the remote address.",
+      `Mining pools answer on port 3333 ${HOSTILE[1]}`,
+    ];
+    const applied = await memories.applyIntrospection({
+      sessionId: "console-test-session",
+      investigationId: crypto.id,
+      scope: "log_analyst",
+      created: claims.map((claim, i) => ({ id: `mem_${String(i).repeat(24)}`, claim })),
+      request: "Which VM talked to the mining pool?",
+      embedding: vector,
+      embeddingSpace: "offline-test",
+      helpful: [],
+      harmful: [],
+      model: "offline",
+      at: new Date(),
+    });
+    memoryIds.push(...applied.created);
+
+    runtime = buildConsoleRuntime(env);
+    const app = consoleApp({
+      deps: runtime.deps,
+      authenticate: authenticatorFor(runtime.config),
+      behindProxy: false,
+    });
+    server = app.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    worker = await buildRuntime(env, { tools: false });
+
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    page.on("dialog", async (dialog) => {
+      dialogs.push(dialog.message());
+      await dialog.dismiss();
+    });
+    page.on("request", (request) => {
+      if (!request.url().startsWith(base)) foreignRequests.push(request.url());
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.close();
+    await runtime?.close();
+    await (worker?.bus as Partial<{ close(): Promise<void> }> | undefined)?.close?.();
+  });
+
+  test("list → filter → detail", async () => {
+    const listed = await page.goto(`${base}/investigations`);
+    assert.equal(listed?.headers()["content-security-policy"], CONTENT_SECURITY_POLICY);
+    const rows = page.locator("#investigations tbody tr");
+    assert.equal(await rows.count(), 2);
+    await page.screenshot({ path: join(shots, "investigations.png"), fullPage: true });
+
+    await page.selectOption("select[name=verdict]", "true_positive");
+    await page.click("#filters button[type=submit]");
+    await page.waitForURL(/verdict=true_positive/);
+    assert.equal(await rows.count(), 1);
+    assert.equal(await rows.first().locator("td a").textContent(), crypto.id);
+
+    await page.click(`a[href="/investigations/${crypto.id}"]`);
+    await page.waitForURL(`${base}/investigations/${crypto.id}`);
+    assert.equal(await page.textContent("#verdict"), "true_positive");
+    const nodes = page.locator("#plan-graph g.node");
+    assert.equal(await nodes.count(), crypto.plan?.steps.length);
+    assert.ok((await page.locator("details.call .query").count()) > 0, "the queries the log analyst ran");
+    assert.ok((await page.locator("details.call .query pre.sql").count()) > 0, "with the SQL that ran");
+    assert.match((await page.textContent("#plan")) ?? "", /203\.0\.113\.88/, "and the rows it returned");
+    assert.match((await page.textContent("#timeline")) ?? "", /concluded/);
+    await page.screenshot({ path: join(shots, "investigation.png"), fullPage: true });
+  });
+
+  test("delete a memory", async () => {
+    await page.goto(`${base}/memories`);
+    assert.equal(await page.locator("#memories tbody tr").count(), 2);
+    await page.screenshot({ path: join(shots, "memories.png"), fullPage: true });
+    const doomed = memoryIds[0] as string;
+    await page.click(`#memory-${doomed} button[type=submit]`);
+    await page.waitForURL(/done=deleted/);
+    assert.match((await page.textContent(".flash")) ?? "", /Memory deleted/);
+    assert.equal(await page.locator(`#memory-${doomed}`).count(), 0);
+    assert.equal(await memories.get(doomed), undefined, "gone from Firestore");
+    assert.ok(await memories.get(memoryIds[1] as string), "the other memory stays");
+  });
+
+  test("dispute a verdict: the worker records it next to ferret's", async () => {
+    await page.goto(`${base}/investigations/${crypto.id}`);
+    await page.selectOption("#dispute-form select[name=verdict]", "benign");
+    await page.fill("#dispute-form input[name=reason]", "Approved load test on this VM (change CHG-42)");
+    await page.click("#dispute-form button[type=submit]");
+    await page.waitForURL(/done=disputed/);
+
+    const [message] = await pullMessages(createPubSub({ projectId }), ACTIONS_PULL, {
+      maxMessages: 1,
+      timeoutMs: 20_000,
+    });
+    assert.ok(message, "the console published to analyst-actions");
+    const event = {
+      data: {
+        message: {
+          data: Buffer.from(message.data).toString("base64"),
+          messageId: message.messageId,
+          attributes: message.attributes,
+        },
+      },
+    } as unknown as CloudEvent<unknown>;
+    await analystActionsFunction(async () => worker)(event);
+
+    const stored = await store.get(crypto.id);
+    const decision = stored?.analystDecisions?.at(-1);
+    assert.equal(decision?.kind, "dispute");
+    assert.equal(decision?.verdict, "benign");
+    assert.equal(decision?.ferretVerdict, "true_positive");
+    assert.equal(decision?.reason, "Approved load test on this VM (change CHG-42)");
+    assert.deepEqual(decision?.by, { id: `console:${USER}`, name: USER });
+    assert.equal(stored?.conclusion?.verdict, "true_positive", "ferret's verdict is kept");
+
+    await page.reload();
+    assert.equal(await page.textContent("#analyst-verdict"), "benign");
+    assert.match((await page.textContent("#decisions")) ?? "", /ana@example\.com/);
+    await page.screenshot({ path: join(shots, "investigation-disputed.png"), fullPage: true });
+  });
+
+  test("a hostile finding renders inert", async () => {
+    const response = await page.goto(`${base}/investigations/${hostile.id}`);
+    assert.equal(response?.headers()["content-security-policy"], CONTENT_SECURITY_POLICY);
+    assert.match((await page.textContent("#title")) ?? "", /<script>window\.__pwned = 1/, "shown as text");
+    // Runs in the page (a string: this project compiles without the DOM library).
+    const injected = await page.evaluate(`({
+      scripts: document.querySelectorAll("script").length,
+      images: document.querySelectorAll("img").length,
+      styles: document.querySelectorAll("style, [style]").length,
+      handlers: [...document.querySelectorAll("*")].filter((el) =>
+        [...el.attributes].some((a) => a.name.toLowerCase().startsWith("on")),
+      ).length,
+      javascriptLinks: [...document.querySelectorAll("a")].filter((a) => (a.getAttribute("href") || "").trim().toLowerCase().startsWith("javascript:")).length,
+      injectedIds: document.querySelectorAll("#injected, #injected-style").length,
+      pwned: window.__pwned ?? 0,
+      bodyDisplay: getComputedStyle(document.body).display,
+    })`);
+    assert.deepEqual(injected, {
+      scripts: 0,
+      images: 0,
+      styles: 0,
+      handlers: 0,
+      javascriptLinks: 0,
+      injectedIds: 0,
+      pwned: 0,
+      bodyDisplay: "block",
+    });
+    await page.hover("#title");
+    await page.screenshot({ path: join(shots, "hostile-finding.png"), fullPage: true });
+    await page.goto(`${base}/investigations`);
+    await page.goto(`${base}/memories`);
+    assert.deepEqual(dialogs, [], "no dialog fired");
+  });
+
+  test("queue and agreement report", async () => {
+    await page.goto(`${base}/queue`);
+    assert.equal(await page.textContent("#depth"), "0");
+    await page.screenshot({ path: join(shots, "queue.png"), fullPage: true });
+    await page.goto(`${base}/report`);
+    assert.match((await page.textContent("#disputed")) ?? "", /Approved load test/);
+    await page.screenshot({ path: join(shots, "report.png"), fullPage: true });
+    assert.deepEqual(foreignRequests, [], "the pages load nothing from elsewhere");
+  });
+});

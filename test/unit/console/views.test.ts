@@ -1,0 +1,209 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { investigationPage } from "../../../functions/src/console/pages/investigation.js";
+import { investigationsPage } from "../../../functions/src/console/pages/investigations.js";
+import { memoriesPage } from "../../../functions/src/console/pages/memories.js";
+import { queuePage } from "../../../functions/src/console/pages/queue.js";
+import { reportPage } from "../../../functions/src/console/pages/report.js";
+import { renderView } from "../../../functions/src/console/views.js";
+import { ROOT_SCOPE } from "../../../functions/src/notify/notifier.js";
+import { conclusion, event, finding, investigation, reflection, stepResult } from "../notify/fixtures.js";
+import { fakeDeps, memory } from "./support.js";
+
+/**
+ * Every console view rendered from its page's real context (the page functions over in-memory
+ * doubles), with values that must appear and hostile strings that must come out as text.
+ */
+const HOSTILE = [
+  "<script>alert(1)</script>",
+  "<img src=x onerror=alert(2)>",
+  '"><svg onload=alert(3)>',
+  "</style><style>body{display:none}</style>",
+];
+const common = { user: "ana@example.com", csrf: "tok", csrfField: "csrf", flash: "" };
+
+function assertInert(html: string): void {
+  for (const h of HOSTILE) assert.ok(!html.includes(h), `raw markup leaked: ${h}`);
+  assert.ok(!/<script/i.test(html), "a <script> element");
+  assert.ok(!/<img/i.test(html), "an <img> element");
+  assert.ok(!/<[a-z][^>]*\son[a-z]+=/i.test(html), "an event handler attribute");
+  assert.ok(!/href="javascript:/i.test(html), "a javascript: link");
+  assert.ok(!/style="/i.test(html), "an inline style attribute");
+}
+
+const concluded = investigation({
+  status: "concluded",
+  conclusion: conclusion(),
+  analystDecisions: [
+    {
+      actionId: "act-0123456789abcdef01234567",
+      kind: "dispute",
+      by: { id: "U0ANALYST", name: "ana" },
+      ferretVerdict: "true_positive",
+      verdict: "benign",
+      reason: "Planned change ticket CHG-1",
+      at: "2024-05-01T11:00:00.000Z",
+    },
+  ],
+  updatedAt: "2024-05-02T10:00:00.000Z",
+});
+
+const hostileFinding = finding({
+  name: `organizations/1/sources/2/findings/x<script>alert(1)</script>`,
+  category: HOSTILE[0] as string,
+  description: HOSTILE.join(" "),
+  externalUri: "javascript:alert(5)",
+  resource: { name: HOSTILE[1] as string, displayName: HOSTILE[2] as string },
+  access: { principalEmail: HOSTILE[3] as string },
+});
+const hostile = investigation({
+  id: "inv-ffffffffffffffffffffffff",
+  status: "concluded",
+  finding: hostileFinding,
+  iocValues: [...HOSTILE],
+  conclusion: conclusion({ summary: HOSTILE.join(" | ") }),
+  updatedAt: "2024-05-03T10:00:00.000Z",
+});
+
+describe("console views", () => {
+  it("investigations: rows, filter state and how the rows were found", async () => {
+    const deps = fakeDeps({
+      investigations: [concluded, investigation({ updatedAt: "2024-05-03T09:00:00.000Z" })],
+    });
+    const context = await investigationsPage(deps, { verdict: "true_positive", days: "7" });
+    const html = await renderView("investigations", { ...context, ...common });
+    assert.match(html, /href="\/investigations\/inv-0123456789abcdef01234567"/);
+    assert.match(html, /<option value="true_positive" selected>/);
+    assert.match(html, /1 shown of 2 read/);
+    assert.match(html, /benign/, "the analyst's verdict column");
+  });
+
+  it("one investigation: finding, plan graph, steps with tool calls, reflections, decision, timeline, links", async () => {
+    const deps = fakeDeps({
+      investigations: [concluded],
+      results: {
+        [concluded.id]: [
+          stepResult({
+            toolCalls: [
+              {
+                id: "c1",
+                name: "log_query",
+                args: { sql: "SELECT principal FROM cloudaudit_googleapis_com_activity LIMIT 10" },
+                ok: true,
+                summary: "3 rows",
+                data: {
+                  columns: ["principal"],
+                  rows: [{ principal: "alice@example.com" }],
+                  totalRows: 1,
+                  executedSql: "SELECT principal FROM cloudaudit_googleapis_com_activity LIMIT 10",
+                },
+                durationMs: 12,
+              },
+            ],
+          }),
+        ],
+      },
+      reflections: { [concluded.id]: [reflection()] },
+      events: { [concluded.id]: [event(), event({ seq: 2, type: "planned", message: "plan with 2 steps" })] },
+      claims: { [`${ROOT_SCOPE}-posted/${concluded.id}`]: { ts: "1714557600.123456" } },
+      slackChannel: "C0FERRET",
+    });
+    const html = await renderView("investigation", {
+      ...(await investigationPage(deps, concluded.id)),
+      ...common,
+    });
+    assert.match(html, /<svg class="graph" id="plan-graph"/);
+    assert.match(html, /<path class="edge" d="M[\d.]+,[\d.]+ C/, "an arrow for intel-ip's dependency");
+    assert.match(html, /SELECT principal FROM cloudaudit_googleapis_com_activity LIMIT 10/);
+    assert.match(html, /<td class="wrap mono">alice@example.com<\/td>/, "the rows as a table");
+    assert.match(html, /Need to know whether persistence was established\./);
+    assert.match(html, /Planned change ticket CHG-1/);
+    assert.match(html, /id="analyst-verdict">benign</);
+    assert.match(html, /plan with 2 steps/);
+    assert.match(html, /href="https:\/\/slack.com\/archives\/C0FERRET\/p1714557600123456"/);
+    assert.match(
+      html,
+      /href="https:\/\/console.cloud.google.com\/security\/command-center\/findings\?organizationId=123456789&amp;resourceId=/,
+    );
+    assert.match(html, /name="csrf" value="tok"/);
+    assert.match(html, /id="llm-calls">3</);
+  });
+
+  it("one investigation with a hostile finding renders every field as text", async () => {
+    const deps = fakeDeps({ investigations: [hostile] });
+    const html = await renderView("investigation", {
+      ...(await investigationPage(deps, hostile.id)),
+      ...common,
+    });
+    assertInert(html);
+    assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"), "the category, escaped");
+    assert.ok(html.includes("javascript:alert(5)"), "the external URI is shown as text");
+    assert.ok(!html.includes('id="scc-link"'), "no SCC link from a name that is not a finding name");
+  });
+
+  it("the list with a hostile finding renders it as text", async () => {
+    const deps = fakeDeps({ investigations: [hostile] });
+    const html = await renderView("investigations", { ...(await investigationsPage(deps, {})), ...common });
+    assertInert(html);
+    assert.ok(html.includes("&lt;img src=x onerror=alert(2)&gt;") || html.includes("&#34;&gt;&lt;svg"));
+  });
+
+  it("memories: claim, score, history and a delete form with the token", async () => {
+    const deps = fakeDeps({
+      investigations: [],
+      memories: [
+        memory(),
+        memory({ id: "mem_aaaaaaaaaaaaaaaaaaaaaaaa", claim: HOSTILE[0] as string, score: -2 }),
+      ],
+    });
+    const html = await renderView("memories", { ...(await memoriesPage(deps, {})), ...common });
+    assertInert(html);
+    assert.match(html, /protopayload_auditlog\.methodName/);
+    assert.match(html, /used 3×, last 2024-05-02T09:00:00.000Z/);
+    assert.match(html, /action="\/memories\/mem_0123456789abcdef01234567\/delete"/);
+    const searched = await renderView("memories", {
+      ...(await memoriesPage(deps, { q: "METHODNAME" })),
+      ...common,
+    });
+    assert.match(searched, /1 shown of the 2/);
+  });
+
+  it("queue: depth, limits and the next entries", async () => {
+    const deps = fakeDeps({
+      investigations: [],
+      queue: [
+        {
+          investigationId: "inv-0123456789abcdef01234567",
+          sortKey: "k",
+          severity: "HIGH",
+          category: "Execution: Cryptocurrency Mining Combined Detection",
+          eventTime: "2024-05-03T11:00:00.000Z",
+          queuedAt: "2024-05-03T11:00:01.000Z",
+          reason: "at most 10 at once",
+        },
+      ],
+    });
+    const html = await renderView("queue", { ...(await queuePage(deps)), ...common });
+    assert.match(html, /id="depth">1</);
+    assert.match(html, /Execution: Cryptocurrency Mining Combined Detection/);
+    assert.match(html, /0 of 10/);
+  });
+
+  it("report: agreement and the disputed verdicts", async () => {
+    const deps = fakeDeps({ investigations: [concluded] });
+    const html = await renderView("report", { ...(await reportPage(deps, { days: "30" })), ...common });
+    assert.match(html, /id="agreement">0%</);
+    assert.match(html, /Planned change ticket CHG-1/);
+  });
+
+  it("error: the message as text", async () => {
+    const html = await renderView("error", {
+      ...common,
+      title: "Request refused",
+      message: HOSTILE[0],
+      status: 400,
+      nav: "",
+    });
+    assertInert(html);
+  });
+});
