@@ -128,7 +128,7 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
     server = app.listen(0, "127.0.0.1");
     await new Promise<void>((resolve) => server.once("listening", () => resolve()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    worker = await buildRuntime(env, { tools: false });
+    worker = await buildRuntime(env, { tools: false, chat: true });
 
     browser = await launchChromium();
     page = await browser.context.newPage();
