@@ -4,7 +4,7 @@ import type { AppDeps, IngestDeps } from "../../functions/src/app/deps.js";
 import { ingestNotification } from "../../functions/src/app/ingest.js";
 import { type Config, loadConfig, toolAllowed } from "../../functions/src/config/config.js";
 import type { AgentPolicy } from "../../functions/src/domain/policy.js";
-import { buildToolCatalog } from "../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../functions/src/entry/catalog.js";
 import type { Model } from "../../functions/src/model/port.js";
 import { createLogger, type Logger } from "../../functions/src/platform/logger.js";
 import type { EventBus } from "../../functions/src/ports/event-bus.js";
@@ -36,7 +36,7 @@ export interface ScenarioDepsOptions {
 }
 
 /**
- * AppDeps the way functions/src/functions/runtime.ts builds them for a function instance:
+ * AppDeps the way functions/src/entry/runtime.ts builds them for a function instance:
  * configuration from FERRET_* values, the Firestore store, the tool catalog over the
  * scenario's DuckDB logs and STIX bundle, a toolbox filtered by configuration. Only the
  * model (wrapped for latency) and the agent policy differ.

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDuckDbWarehouse } from "../../functions/src/adapters/duckdb/warehouse.js";
 import type { LogAnalystContext } from "../../functions/src/agent/contexts.js";
-import { executeStep } from "../../functions/src/agent/executor.js";
+import { askStepExecutor } from "../../functions/src/agent/step-executor.js";
 import { investigationScanBudget } from "../../functions/src/app/scan-budget.js";
 import { DeadlineExceededError } from "../../functions/src/domain/errors.js";
 import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding.js";
@@ -112,13 +112,13 @@ class SlowCatalog implements ToolCatalog {
   }
 }
 
-/** A step whose deadline fires at `deadlineMs`, as operations.ts races it; `bind` = pass the signal. */
+/** A step whose deadline fires at `deadlineMs`, as app/step-executor.ts races it; `bind` = pass the signal. */
 async function deadlineRun(bind: boolean, deadlineMs: number): Promise<DeadlineRun> {
   const model = new DeafModel(50);
   const catalog = new SlowCatalog();
   const controller = new AbortController();
   const step = stepOf(["slow_tool"]);
-  const work = executeStep({
+  const work = askStepExecutor({
     investigationId: "inv-bench",
     finding,
     plan: planOf(step),
@@ -170,7 +170,7 @@ async function fanOutRun(warehouse: LogWarehouse, cap: boolean, asked: number): 
     ],
   });
   const step = stepOf(["log_analysis"]);
-  await executeStep({
+  await askStepExecutor({
     investigationId: "inv-bench",
     finding,
     plan: planOf(step),

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadConfig, toolAllowed } from "../../functions/src/config/config.js";
 import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding.js";
-import { buildToolCatalog } from "../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../functions/src/entry/catalog.js";
 import { silentLogger } from "../../functions/src/platform/logger.js";
 import { ToolBox } from "../../functions/src/tools/toolbox.js";
 import { type BenchScenario, listScenarios } from "../lib/scenarios.js";

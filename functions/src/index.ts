@@ -1,6 +1,6 @@
 import type { CloudEvent, Request, Response } from "@google-cloud/functions-framework";
 import * as ff from "@google-cloud/functions-framework";
-import { ENTRY_POINT_MODULES, type EntryPointModuleName } from "./functions/entry-modules.js";
+import { ENTRY_POINT_MODULES, type EntryPointModuleName } from "./entry/entry-modules.js";
 
 /**
  * Every Cloud Function of ferret, registered from one source tree. Each deployed function

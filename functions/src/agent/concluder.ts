@@ -24,9 +24,7 @@ export interface ConcluderInput {
   fallbackNote?: string;
 }
 
-export async function concludeInvestigation(
-  input: ConcluderInput,
-): Promise<{ conclusion: Conclusion; usage: Usage }> {
+export async function askConcluder(input: ConcluderInput): Promise<{ conclusion: Conclusion; usage: Usage }> {
   const context: ConcluderContext = {
     purpose: "concluder",
     finding: input.finding,

@@ -3,8 +3,8 @@ import type { FixedCall } from "../domain/plan.js";
 import { resolveArguments } from "../domain/plan-refs.js";
 import { addUsage, type StepResult, type ToolCall, type Usage, ZERO_USAGE } from "../domain/results.js";
 import type { ToolCallRequest, ToolResponse } from "../model/port.js";
-import { buildResult, type ExecutorInput, runToolCall, toolTokenShare } from "./executor.js";
 import { reportFromToolCalls } from "./result-summary.js";
+import { buildResult, type ExecutorInput, runToolCall, toolTokenShare } from "./step-executor.js";
 
 /** The planned round, handed to the executor model when its answers need judgment. */
 export interface FixedRound {

@@ -32,7 +32,7 @@ export interface PlannerOutput {
  * that breaks those rules gets one corrected attempt with the problems spelled out;
  * a second bad plan is a ModelOutputError rather than a silently trimmed plan.
  */
-export async function planInvestigation(input: PlannerInput): Promise<PlannerOutput> {
+export async function askPlanner(input: PlannerInput): Promise<PlannerOutput> {
   const toolNames = input.tools.map((t) => t.name);
   const rules = { allowedTools: toolNames, maxSteps: input.maxSteps };
   let usage = ZERO_USAGE;

@@ -20,9 +20,7 @@ export interface ReflectorInput {
   revisionsLeft: number;
 }
 
-export async function reflectOnProgress(
-  input: ReflectorInput,
-): Promise<{ draft: ReflectionDraft; usage: Usage }> {
+export async function askReflector(input: ReflectorInput): Promise<{ draft: ReflectionDraft; usage: Usage }> {
   const context: ReflectorContext = {
     purpose: "reflector",
     finding: input.finding,

@@ -3,8 +3,9 @@ import { TERMINAL_STATUSES } from "../domain/investigation.js";
 import { applyPlanUpdates } from "../domain/plan-rules.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { AppDeps } from "./deps.js";
-import { modelFields, reflectionMessage, requirePlan, runReflector, withUsage } from "./operations.js";
 import { publishEvents } from "./publish.js";
+import { reflectAndApply, reflectionMessage } from "./reflector.js";
+import { modelFields, requirePlan, withUsage } from "./roles-common.js";
 
 /**
  * Reflects as soon as a decisive step has finished, before its wave ends (the caller checks
@@ -30,7 +31,7 @@ async function reflect(id: string, stepId: string, deps: AppDeps): Promise<void>
   const inv = await deps.store.require(id);
   if (TERMINAL_STATUSES.includes(inv.status)) return;
   const results = await deps.store.listStepResults(id);
-  const { draft, usage, outcome, rules } = await runReflector(inv, results, [stepId], deps);
+  const { draft, usage, outcome, rules } = await reflectAndApply(inv, results, [stepId], deps);
   const reflection: Reflection = {
     ...draft,
     wave: inv.counters.waves + 1,

@@ -12,7 +12,7 @@ import { InvalidInputError } from "../domain/errors.js";
 import { normalizeNotification, parseNotification } from "../domain/finding.js";
 import { type Investigation, investigationIdFor, TERMINAL_STATUSES } from "../domain/investigation.js";
 import { type JsonObject, jsonBytes } from "../domain/json.js";
-import { MAX_MESSAGE_BYTES } from "../functions/pubsub-message.js";
+import { MAX_MESSAGE_BYTES } from "../entry/pubsub-message.js";
 import { type DeadLetterWatch, watchDeadLetters } from "../local/dead-letters.js";
 import { exportFirestoreEmulator, FIRESTORE_EXPORT_DIR } from "../local/firestore-export.js";
 import { deadLetterSubscriptionName } from "../local/pubsub-setup.js";

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { FerretError } from "../domain/errors.js";
-import { toHttpFailure } from "../functions/http-errors.js";
+import { toHttpFailure } from "../entry/http-errors.js";
 import { fromRoot } from "../platform/paths.js";
 import { deleteMemory, publishDispute, publishReinvestigate } from "./actions.js";
 import {

@@ -172,7 +172,7 @@ function refusal(steps: readonly Step[], update: PlanUpdate, rules: PlanRules): 
     return problems.length > 0 ? problems.join("; ") : undefined;
   }
   if (!existing) return `no step "${update.id}" in the plan`;
-  // A running step can be cancelled: it stops before its next model round (runStep checks).
+  // A running step can be cancelled: it stops before its next model round (runStepExecutor checks).
   if (update.op === "cancel" && existing.status === "running") return undefined;
   if (existing.status !== "pending")
     return `step "${update.id}" is ${existing.status}; only pending steps can change${update.op === "cancel" ? " or, if running, be cancelled" : ""}`;

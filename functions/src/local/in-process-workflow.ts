@@ -10,7 +10,7 @@ import {
 import type { AppDeps } from "../app/deps.js";
 import { NotFoundError } from "../domain/errors.js";
 import type { Investigation } from "../domain/investigation.js";
-import { WORKFLOW_FUNCTIONS, type WorkflowFunctionName } from "../functions/http-functions.js";
+import { WORKFLOW_FUNCTIONS, type WorkflowFunctionName } from "../entry/http-functions.js";
 import { fromRoot } from "../platform/paths.js";
 
 /**

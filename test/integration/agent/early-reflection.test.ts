@@ -11,7 +11,7 @@ import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { PlanDraft } from "../../../functions/src/domain/plan.js";
-import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";

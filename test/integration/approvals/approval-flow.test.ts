@@ -18,7 +18,7 @@ import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js
 import { McpConfigSchema } from "../../../functions/src/config/mcp-settings.js";
 import { type Investigation, InvestigationEventSchema } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
-import { slackEventsHandler } from "../../../functions/src/functions/slack-events.js";
+import { slackEventsHandler } from "../../../functions/src/entry/slack-events.js";
 import { investigateWith } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { handleInvestigationEvent } from "../../../functions/src/notify/notifier.js";

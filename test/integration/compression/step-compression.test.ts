@@ -6,9 +6,9 @@ import { FirestoreInvestigationStore } from "../../../functions/src/adapters/fir
 import { FirestoreStepHistoryStore } from "../../../functions/src/adapters/firestore/step-history-store.js";
 import { historyIocs } from "../../../functions/src/agent/compression/iocs.js";
 import { isSummaryMessage } from "../../../functions/src/agent/compression/summary-message.js";
-import { compressStep } from "../../../functions/src/app/compression.js";
+import { runCompressor } from "../../../functions/src/app/compressor.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
-import { runStep } from "../../../functions/src/app/operations.js";
+import { runStepExecutor } from "../../../functions/src/app/step-executor.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import { iocKey } from "../../../functions/src/domain/ioc.js";
@@ -122,7 +122,7 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
       compressor: [forgetful],
     });
 
-    const first = await runStep(t.id, STEP.id, t.deps);
+    const first = await runStepExecutor(t.id, STEP.id, t.deps);
     assert.equal(first.status, "context_pressure");
     assert.match(first.reason ?? "", /input token count \(1200293\) exceeds/);
     assert.equal(
@@ -135,7 +135,7 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
     assert.equal(saved.messages.length, 5, "task + two tool rounds");
     assert.equal(saved.iterations, 2);
 
-    const compressed = await compressStep(t.id, STEP.id, t.deps);
+    const compressed = await runCompressor(t.id, STEP.id, t.deps);
     assert.equal(compressed.compressed, true);
     assert.equal(compressed.compressions, 1);
     const persisted = await t.reader.get(t.id, STEP.id);
@@ -152,10 +152,10 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
       /45\.9\.148\.108/,
     );
 
-    const again = await compressStep(t.id, STEP.id, t.deps);
+    const again = await runCompressor(t.id, STEP.id, t.deps);
     assert.equal(again.compressed, false, "a repeated compressor call changes nothing");
 
-    const second = await runStep(t.id, STEP.id, t.deps);
+    const second = await runStepExecutor(t.id, STEP.id, t.deps);
     assert.deepEqual(second, { stepId: STEP.id, status: "done", executed: true });
     const executor = t.model.requestsFor("executor");
     assert.equal(executor.length, 4);
@@ -200,12 +200,12 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
         };
       },
     );
-    const first = await runStep(t.id, STEP.id, t.deps);
+    const first = await runStepExecutor(t.id, STEP.id, t.deps);
     assert.equal(first.status, "context_pressure");
     assert.match(first.reason ?? "", /5000 input tokens, past the compression threshold/);
     assert.equal((await t.reader.get(t.id, STEP.id))?.pressure?.inputTokens, 5_000);
-    assert.equal((await compressStep(t.id, STEP.id, t.deps)).compressed, true);
-    const second = await runStep(t.id, STEP.id, t.deps);
+    assert.equal((await runCompressor(t.id, STEP.id, t.deps)).compressed, true);
+    const second = await runStepExecutor(t.id, STEP.id, t.deps);
     assert.equal(second.status, "done");
   });
 
@@ -222,10 +222,10 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
       compressor: [forgetful, forgetful],
     });
     for (let n = 1; n <= 2; n++) {
-      assert.equal((await runStep(t.id, STEP.id, t.deps)).status, "context_pressure");
-      assert.equal((await compressStep(t.id, STEP.id, t.deps)).compressions, n);
+      assert.equal((await runStepExecutor(t.id, STEP.id, t.deps)).status, "context_pressure");
+      assert.equal((await runCompressor(t.id, STEP.id, t.deps)).compressions, n);
     }
-    const last = await runStep(t.id, STEP.id, t.deps);
+    const last = await runStepExecutor(t.id, STEP.id, t.deps);
     assert.equal(last.status, "failed");
     const result = await t.store.getStepResult(t.id, STEP.id);
     assert.match(result?.error ?? "", /still too large after 2 compression\(s\)/);
@@ -234,7 +234,7 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
 
   it("a refusal of the very first request fails the step at once: there is nothing to compress", async () => {
     const t = await setup({ executor: [() => tokenLimit()] });
-    const outcome = await runStep(t.id, STEP.id, t.deps);
+    const outcome = await runStepExecutor(t.id, STEP.id, t.deps);
     assert.equal(outcome.status, "failed");
     const result = await t.store.getStepResult(t.id, STEP.id);
     assert.match(result?.error ?? "", /nothing to summarize/);
@@ -248,8 +248,8 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
         { json: report },
       ],
     });
-    await assert.rejects(runStep(t.id, STEP.id, t.deps), ModelUnavailableError);
-    const outcome = await runStep(t.id, STEP.id, t.deps);
+    await assert.rejects(runStepExecutor(t.id, STEP.id, t.deps), ModelUnavailableError);
+    const outcome = await runStepExecutor(t.id, STEP.id, t.deps);
     assert.equal(outcome.status, "done");
     const executor = t.model.requestsFor("executor");
     assert.deepEqual(executor[2]?.messages, executor[1]?.messages, "the re-run continued from round one");

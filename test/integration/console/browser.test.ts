@@ -16,10 +16,10 @@ import { buildConsoleRuntime, type ConsoleRuntime } from "../../../functions/src
 import { authenticatorFor } from "../../../functions/src/console/identity.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { type Investigation, investigationIdFor } from "../../../functions/src/domain/investigation.js";
+import { analystActionsFunction } from "../../../functions/src/entry/analyst-functions.js";
+import { buildRuntime } from "../../../functions/src/entry/compose.js";
+import type { Runtime } from "../../../functions/src/entry/runtime.js";
 import { runEval } from "../../../functions/src/eval/run-eval.js";
-import { analystActionsFunction } from "../../../functions/src/functions/analyst-functions.js";
-import { buildRuntime } from "../../../functions/src/functions/compose.js";
-import type { Runtime } from "../../../functions/src/functions/runtime.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import { EMBEDDING_DIMENSIONS } from "../../../functions/src/model/port.js";

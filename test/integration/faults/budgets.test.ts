@@ -11,7 +11,7 @@ import { type Config, loadConfig, toolAllowed } from "../../../functions/src/con
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { AgentPolicy } from "../../../functions/src/domain/policy.js";
-import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";

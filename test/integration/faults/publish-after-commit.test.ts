@@ -10,7 +10,7 @@ import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import { StorageError } from "../../../functions/src/domain/errors.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
-import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";

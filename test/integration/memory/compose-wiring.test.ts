@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Runtime } from "../../../functions/src/functions/runtime.js";
+import type { Runtime } from "../../../functions/src/entry/runtime.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { scenarioContext } from "../../unit/tools/context.js";
 
@@ -13,7 +13,7 @@ const projectId = uniqueProjectId("mem-compose");
 const REQUEST = "Which external IPs did VM etl-worker-1 send traffic to, and on which ports?";
 
 type Modules = {
-  compose: typeof import("../../../functions/src/functions/compose.js");
+  compose: typeof import("../../../functions/src/entry/compose.js");
   memory: typeof import("../../../functions/src/memory/memory.js");
   hash: typeof import("../../../functions/src/model/hash-embedding.js");
   pubsub: typeof import("../../../functions/src/adapters/pubsub/client.js");
@@ -27,7 +27,7 @@ let rt: Runtime;
 before(async () => {
   await ensureEmulators();
   m = {
-    compose: await import("../../../functions/src/functions/compose.js"),
+    compose: await import("../../../functions/src/entry/compose.js"),
     memory: await import("../../../functions/src/memory/memory.js"),
     hash: await import("../../../functions/src/model/hash-embedding.js"),
     pubsub: await import("../../../functions/src/adapters/pubsub/client.js"),

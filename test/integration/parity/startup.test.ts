@@ -2,7 +2,7 @@
  * Every function starts with exactly what Terraform gives it, for every documented variant.
  *
  * A function instance builds its runtime (configuration, adapters, tool catalog) from its
- * environment on the first request (functions/src/functions/compose.ts); whatever the code
+ * environment on the first request (functions/src/entry/compose.ts); whatever the code
  * needs and Terraform does not give surfaces there as a ConfigError. This builds that runtime
  * in-process from the environment read out of terraform/*.tf, with the secret values from
  * fixtures/secrets.json, for each function and variant. Only the emulator hosts (standing in
@@ -15,8 +15,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ENV_OVERRIDES } from "../../../functions/src/config/config.js";
-import { buildRuntime } from "../../../functions/src/functions/compose.js";
-import type { Runtime } from "../../../functions/src/functions/runtime.js";
+import { buildRuntime } from "../../../functions/src/entry/compose.js";
+import type { Runtime } from "../../../functions/src/entry/runtime.js";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";

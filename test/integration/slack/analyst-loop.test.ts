@@ -34,11 +34,11 @@ type Modules = {
   client: typeof import("../../../functions/src/adapters/firestore/client.js");
   finding: typeof import("../../../functions/src/domain/finding.js");
   investigation: typeof import("../../../functions/src/domain/investigation.js");
-  compose: typeof import("../../../functions/src/functions/compose.js");
-  analyst: typeof import("../../../functions/src/functions/analyst-functions.js");
+  compose: typeof import("../../../functions/src/entry/compose.js");
+  analyst: typeof import("../../../functions/src/entry/analyst-functions.js");
   scc: typeof import("../../../functions/src/adapters/scc/scc-findings.js");
-  runtime: typeof import("../../../functions/src/functions/runtime.js");
-  operations: typeof import("../../../functions/src/app/operations.js");
+  runtime: typeof import("../../../functions/src/entry/runtime.js");
+  operations: typeof import("../../../functions/src/app/planner.js");
   plain: typeof import("../../../functions/src/adapters/slack/render-plain.js");
 };
 
@@ -116,11 +116,11 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
       client: await import("../../../functions/src/adapters/firestore/client.js"),
       finding: await import("../../../functions/src/domain/finding.js"),
       investigation: await import("../../../functions/src/domain/investigation.js"),
-      compose: await import("../../../functions/src/functions/compose.js"),
-      analyst: await import("../../../functions/src/functions/analyst-functions.js"),
+      compose: await import("../../../functions/src/entry/compose.js"),
+      analyst: await import("../../../functions/src/entry/analyst-functions.js"),
       scc: await import("../../../functions/src/adapters/scc/scc-findings.js"),
-      runtime: await import("../../../functions/src/functions/runtime.js"),
-      operations: await import("../../../functions/src/app/operations.js"),
+      runtime: await import("../../../functions/src/entry/runtime.js"),
+      operations: await import("../../../functions/src/app/planner.js"),
       plain: await import("../../../functions/src/adapters/slack/render-plain.js"),
     };
     await import("../../../functions/src/index.js");
@@ -389,7 +389,7 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
       embed: (request) => rt.offlineModel.embed(request),
     };
     const deps = { ...m.runtime.appDepsFor(rt, undefined), model: recording };
-    await m.operations.startPlanning(laterId, deps);
+    await m.operations.runPlanner(laterId, deps);
     const planner = requests.find((r) => r.purpose === "planner");
     assert.ok(planner, "the planner was asked");
     const prompt = planner.messages.map((msg) => ("text" in msg ? String(msg.text) : "")).join("\n");

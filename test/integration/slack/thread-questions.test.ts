@@ -36,8 +36,8 @@ type Modules = {
   client: typeof import("../../../functions/src/adapters/firestore/client.js");
   finding: typeof import("../../../functions/src/domain/finding.js");
   investigation: typeof import("../../../functions/src/domain/investigation.js");
-  compose: typeof import("../../../functions/src/functions/compose.js");
-  analyst: typeof import("../../../functions/src/functions/analyst-functions.js");
+  compose: typeof import("../../../functions/src/entry/compose.js");
+  analyst: typeof import("../../../functions/src/entry/analyst-functions.js");
   plain: typeof import("../../../functions/src/adapters/slack/render-plain.js");
 };
 
@@ -129,8 +129,8 @@ describe("questions in the thread and Re-investigate", { timeout: 420_000 }, () 
       client: await import("../../../functions/src/adapters/firestore/client.js"),
       finding: await import("../../../functions/src/domain/finding.js"),
       investigation: await import("../../../functions/src/domain/investigation.js"),
-      compose: await import("../../../functions/src/functions/compose.js"),
-      analyst: await import("../../../functions/src/functions/analyst-functions.js"),
+      compose: await import("../../../functions/src/entry/compose.js"),
+      analyst: await import("../../../functions/src/entry/analyst-functions.js"),
       plain: await import("../../../functions/src/adapters/slack/render-plain.js"),
     };
     await import("../../../functions/src/index.js");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { concludeInvestigation } from "../../../functions/src/agent/concluder.js";
+import { askConcluder } from "../../../functions/src/agent/concluder.js";
 import type { ConclusionDraft } from "../../../functions/src/domain/conclusion.js";
 import type { Plan } from "../../../functions/src/domain/plan.js";
 import type { ActionLink } from "../../../functions/src/domain/response-actions.js";
@@ -41,7 +41,7 @@ function draft(actions: ConclusionDraft["recommendedActions"]): ConclusionDraft 
 
 async function conclude(actions: ConclusionDraft["recommendedActions"], thePlan: Plan = withActions) {
   const model = new ScriptedModel({ concluder: [{ json: draft(actions), model: "gemini-2.5-pro" }] });
-  const { conclusion } = await concludeInvestigation({
+  const { conclusion } = await askConcluder({
     investigationId: "inv-links",
     finding: sccFinding("v1-iam-anomalous-grant"),
     plan: thePlan,

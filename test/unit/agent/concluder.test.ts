@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type ConcluderInput, concludeInvestigation } from "../../../functions/src/agent/concluder.js";
+import { askConcluder, type ConcluderInput } from "../../../functions/src/agent/concluder.js";
 import type { ConcluderContext } from "../../../functions/src/agent/contexts.js";
 import type { ConclusionDraft } from "../../../functions/src/domain/conclusion.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
@@ -54,13 +54,13 @@ function input(model: ScriptedModel, overrides: Partial<ConcluderInput> = {}): C
   };
 }
 
-describe("concludeInvestigation", () => {
+describe("askConcluder", () => {
   it("says in producedBy that the offline model wrote the conclusion", async () => {
     const model = new ScriptedModel(
       { concluder: [{ json: draft }] },
       { name: "offline-playbook", offline: true },
     );
-    const { conclusion } = await concludeInvestigation(input(model));
+    const { conclusion } = await askConcluder(input(model));
     assert.deepEqual(conclusion.producedBy, {
       model: "offline-playbook",
       offline: true,
@@ -72,7 +72,7 @@ describe("concludeInvestigation", () => {
 
   it("has no offline note when an LLM wrote it", async () => {
     const model = new ScriptedModel({ concluder: [{ json: draft, model: "gemini-2.5-flash" }] });
-    const { conclusion, usage } = await concludeInvestigation(input(model));
+    const { conclusion, usage } = await askConcluder(input(model));
     assert.deepEqual(conclusion.producedBy, { model: "gemini-2.5-flash", offline: false });
     assert.equal(usage.llmCalls, 1);
     const { producedBy: _p, createdAt: _c, ...rest } = conclusion;
@@ -84,7 +84,7 @@ describe("concludeInvestigation", () => {
       { concluder: [{ json: draft }] },
       { name: "offline-playbook", offline: true },
     );
-    const { conclusion } = await concludeInvestigation(
+    const { conclusion } = await askConcluder(
       input(model, {
         fallbackNote: "The configured LLM became unavailable (503); the offline playbook model finished.",
       }),
@@ -97,7 +97,7 @@ describe("concludeInvestigation", () => {
 
   it("sends the stop reason in needs_human mode, the fenced evidence and the steps that did not run", async () => {
     const model = new ScriptedModel({ concluder: [{ json: { ...draft, verdict: "inconclusive" } }] });
-    await concludeInvestigation(
+    await askConcluder(
       input(model, { mode: "needs_human", reason: "the token budget is used up (400000 of 400000)" }),
     );
     const sent = model.requests[0]!;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { executeStep } from "../../../functions/src/agent/executor.js";
+import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
@@ -47,7 +47,7 @@ test("a tool's own model usage is charged to the step, and the tool learns its s
       },
     ],
   });
-  const result = await executeStep({
+  const result = await askStepExecutor({
     investigationId: "inv-test",
     finding: sccFinding("v1-cryptominer"),
     plan: plan([theStep]),

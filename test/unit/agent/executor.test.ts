@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ExecutorContext } from "../../../functions/src/agent/contexts.js";
-import { executeStep } from "../../../functions/src/agent/executor.js";
+import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { StepReport, StepResult, ToolCall } from "../../../functions/src/domain/results.js";
 import type { GenerateRequest, Message } from "../../../functions/src/model/port.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
@@ -46,7 +46,7 @@ function setup(
   const model = new ScriptedModel({ executor: script });
   const calls: ToolCall[] = [];
   const run = () =>
-    executeStep({
+    askStepExecutor({
       investigationId: "inv-test",
       finding,
       plan: thePlan,
@@ -66,7 +66,7 @@ function setup(
 const declared = (r: GenerateRequest) => r.tools?.map((t) => t.name);
 const ctx = (r: GenerateRequest) => r.context as ExecutorContext;
 
-describe("executeStep: the tool-calling loop", () => {
+describe("askStepExecutor: the tool-calling loop", () => {
   it("declares only the step's tools, runs the call, feeds the response back and takes the final report", async () => {
     const { model, catalog, calls, run } = setup([
       { toolCalls: [{ id: "c1", name: "lookup_ip", args: { ip: "45.9.148.108" } }] },

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ExecutorContext } from "../../../functions/src/agent/contexts.js";
-import { executeStep } from "../../../functions/src/agent/executor.js";
 import { FIXED_CALLS_MODEL } from "../../../functions/src/agent/fixed-step.js";
+import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { FixedCall } from "../../../functions/src/domain/plan.js";
 import type { StepReport, StepResult } from "../../../functions/src/domain/results.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
@@ -35,7 +35,7 @@ function setup(calls: FixedCall[], script: ScriptedResponse[] = [], priorResults
   const catalog = new PureCatalog([lookupIp, countFlows, flowRows, deleteProject]);
   const model = new ScriptedModel({ executor: script });
   const run = () =>
-    executeStep({
+    askStepExecutor({
       investigationId: "inv-test",
       finding,
       plan: plan([theStep]),
@@ -50,7 +50,7 @@ function setup(calls: FixedCall[], script: ScriptedResponse[] = [], priorResults
   return { catalog, model, run };
 }
 
-describe("executeStep: a step whose calls the plan fixed", () => {
+describe("askStepExecutor: a step whose calls the plan fixed", () => {
   it("runs the calls with resolved references and writes its report without asking the model", async () => {
     const { catalog, model, run } = setup([
       { tool: "lookup_ip", args: { ip: "45.9.148.108" } },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { PlannerContext } from "../../../functions/src/agent/contexts.js";
-import { planInvestigation } from "../../../functions/src/agent/planner.js";
+import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import type { PlanDraft } from "../../../functions/src/domain/plan.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
@@ -63,10 +63,10 @@ const userText = (r: GenerateRequest): string => {
 const plannerContext = (r: GenerateRequest): PlannerContext => r.context as PlannerContext;
 
 function plan(model: ScriptedModel, maxSteps = 10) {
-  return planInvestigation({ investigationId: "inv-test", finding, model, tools, tables, maxSteps });
+  return askPlanner({ investigationId: "inv-test", finding, model, tools, tables, maxSteps });
 }
 
-describe("planInvestigation", () => {
+describe("askPlanner", () => {
   it("sends the tools, the cap and the fenced finding, and returns a pending plan", async () => {
     const model = new ScriptedModel({
       planner: [{ json: good, usage: { inputTokens: 900, outputTokens: 150 } }],

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ReflectorContext } from "../../../functions/src/agent/contexts.js";
-import { reflectOnProgress } from "../../../functions/src/agent/reflector.js";
+import { askReflector } from "../../../functions/src/agent/reflector.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
 import type { ReflectionDraft } from "../../../functions/src/domain/reflection.js";
@@ -51,7 +51,7 @@ const draft: ReflectionDraft = {
 };
 
 function reflect(model: ScriptedModel) {
-  return reflectOnProgress({
+  return askReflector({
     investigationId: "inv-test",
     finding,
     plan: before,
@@ -64,7 +64,7 @@ function reflect(model: ScriptedModel) {
   });
 }
 
-describe("reflectOnProgress", () => {
+describe("askReflector", () => {
   it("sends the whole plan (cancelled steps included), the results and the budgets", async () => {
     const model = new ScriptedModel({
       reflector: [{ json: draft, usage: { inputTokens: 700, outputTokens: 90 } }],

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { concludeInvestigation } from "../../../functions/src/agent/concluder.js";
-import { reflectOnProgress } from "../../../functions/src/agent/reflector.js";
+import { askConcluder } from "../../../functions/src/agent/concluder.js";
+import { askReflector } from "../../../functions/src/agent/reflector.js";
 import { groupIocs } from "../../../functions/src/agent/result-summary.js";
 import type { ConclusionDraft } from "../../../functions/src/domain/conclusion.js";
 import type { Ioc } from "../../../functions/src/domain/ioc.js";
@@ -46,7 +46,7 @@ describe("results as the reflector and concluder read them", () => {
     const model = new ScriptedModel({
       reflector: [{ json: { achieved: false, insights: [], updates: [], rationale: "more" } }],
     });
-    await reflectOnProgress({
+    await askReflector({
       investigationId: "inv",
       finding: sccFinding("v1-cryptominer"),
       plan: plan([step("egress", { status: "done" })]),
@@ -77,7 +77,7 @@ describe("results as the reflector and concluder read them", () => {
       openQuestions: [],
     };
     const model = new ScriptedModel({ concluder: [{ json: draft }] });
-    await concludeInvestigation({
+    await askConcluder({
       investigationId: "inv",
       finding: sccFinding("v1-cryptominer"),
       plan: plan([step("egress", { status: "done" })]),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { executeStep } from "../../../functions/src/agent/executor.js";
+import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import { DeadlineExceededError } from "../../../functions/src/domain/errors.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type {
@@ -82,7 +82,7 @@ function run(
     maxIterations?: number;
   },
 ) {
-  return executeStep({
+  return askStepExecutor({
     investigationId: "inv-test",
     finding,
     plan: thePlan,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { z } from "zod";
-import { executeStep } from "../../../functions/src/agent/executor.js";
+import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import { type Approval, callDigest } from "../../../functions/src/domain/approval.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
@@ -63,7 +63,7 @@ async function runObedientStep(approvals?: Approval[]) {
     tools: ["log_query", "disable_service_account_key", "add_deny_egress_tag"],
   });
   const model = new GullibleModel();
-  const result = await executeStep({
+  const result = await askStepExecutor({
     investigationId: "inv-inj",
     finding: hostileFinding(),
     plan: plan([theStep]),

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
-import { buildToolCatalog, embeddingSpace } from "../../../functions/src/functions/catalog.js";
+import { buildToolCatalog, embeddingSpace } from "../../../functions/src/entry/catalog.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 
 const SCENARIO = "examples/scenarios/cryptomining";

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { readEnvironment } from "../../../functions/src/config/environment.js";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
-import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 
 describe("readEnvironment", () => {

@@ -12,7 +12,7 @@ import { fromRoot } from "../../../functions/src/platform/paths.js";
  */
 const ALLOWED: Record<string, string> = {
   "functions/src/config/config.ts": "loadConfig's default environment",
-  "functions/src/functions/compose.ts": "the functions' composition root",
+  "functions/src/entry/compose.ts": "the functions' composition root",
   "functions/src/console/compose.ts": "the web console's composition root",
   // The CLI's commands each compose their own backend from the environment.
   "functions/src/cli/console.ts": "CLI: serves the console over the emulators it names or starts",

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { InvalidInputError } from "../../../functions/src/domain/errors.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { JSON_LIMITS, JsonObjectSchema, jsonBoundsProblem } from "../../../functions/src/domain/json.js";
-import { decodePubSubJson } from "../../../functions/src/functions/pubsub-message.js";
+import { decodePubSubJson } from "../../../functions/src/entry/pubsub-message.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 
 const BASE = readFileSync(fromRoot("examples/scenarios/cryptomining/notification.json"), "utf8");

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type OpenedMcpServer, openMcpServer } from "../../../functions/src/adapters/mcp/server.js";
-import { executeStep } from "../../../functions/src/agent/executor.js";
+import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import type { StepReport } from "../../../functions/src/domain/results.js";
-import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
@@ -65,7 +65,7 @@ describe("an MCP tool inside a step", () => {
         { json: report },
       ],
     });
-    const result = await executeStep({
+    const result = await askStepExecutor({
       investigationId: "inv-mcp-e2e",
       finding: sccFinding("v1-cryptominer"),
       plan: plan([theStep]),

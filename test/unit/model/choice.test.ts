@@ -4,7 +4,7 @@ import { z } from "zod";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
-import { appDepsFor, type Runtime } from "../../../functions/src/functions/runtime.js";
+import { appDepsFor, type Runtime } from "../../../functions/src/entry/runtime.js";
 import { chooseModel } from "../../../functions/src/model/choice.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";

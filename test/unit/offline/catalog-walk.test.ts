@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { planInvestigation } from "../../../functions/src/agent/planner.js";
+import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { CATEGORY_CATALOG, type CatalogEntry } from "../../../functions/src/domain/category-catalog.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { executorAnswer } from "../../../functions/src/model/offline/executor/index.js";
@@ -83,7 +83,7 @@ after(async () => tools.close());
 
 /** The steps of the offline plan that would run nothing, with why. */
 async function idleSteps(finding: Finding): Promise<string[]> {
-  const { plan } = await planInvestigation({
+  const { plan } = await askPlanner({
     investigationId: "inv-walk",
     finding,
     model,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { concludeInvestigation } from "../../../functions/src/agent/concluder.js";
+import { askConcluder } from "../../../functions/src/agent/concluder.js";
 import { type Conclusion, ConclusionSchema } from "../../../functions/src/domain/conclusion.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
@@ -374,7 +374,7 @@ describe("offline concluder: verdicts by explicit rules over tool evidence", () 
         intelCall([{ type: "ip", value: "203.0.113.50", verdict: "malicious", tags: ["mining-pool"] }]),
       ]),
     ];
-    const { conclusion } = await concludeInvestigation({
+    const { conclusion } = await askConcluder({
       investigationId: "inv-n",
       finding,
       plan: plan([intelStep, flowsStep]),

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ExecutorContext } from "../../../functions/src/agent/contexts.js";
-import { executeStep } from "../../../functions/src/agent/executor.js";
-import { planInvestigation } from "../../../functions/src/agent/planner.js";
+import { askPlanner } from "../../../functions/src/agent/planner.js";
+import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import type { Plan, Step } from "../../../functions/src/domain/plan.js";
 import { StepReportSchema, StepResultSchema } from "../../../functions/src/domain/results.js";
@@ -29,7 +29,7 @@ const NOW = new Date("2025-03-05T00:00:00Z");
 
 async function planFor(finding: Finding, tools: RealTools): Promise<Plan> {
   const box = new ToolBox(tools, () => true);
-  const { plan } = await planInvestigation({
+  const { plan } = await askPlanner({
     investigationId: "inv-x",
     finding,
     model: createOfflineModel(),
@@ -41,7 +41,7 @@ async function planFor(finding: Finding, tools: RealTools): Promise<Plan> {
 }
 
 function run(finding: Finding, plan: Plan, step: Step, tools: RealTools, maxIterations = 6) {
-  return executeStep({
+  return askStepExecutor({
     investigationId: "inv-x",
     finding,
     plan,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { planInvestigation } from "../../../functions/src/agent/planner.js";
+import { askPlanner } from "../../../functions/src/agent/planner.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { planProblems } from "../../../functions/src/domain/plan-rules.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
@@ -21,7 +21,7 @@ describe("offline planner: tool calls fixed in the plan", () => {
 
   const plan = async (finding: Finding, withSchemas: boolean) =>
     (
-      await planInvestigation({
+      await askPlanner({
         investigationId: "inv-plan",
         finding,
         model: createOfflineModel(),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { planInvestigation } from "../../../functions/src/agent/planner.js";
+import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { PlanDraftSchema } from "../../../functions/src/domain/plan.js";
@@ -24,7 +24,7 @@ const ALL_TOOLS = ["log_query", "log_tables", "threat_intel_lookup"];
 const tables = LOG_TABLES.map((t) => ({ name: t.name, description: t.description }));
 
 async function plan(finding: Finding, tools = ALL_TOOLS, maxSteps = 10) {
-  const { plan } = await planInvestigation({
+  const { plan } = await askPlanner({
     investigationId: "inv-plan",
     finding,
     model: createOfflineModel(),

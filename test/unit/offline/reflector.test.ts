@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { reflectOnProgress } from "../../../functions/src/agent/reflector.js";
+import { askReflector } from "../../../functions/src/agent/reflector.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import type { Plan, PlanUpdate } from "../../../functions/src/domain/plan.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
@@ -23,7 +23,7 @@ async function reflect(
   results: StepResult[],
   options: { revisionsLeft?: number; maxSteps?: number } = {},
 ) {
-  const { draft } = await reflectOnProgress({
+  const { draft } = await askReflector({
     investigationId: "inv-r",
     finding,
     plan: p,

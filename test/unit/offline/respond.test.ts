@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { planInvestigation } from "../../../functions/src/agent/planner.js";
+import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { ACTION_TOOLS } from "../../../functions/src/domain/response-actions.js";
@@ -19,7 +19,7 @@ const KEY =
   "//iam.googleapis.com/projects/acme-prod/serviceAccounts/etl-runner@acme-prod.iam.gserviceaccount.com/keys/0123abcd";
 
 async function plan(finding: Finding, tools: string[], maxSteps = 10) {
-  const { plan } = await planInvestigation({
+  const { plan } = await askPlanner({
     investigationId: "inv-respond",
     finding,
     model: createOfflineModel(),

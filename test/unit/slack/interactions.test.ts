@@ -8,8 +8,8 @@ import {
   disputeSubmission,
   parseEventsApi,
   parseInteraction,
-} from "../../../functions/src/functions/slack-payloads.js";
-import { checkSlackSignature } from "../../../functions/src/functions/slack-signature.js";
+} from "../../../functions/src/entry/slack-payloads.js";
+import { checkSlackSignature } from "../../../functions/src/entry/slack-signature.js";
 import { blockActionsBody, disputeSubmissionBody, slackSignature } from "../../helpers/slack-signer.js";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";

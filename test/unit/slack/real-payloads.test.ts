@@ -7,8 +7,8 @@ import {
   disputeSubmission,
   parseEventsApi,
   parseInteraction,
-} from "../../../functions/src/functions/slack-payloads.js";
-import { checkSlackSignature } from "../../../functions/src/functions/slack-signature.js";
+} from "../../../functions/src/entry/slack-payloads.js";
+import { checkSlackSignature } from "../../../functions/src/entry/slack-signature.js";
 import { slackSignature } from "../../../functions/src/local/slack-signer.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 

@@ -6,12 +6,8 @@ import { AnalystAccess } from "../../../functions/src/app/analyst-access.js";
 import { InvalidInputError } from "../../../functions/src/domain/errors.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { ThreadQuestionSchema } from "../../../functions/src/domain/thread-question.js";
-import { slackEventsHandler } from "../../../functions/src/functions/slack-events.js";
-import {
-  appMentionOf,
-  parseEventsApi,
-  questionText,
-} from "../../../functions/src/functions/slack-payloads.js";
+import { slackEventsHandler } from "../../../functions/src/entry/slack-events.js";
+import { appMentionOf, parseEventsApi, questionText } from "../../../functions/src/entry/slack-payloads.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { slackSignature } from "../../helpers/slack-signer.js";

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { AgentSessionSchema } from "../../../functions/src/domain/agent-session.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
-import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import { geminiSchemaProblems } from "../../../functions/src/tools/registry.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/warehouse.js";
 import { StixThreatIntel } from "../../../functions/src/adapters/stix/threat-intel.js";
-import { executeStep } from "../../../functions/src/agent/executor.js";
+import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { AgentSession } from "../../../functions/src/domain/agent-session.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
@@ -121,7 +121,7 @@ describe("the offline model answers the log_analyst purpose", () => {
       tools: ["log_analysis"],
     });
     const thePlan = plan([theStep], { objective: "Did etl-worker-1 mine?" });
-    const result = await executeStep({
+    const result = await askStepExecutor({
       investigationId: "inv-test",
       finding: ctx.finding,
       plan: thePlan,

@@ -74,10 +74,10 @@ class PlanDraftBook {
   }
 }
 
-function windowOf(intent: Intent, s: Subject): { start: string; end: string } {
+function windowOf(intent: Intent, subject: Subject): { start: string; end: string } {
   const start = intent.params.start?.[0];
   const end = intent.params.end?.[0];
-  return start && end ? { start, end } : s.window;
+  return start && end ? { start, end } : subject.window;
 }
 
 /** One follow-up for an empty or failed step: a much wider window first for empty answers, another source first for errors. */
@@ -85,19 +85,19 @@ function followUp(
   step: Step,
   result: StepResult,
   context: ReflectorContext,
-  s: Subject,
+  subject: Subject,
   book: PlanDraftBook,
 ): string | undefined {
   const intent = decodeIntent(step.description) ?? intentForStep(step, context.finding, [], step.tools);
   const base = step.id.replace(/-(wide|alt\d*)$/, "");
   // The executor already retried once over a 4x window; the reflector's retry goes another 4x.
-  const wider = widen(widen(windowOf(intent, s), s.eventTime), s.eventTime);
+  const wider = widen(widen(windowOf(intent, subject), subject.eventTime), subject.eventTime);
   const widened: Intent = {
     kind: intent.kind,
     params: { ...intent.params, start: [wider.start], end: [wider.end] },
   };
   const alternatives = ALTERNATIVE[intent.kind]
-    .map((kind) => intentFromSubject(kind, s, windowOf(intent, s)))
+    .map((kind) => intentFromSubject(kind, subject, windowOf(intent, subject)))
     .filter(intentIsUsable);
   const wide = {
     id: slug(base, "wide"),

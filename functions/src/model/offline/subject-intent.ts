@@ -9,42 +9,50 @@ function opt(key: keyof IntentParams, value: string | readonly string[] | undefi
 }
 
 /** An intent of any kind, filled from the finding alone: what the reflector uses for an alternative source. */
-export function intentFromSubject(kind: IntentKind, s: Subject, window: TimeWindow): Intent {
+export function intentFromSubject(kind: IntentKind, subject: Subject, window: TimeWindow): Intent {
   const w: IntentParams = { start: [window.start], end: [window.end] };
-  const where = s.instance ?? s.resourceShort;
+  const where = subject.instance ?? subject.resourceShort;
   const params: Record<IntentKind, IntentParams> = {
-    intel: { ...opt("ips", s.publicIps), ...opt("domains", s.domains), ...opt("hashes", s.hashes) },
+    intel: {
+      ...opt("ips", subject.publicIps),
+      ...opt("domains", subject.domains),
+      ...opt("hashes", subject.hashes),
+    },
     flows: {
-      ...opt("ips", s.remoteIps),
-      ...opt("instance", s.instance),
-      ...opt("ports", s.ports.map(String)),
+      ...opt("ips", subject.remoteIps),
+      ...opt("instance", subject.instance),
+      ...opt("ports", subject.ports.map(String)),
       ...w,
     },
     egress: { instance: [where], ...w },
-    dns: { ...opt("domains", s.domains), ...opt("instance", s.instance), ...w },
-    ssh_auth: { instance: [where], ...opt("ips", s.remoteIps), ...w },
+    dns: { ...opt("domains", subject.domains), ...opt("instance", subject.instance), ...w },
+    ssh_auth: { instance: [where], ...opt("ips", subject.remoteIps), ...w },
     host_logs: {
       instance: [where],
-      ...opt("terms", [...s.processNames, ...s.domains, ...s.remoteIps].slice(0, 8)),
+      ...opt("terms", [...subject.processNames, ...subject.domains, ...subject.remoteIps].slice(0, 8)),
       ...w,
     },
     iam_changes: {
-      ...opt("project", s.project),
+      ...opt("project", subject.project),
       ...opt(
         "member",
-        s.granted.map((g) => g.member),
+        subject.granted.map((g) => g.member),
       ),
       ...w,
     },
-    principal_activity: { ...opt("principal", s.principal ?? s.granted[0]?.member), ...w },
-    caller_activity: { ...opt("ips", s.callerIp ?? s.publicIps), ...w },
+    principal_activity: { ...opt("principal", subject.principal ?? subject.granted[0]?.member), ...w },
+    caller_activity: { ...opt("ips", subject.callerIp ?? subject.publicIps), ...w },
     resource_activity: {
-      resource: [s.instance ?? s.bucket ?? s.resourceShort],
-      ...opt("project", s.project),
+      resource: [subject.instance ?? subject.bucket ?? subject.resourceShort],
+      ...opt("project", subject.project),
       ...w,
     },
-    bucket_access: { bucket: [s.bucket ?? s.resourceShort], ...w },
-    bucket_policy: { bucket: [s.bucket ?? s.resourceShort], ...opt("project", s.project), ...w },
+    bucket_access: { bucket: [subject.bucket ?? subject.resourceShort], ...w },
+    bucket_policy: {
+      bucket: [subject.bucket ?? subject.resourceShort],
+      ...opt("project", subject.project),
+      ...w,
+    },
   };
   return { kind, params: params[kind] };
 }

@@ -1,7 +1,7 @@
-import { concludeInvestigation } from "../../../../functions/src/agent/concluder.js";
-import { executeStep } from "../../../../functions/src/agent/executor.js";
-import { planInvestigation } from "../../../../functions/src/agent/planner.js";
-import { reflectOnProgress } from "../../../../functions/src/agent/reflector.js";
+import { askConcluder } from "../../../../functions/src/agent/concluder.js";
+import { askPlanner } from "../../../../functions/src/agent/planner.js";
+import { askReflector } from "../../../../functions/src/agent/reflector.js";
+import { askStepExecutor } from "../../../../functions/src/agent/step-executor.js";
 import type { Conclusion } from "../../../../functions/src/domain/conclusion.js";
 import type { Finding } from "../../../../functions/src/domain/finding.js";
 import { readySteps } from "../../../../functions/src/domain/next-action.js";
@@ -39,7 +39,7 @@ export async function investigate(
   const toolbox = new ToolBox(catalog, () => true);
   const maxSteps = options.maxSteps ?? 10;
   const tools = toolbox.available();
-  const { plan: initialPlan } = await planInvestigation({
+  const { plan: initialPlan } = await askPlanner({
     investigationId: "inv-offline",
     finding,
     model,
@@ -55,7 +55,7 @@ export async function investigate(
     if (ready.length === 0) break;
     const finished = await Promise.all(
       ready.map((step) =>
-        executeStep({
+        askStepExecutor({
           investigationId: "inv-offline",
           finding,
           plan,
@@ -75,7 +75,7 @@ export async function investigate(
       ...plan,
       steps: plan.steps.map((s) => (status.has(s.id) ? { ...s, status: status.get(s.id) ?? s.status } : s)),
     };
-    const { draft, usage } = await reflectOnProgress({
+    const { draft, usage } = await askReflector({
       investigationId: "inv-offline",
       finding,
       plan,
@@ -105,7 +105,7 @@ export async function investigate(
     });
     if (draft.achieved) break;
   }
-  const { conclusion } = await concludeInvestigation({
+  const { conclusion } = await askConcluder({
     investigationId: "inv-offline",
     finding,
     plan,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../../../functions/src/config/config.js";
-import { buildToolCatalog } from "../../../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../../../functions/src/entry/catalog.js";
 import { startResponseActionsStandIn } from "../../../../functions/src/local/response-actions-stand-in.js";
 import { silentLogger } from "../../../../functions/src/platform/logger.js";
 import { geminiSchemaProblems } from "../../../../functions/src/tools/registry.js";

@@ -40,10 +40,10 @@ export interface Decision {
 export type FamilyRules = (subject: Subject, index: EvidenceIndex) => Decision;
 
 export function support(item: Located, detail?: string): Support {
-  return { stepId: item.stepId, source: item.source, detail: detail ?? factOf(item.e, item.source) };
+  return { stepId: item.stepId, source: item.source, detail: detail ?? factOf(item.evidence, item.source) };
 }
 
-export function finding(
+export function keyFinding(
   claim: string,
   items: readonly Located[],
   fallback?: Support,
@@ -72,7 +72,7 @@ export function absence(index: EvidenceIndex, source: RegExp, what: string): Sup
 export function sumCount(items: readonly Located<Evidence>[]): number {
   const perStep = new Map<string, number>();
   for (const i of items)
-    perStep.set(i.stepId, (perStep.get(i.stepId) ?? 0) + ("count" in i.e ? i.e.count : 1));
+    perStep.set(i.stepId, (perStep.get(i.stepId) ?? 0) + ("count" in i.evidence ? i.evidence.count : 1));
   return Math.max(0, ...perStep.values());
 }
 
@@ -81,17 +81,17 @@ export function confidenceFrom(base: number, extraSignals: number, ceiling = 0.9
   return Math.round(Math.min(ceiling, base + 0.04 * Math.max(0, extraSignals)) * 100) / 100;
 }
 
-export function present<T>(values: readonly (T | undefined | false)[]): T[] {
+export function dropAbsent<T>(values: readonly (T | undefined | false)[]): T[] {
   return values.filter((v): v is T => v !== undefined && v !== false);
 }
 
 export function spanText(items: readonly Located<Evidence>[]): string {
   const firsts = items
-    .map((i) => ("first" in i.e ? i.e.first : undefined))
+    .map((i) => ("first" in i.evidence ? i.evidence.first : undefined))
     .filter((t): t is string => Boolean(t))
     .sort();
   const lasts = items
-    .map((i) => ("last" in i.e ? i.e.last : undefined))
+    .map((i) => ("last" in i.evidence ? i.evidence.last : undefined))
     .filter((t): t is string => Boolean(t))
     .sort();
   const first = firsts[0];

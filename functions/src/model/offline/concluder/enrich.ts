@@ -2,7 +2,7 @@ import { extractIocs, type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import { failedAttempts } from "../evidence/counting.js";
 import { isIpv4 } from "../net.js";
 import type { Subject } from "../subject.js";
-import { type Decision, finding, present } from "./decision.js";
+import { type Decision, dropAbsent, keyFinding } from "./decision.js";
 import type { EvidenceIndex } from "./evidence-index.js";
 
 const CRON = /\bCRON\b|crontab|\/etc\/cron/i;
@@ -32,32 +32,36 @@ function downloadIndicators(text: string): Ioc[] {
  * something from a temp or hidden path (persistence), and downloads (tool transfer). They
  * add key findings and IOCs; ATT&CK techniques only when the verdict is true_positive.
  */
-export function enrichChain(decision: Decision, s: Subject, index: EvidenceIndex): Decision {
-  if (s.family === "brute_force") return decision;
+export function enrichChain(decision: Decision, subject: Subject, index: EvidenceIndex): Decision {
+  if (subject.family === "brute_force") return decision;
   const auth = index.of("auth");
   const accepted = auth.filter(
     (a) =>
-      a.e.outcome === "accepted" &&
-      a.e.sourceIp &&
-      failedAttempts(auth.filter((f) => f.e.sourceIp === a.e.sourceIp).map((f) => f.e)) > 0,
+      a.evidence.outcome === "accepted" &&
+      a.evidence.sourceIp &&
+      failedAttempts(auth.filter((f) => f.evidence.sourceIp === a.evidence.sourceIp).map((f) => f.evidence)) >
+        0,
   );
-  const cron = index.of("host_line").filter((l) => CRON.test(l.e.text) && SUSPICIOUS_COMMAND.test(l.e.text));
-  const downloads = index.of("host_line").filter((l) => DOWNLOAD.test(l.e.text));
-  const entryIps = [...new Set(accepted.map((a) => a.e.sourceIp ?? ""))].filter(Boolean);
-  const failures = (ip: string) => failedAttempts(auth.filter((f) => f.e.sourceIp === ip).map((f) => f.e));
-  const findings = present([
-    finding(
-      `Initial access: SSH login accepted for ${[...new Set(accepted.map((a) => a.e.user ?? "?"))].join(", ")} from ${entryIps.map((ip) => `${ip} after ${failures(ip)} failed attempt(s)`).join(", ")}.`,
+  const cron = index
+    .of("host_line")
+    .filter((l) => CRON.test(l.evidence.text) && SUSPICIOUS_COMMAND.test(l.evidence.text));
+  const downloads = index.of("host_line").filter((l) => DOWNLOAD.test(l.evidence.text));
+  const entryIps = [...new Set(accepted.map((a) => a.evidence.sourceIp ?? ""))].filter(Boolean);
+  const failures = (ip: string) =>
+    failedAttempts(auth.filter((f) => f.evidence.sourceIp === ip).map((f) => f.evidence));
+  const findings = dropAbsent([
+    keyFinding(
+      `Initial access: SSH login accepted for ${[...new Set(accepted.map((a) => a.evidence.user ?? "?"))].join(", ")} from ${entryIps.map((ip) => `${ip} after ${failures(ip)} failed attempt(s)`).join(", ")}.`,
       accepted,
     ),
-    finding(
+    keyFinding(
       `Persistence: cron runs a command from a temporary or hidden path (${cron.length} line(s)).`,
       cron,
     ),
-    finding(`Tool transfer: the host downloaded a payload (${downloads.length} line(s)).`, downloads),
+    keyFinding(`Tool transfer: the host downloaded a payload (${downloads.length} line(s)).`, downloads),
   ]);
   if (findings.length === 0) return decision;
-  const downloadIocs = downloads.flatMap((d) => downloadIndicators(d.e.text));
+  const downloadIocs = downloads.flatMap((d) => downloadIndicators(d.evidence.text));
   const tp = decision.verdict === "true_positive";
   const mitre = [
     ...decision.mitre,
@@ -95,7 +99,7 @@ export function enrichChain(decision: Decision, s: Subject, index: EvidenceIndex
         ? [
             ...decision.actions,
             {
-              action: `Reset the credentials of ${[...new Set(accepted.map((a) => a.e.user ?? "?"))].join(", ")} and close password SSH from the internet.`,
+              action: `Reset the credentials of ${[...new Set(accepted.map((a) => a.evidence.user ?? "?"))].join(", ")} and close password SSH from the internet.`,
               priority: "immediate" as const,
             },
           ]

@@ -7,7 +7,7 @@ import { sourceOf } from "../executor/sources.js";
 
 /** A piece of evidence with the step and source it came from, for key findings. */
 export interface Located<E extends Evidence = Evidence> {
-  e: E;
+  evidence: E;
   stepId: string;
   source: string;
 }
@@ -54,20 +54,20 @@ export class EvidenceIndex {
       }
       // Within a step, two queries that see the same activity count it once.
       for (const e of mergeAcrossCalls(perCall))
-        this.items.push({ e, stepId: result.stepId, source: sources.get(e) ?? "tool" });
+        this.items.push({ evidence: e, stepId: result.stepId, source: sources.get(e) ?? "tool" });
     }
   }
 
   of<K extends Evidence["kind"]>(kind: K): Located<Extract<Evidence, { kind: K }>>[] {
-    return this.items.filter((i): i is Located<Extract<Evidence, { kind: K }>> => i.e.kind === kind);
+    return this.items.filter((i): i is Located<Extract<Evidence, { kind: K }>> => i.evidence.kind === kind);
   }
 
   /** The most severe intel answer for a value (malicious > suspicious > benign > unknown). */
   intelFor(value: string): Located<Extract<Evidence, { kind: "intel" }>> | undefined {
     const order = { malicious: 0, suspicious: 1, benign: 2, unknown: 3 };
     return this.of("intel")
-      .filter((i) => i.e.value.toLowerCase() === value.toLowerCase())
-      .sort((a, b) => order[a.e.verdict] - order[b.e.verdict])[0];
+      .filter((i) => i.evidence.value.toLowerCase() === value.toLowerCase())
+      .sort((a, b) => order[a.evidence.verdict] - order[b.evidence.verdict])[0];
   }
 
   /** True when some query against a source whose name matches returned rows: the log is populated. */

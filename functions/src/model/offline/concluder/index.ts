@@ -27,14 +27,14 @@ function clip(text: string, max: number): string {
  * evidence tied to the activity), with the verdict in their context, so a responder can
  * hunt for them or see why no action is needed.
  */
-function findingIndicators(s: Subject, verdict: string): Ioc[] {
+function findingIndicators(subject: Subject, verdict: string): Ioc[] {
   const context = `named by the finding; assessed ${verdict.replace("_", " ")}`;
   return [
-    ...s.domains.map((value): Ioc => ({ type: "domain", value, context })),
-    ...s.remoteIps.map((value): Ioc => ({ type: "ip", value, context })),
-    ...s.hashes.map((value): Ioc => ({ type: "hash", value, context })),
-    ...(s.callerIp && !s.remoteIps.includes(s.callerIp) && isPublicIp(s.callerIp)
-      ? [{ type: "ip" as const, value: s.callerIp, context }]
+    ...subject.domains.map((value): Ioc => ({ type: "domain", value, context })),
+    ...subject.remoteIps.map((value): Ioc => ({ type: "ip", value, context })),
+    ...subject.hashes.map((value): Ioc => ({ type: "hash", value, context })),
+    ...(subject.callerIp && !subject.remoteIps.includes(subject.callerIp) && isPublicIp(subject.callerIp)
+      ? [{ type: "ip" as const, value: subject.callerIp, context }]
       : []),
   ];
 }

@@ -1,10 +1,17 @@
 import type { Subject } from "../subject.js";
-import { commonConstraints, intelStep, opt, type Playbook, present, windowParams } from "./types.js";
+import {
+  applicableSteps,
+  commonConstraints,
+  intelStep,
+  type Playbook,
+  paramIfPresent,
+  windowParams,
+} from "./types.js";
 
-export function bruteForcePlaybook(s: Subject): Playbook {
-  const w = windowParams(s.window);
-  const attackers = s.remoteIps;
-  const target = s.instance ?? s.resourceShort;
+export function bruteForcePlaybook(subject: Subject): Playbook {
+  const w = windowParams(subject.window);
+  const attackers = subject.remoteIps;
+  const target = subject.instance ?? subject.resourceShort;
   return {
     objective: `Did the login attempts against ${target}${attackers.length ? ` from ${attackers.join(", ")}` : ""} succeed, and what happened after?`,
     successCriteria: [
@@ -12,11 +19,14 @@ export function bruteForcePlaybook(s: Subject): Playbook {
       "Reputation of the source IPs (scanner, botnet, Tor).",
       "Post-login activity on the host if any login was accepted.",
     ],
-    constraints: commonConstraints(s),
-    steps: present([
+    constraints: commonConstraints(subject),
+    steps: applicableSteps([
       {
         id: "ssh-auth",
-        intent: { kind: "ssh_auth", params: { ...opt("instance", target), ...opt("ips", attackers), ...w } },
+        intent: {
+          kind: "ssh_auth",
+          params: { ...paramIfPresent("instance", target), ...paramIfPresent("ips", attackers), ...w },
+        },
         expected:
           "Many failures and no accepted login from the source means the attempt failed; an accepted login after failures means a compromise.",
       },
@@ -25,9 +35,9 @@ export function bruteForcePlaybook(s: Subject): Playbook {
         intent: {
           kind: "flows",
           params: {
-            ...opt("ips", attackers),
-            ...opt("instance", s.instance),
-            ...opt("ports", s.ports.map(String)),
+            ...paramIfPresent("ips", attackers),
+            ...paramIfPresent("instance", subject.instance),
+            ...paramIfPresent("ports", subject.ports.map(String)),
             ...w,
           },
         },
@@ -36,7 +46,7 @@ export function bruteForcePlaybook(s: Subject): Playbook {
       },
       intelStep(
         "intel-attacker",
-        s,
+        subject,
         "Source IPs tagged as scanners/brute-forcers (noise) or as known attacker infrastructure.",
         {
           ips: attackers,
@@ -49,7 +59,7 @@ export function bruteForcePlaybook(s: Subject): Playbook {
         intent: {
           kind: "host_logs",
           params: {
-            ...opt("instance", target),
+            ...paramIfPresent("instance", target),
             terms: ["sudo", "useradd", "authorized_keys", "crontab"],
             ...w,
           },

@@ -1,20 +1,27 @@
 import type { Subject } from "../subject.js";
-import { commonConstraints, intelStep, opt, type Playbook, present, windowParams } from "./types.js";
+import {
+  applicableSteps,
+  commonConstraints,
+  intelStep,
+  type Playbook,
+  paramIfPresent,
+  windowParams,
+} from "./types.js";
 
 /** For categories no family knows: reputation of what the finding names, then who touched the resource. */
-export function genericPlaybook(s: Subject): Playbook {
-  const w = windowParams(s.window);
+export function genericPlaybook(subject: Subject): Playbook {
+  const w = windowParams(subject.window);
   return {
-    objective: `What happened on ${s.resourceShort} around ${s.eventTime} that raised "${s.category}", and is it malicious?`,
+    objective: `What happened on ${subject.resourceShort} around ${subject.eventTime} that raised "${subject.category}", and is it malicious?`,
     successCriteria: [
       "Threat intelligence verdicts for every indicator the finding names.",
       "Audit-log activity on the resource and by the acting principal in the window.",
     ],
-    constraints: commonConstraints(s),
-    steps: present([
+    constraints: commonConstraints(subject),
+    steps: applicableSteps([
       intelStep(
         "intel-iocs",
-        s,
+        subject,
         "A malicious verdict on any indicator supports the finding; all benign or unknown does not settle it.",
       ),
       {
@@ -22,21 +29,24 @@ export function genericPlaybook(s: Subject): Playbook {
         intent: {
           kind: "resource_activity",
           params: {
-            resource: [s.instance ?? s.bucket ?? s.resourceShort],
-            ...opt("project", s.project),
+            resource: [subject.instance ?? subject.bucket ?? subject.resourceShort],
+            ...paramIfPresent("project", subject.project),
             ...w,
           },
         },
         expected: "Who changed the resource around the event and from where.",
       },
-      s.principal && {
+      subject.principal && {
         id: "principal-activity",
-        intent: { kind: "principal_activity", params: { principal: [s.principal], ...w } },
+        intent: { kind: "principal_activity", params: { principal: [subject.principal], ...w } },
         expected: "The principal's calls in the window: ordinary work or a burst of unusual methods.",
       },
-      s.remoteIps.length > 0 && {
+      subject.remoteIps.length > 0 && {
         id: "flows-remote",
-        intent: { kind: "flows", params: { ips: s.remoteIps, ...opt("instance", s.instance), ...w } },
+        intent: {
+          kind: "flows",
+          params: { ips: subject.remoteIps, ...paramIfPresent("instance", subject.instance), ...w },
+        },
         expected: "Connections between the workload and the finding's IPs confirm contact.",
       },
     ]),

@@ -1,31 +1,42 @@
 import type { Subject } from "../subject.js";
-import { commonConstraints, intelStep, opt, type Playbook, present, windowParams } from "./types.js";
+import {
+  applicableSteps,
+  commonConstraints,
+  intelStep,
+  type Playbook,
+  paramIfPresent,
+  windowParams,
+} from "./types.js";
 
-export function iamGrantPlaybook(s: Subject): Playbook {
-  const members = s.granted.map((g) => g.member);
-  const w = windowParams(s.window);
+export function iamGrantPlaybook(subject: Subject): Playbook {
+  const members = subject.granted.map((g) => g.member);
+  const w = windowParams(subject.window);
   const who = members.length > 0 ? members.join(", ") : "the new member";
   return {
-    objective: `Was the IAM grant to ${who}${s.principal ? ` by ${s.principal}` : ""} an authorized change or an attacker establishing persistence?`,
+    objective: `Was the IAM grant to ${who}${subject.principal ? ` by ${subject.principal}` : ""} an authorized change or an attacker establishing persistence?`,
     successCriteria: [
       "The exact policy change: granting principal, role, member, time, caller IP and user agent.",
       "Whether the member belongs to the organization's domain and whether the granter is approved automation or cites a change ticket.",
       "What the granted member did with the access afterwards.",
     ],
-    constraints: commonConstraints(s),
-    steps: present([
+    constraints: commonConstraints(subject),
+    steps: applicableSteps([
       {
         id: "iam-changes",
         intent: {
           kind: "iam_changes",
-          params: { ...opt("project", s.project), ...opt("member", members), ...w },
+          params: {
+            ...paramIfPresent("project", subject.project),
+            ...paramIfPresent("member", members),
+            ...w,
+          },
         },
         expected:
           "A SetIamPolicy entry adding the member; the granter, role and request metadata tell approved automation from a person or an unknown caller.",
       },
-      s.principal && {
+      subject.principal && {
         id: "granter-activity",
-        intent: { kind: "principal_activity", params: { principal: [s.principal], ...w } },
+        intent: { kind: "principal_activity", params: { principal: [subject.principal], ...w } },
         expected:
           "The granter's other calls around the grant: normal admin work, or key creation, further grants and logging changes.",
       },
@@ -35,13 +46,13 @@ export function iamGrantPlaybook(s: Subject): Playbook {
         expected:
           "Any API use by the new member after the grant shows the access was exercised; none means it was not (yet).",
       },
-      s.callerIp &&
+      subject.callerIp &&
         intelStep(
           "intel-caller",
-          s,
+          subject,
           "The granter's caller IP is a known anonymizer or malicious host, or unremarkable.",
           {
-            ips: [s.callerIp],
+            ips: [subject.callerIp],
             domains: [],
             hashes: [],
           },

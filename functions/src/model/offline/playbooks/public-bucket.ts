@@ -1,13 +1,13 @@
 import type { Subject } from "../subject.js";
-import { commonConstraints, opt, type Playbook, present, windowParams } from "./types.js";
+import { applicableSteps, commonConstraints, type Playbook, paramIfPresent, windowParams } from "./types.js";
 
 /**
  * Reader IPs are looked up by the reflector's intel-new steps once bucket-access has found
  * them; a planned intel step with no value yet would run nothing when nobody read the bucket.
  */
-export function publicBucketPlaybook(s: Subject): Playbook {
-  const w = windowParams(s.window);
-  const bucket = s.bucket ?? s.resourceShort;
+export function publicBucketPlaybook(subject: Subject): Playbook {
+  const w = windowParams(subject.window);
+  const bucket = subject.bucket ?? subject.resourceShort;
   return {
     objective: `Is bucket ${bucket} really readable by anyone, was that intended (a public website), and was non-public data read anonymously?`,
     successCriteria: [
@@ -15,11 +15,14 @@ export function publicBucketPlaybook(s: Subject): Playbook {
       "Data-access entries: anonymous versus authenticated reads, which objects, from which IPs.",
       "Whether the objects read look like public web assets or private data.",
     ],
-    constraints: commonConstraints(s),
-    steps: present([
+    constraints: commonConstraints(subject),
+    steps: applicableSteps([
       {
         id: "bucket-policy",
-        intent: { kind: "bucket_policy", params: { bucket: [bucket], ...opt("project", s.project), ...w } },
+        intent: {
+          kind: "bucket_policy",
+          params: { bucket: [bucket], ...paramIfPresent("project", subject.project), ...w },
+        },
         expected:
           "A setIamPolicy/ACL change adding allUsers or allAuthenticatedUsers, with the principal who made it.",
       },

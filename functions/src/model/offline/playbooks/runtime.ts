@@ -1,29 +1,39 @@
 import type { Subject } from "../subject.js";
-import { commonConstraints, intelStep, opt, type Playbook, present, windowParams } from "./types.js";
+import {
+  applicableSteps,
+  commonConstraints,
+  intelStep,
+  type Playbook,
+  paramIfPresent,
+  windowParams,
+} from "./types.js";
 
 const HOST_TERMS = ["wget", "curl", "chmod", "/tmp/"];
 
 /** Code running on a VM or container that should not: its indicators, its traffic, and how it got there. */
-export function runtimePlaybook(s: Subject): Playbook {
-  const w = windowParams(s.window);
-  const host = s.instance ?? s.resourceShort;
+export function runtimePlaybook(subject: Subject): Playbook {
+  const w = windowParams(subject.window);
+  const host = subject.instance ?? subject.resourceShort;
   return {
-    objective: `What ran on ${host} around ${s.eventTime} that raised "${s.category}", what did it contact, and how did it get there?`,
+    objective: `What ran on ${host} around ${subject.eventTime} that raised "${subject.category}", what did it contact, and how did it get there?`,
     successCriteria: [
       "Threat intelligence verdicts for the hashes, IPs and domains the finding names.",
       "The workload's outbound connections in the window.",
       "Host log lines of downloads, permission changes or the process itself.",
     ],
-    constraints: commonConstraints(s),
-    steps: present([
+    constraints: commonConstraints(subject),
+    steps: applicableSteps([
       intelStep(
         "intel-iocs",
-        s,
+        subject,
         "A malicious verdict on the binary, URL or remote address confirms the detection.",
       ),
-      s.remoteIps.length > 0 && {
+      subject.remoteIps.length > 0 && {
         id: "flows-remote",
-        intent: { kind: "flows", params: { ips: s.remoteIps, ...opt("instance", s.instance), ...w } },
+        intent: {
+          kind: "flows",
+          params: { ips: subject.remoteIps, ...paramIfPresent("instance", subject.instance), ...w },
+        },
         expected: "Connections between the workload and the finding's remote addresses confirm contact.",
       },
       {
@@ -38,7 +48,7 @@ export function runtimePlaybook(s: Subject): Playbook {
           kind: "host_logs",
           params: {
             instance: [host],
-            terms: [...s.processNames.slice(0, 1), ...HOST_TERMS].slice(0, 4),
+            terms: [...subject.processNames.slice(0, 1), ...HOST_TERMS].slice(0, 4),
             ...w,
           },
         },
@@ -49,7 +59,7 @@ export function runtimePlaybook(s: Subject): Playbook {
         id: "resource-activity",
         intent: {
           kind: "resource_activity",
-          params: { resource: [host], ...opt("project", s.project), ...w },
+          params: { resource: [host], ...paramIfPresent("project", subject.project), ...w },
         },
         expected:
           "Changes to the workload (metadata, SSH keys, exec into a pod) that explain how the code arrived.",

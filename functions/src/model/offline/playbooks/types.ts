@@ -26,7 +26,10 @@ export function windowParams(window: TimeWindow): IntentParams {
 }
 
 /** Adds the key only when there is a value, so absent facts never become empty parameters. */
-export function opt(key: keyof IntentParams, value: string | readonly string[] | undefined): IntentParams {
+export function paramIfPresent(
+  key: keyof IntentParams,
+  value: string | readonly string[] | undefined,
+): IntentParams {
   if (value === undefined) return {};
   const values = typeof value === "string" ? [value] : [...value];
   return values.length > 0 ? { [key]: values } : {};
@@ -53,13 +56,17 @@ export function intelStep(
     id,
     intent: {
       kind: "intel",
-      params: { ...opt("ips", ips), ...opt("domains", domains), ...opt("hashes", hashes) },
+      params: {
+        ...paramIfPresent("ips", ips),
+        ...paramIfPresent("domains", domains),
+        ...paramIfPresent("hashes", hashes),
+      },
     },
     expected,
   };
 }
 
 /** Keeps the steps whose condition held (`cond && step` yields a falsy value otherwise). */
-export function present<T>(values: readonly (T | undefined | null | false | "" | 0)[]): T[] {
+export function applicableSteps<T>(values: readonly (T | undefined | null | false | "" | 0)[]): T[] {
   return values.filter((v): v is T => Boolean(v));
 }

@@ -1,7 +1,7 @@
 import { intelHas, isBad } from "../../evidence/intel.js";
 import { isIpv4, isPublicIp } from "../../net.js";
 import type { Subject } from "../../subject.js";
-import { absence, confidenceFrom, type Decision, finding, present, sumCount } from "../decision.js";
+import { absence, confidenceFrom, type Decision, dropAbsent, keyFinding, sumCount } from "../decision.js";
 import type { EvidenceIndex } from "../evidence-index.js";
 
 /**
@@ -26,22 +26,25 @@ const NULL_ANSWER = /^(0\.0\.0\.0|127\.\d+\.\d+\.\d+|::1?|::)$/;
  * - false_positive when intel clears the indicators and populated DNS and flow logs show no contact;
  * - inconclusive otherwise.
  */
-export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
-  const indicators = [...s.domains, ...s.remoteIps];
-  const intel = present(indicators.map((v) => index.intelFor(v)));
-  const malicious = intel.filter((i) => isBad(i.e) && !intelHas(i.e, "sinkhole"));
+export function badIndicatorRules(subject: Subject, index: EvidenceIndex): Decision {
+  const indicators = [...subject.domains, ...subject.remoteIps];
+  const intel = dropAbsent(indicators.map((v) => index.intelFor(v)));
+  const malicious = intel.filter((i) => isBad(i.evidence) && !intelHas(i.evidence, "sinkhole"));
   const dns = index
     .of("dns")
     .filter(
       (d) =>
-        s.domains.length === 0 || s.domains.some((dom) => d.e.query === dom || d.e.query.endsWith(`.${dom}`)),
+        subject.domains.length === 0 ||
+        subject.domains.some((dom) => d.evidence.query === dom || d.evidence.query.endsWith(`.${dom}`)),
     );
   const answers = [
-    ...new Set(dns.flatMap((d) => d.e.answers.filter((a) => isIpv4(a) || /^[0-9a-f]*:[0-9a-f:]+$/i.test(a)))),
+    ...new Set(
+      dns.flatMap((d) => d.evidence.answers.filter((a) => isIpv4(a) || /^[0-9a-f]*:[0-9a-f:]+$/i.test(a))),
+    ),
   ];
-  const sinkholeIntel = index.of("intel").filter((i) => intelHas(i.e, "sinkhole"));
+  const sinkholeIntel = index.of("intel").filter((i) => intelHas(i.evidence, "sinkhole"));
   const lookupTimes = dns
-    .flatMap((d) => [d.e.first, d.e.last])
+    .flatMap((d) => [d.evidence.first, d.evidence.last])
     .map((t) => Date.parse(t ?? ""))
     .filter(Number.isFinite);
   const nearLookup = (at: string | undefined) =>
@@ -51,62 +54,68 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
     .of("host_line")
     .filter(
       (l) =>
-        indicators.some((v) => l.e.text.includes(v)) ||
-        (nearLookup(l.e.first) && RESOLVER_WORK.test(l.e.text)),
+        indicators.some((v) => l.evidence.text.includes(v)) ||
+        (nearLookup(l.evidence.first) && RESOLVER_WORK.test(l.evidence.text)),
     );
   // As a signal, a host line must be a security tool's, in the minutes of a lookup: naming the
   // indicator proves nothing (an attacker writes that line as easily as a scanner).
-  const dnsTool = dns.filter((d) => SECURITY_TOOL.test(d.e.source ?? ""));
-  const hostTool = aroundLookup.filter((l) => nearLookup(l.e.first) && SECURITY_TOOL.test(l.e.text));
+  const dnsTool = dns.filter((d) => SECURITY_TOOL.test(d.evidence.source ?? ""));
+  const hostTool = aroundLookup.filter(
+    (l) => nearLookup(l.evidence.first) && SECURITY_TOOL.test(l.evidence.text),
+  );
   const toolSources = [...dnsTool, ...hostTool];
   const nullAnswered =
     dns.length > 0 &&
     dns.every(
-      (d) => d.e.answers.every((a) => NULL_ANSWER.test(a)) || /NXDOMAIN/i.test(d.e.responseCode ?? ""),
+      (d) =>
+        d.evidence.answers.every((a) => NULL_ANSWER.test(a)) ||
+        /NXDOMAIN/i.test(d.evidence.responseCode ?? ""),
     );
   // One name per independent source; corroboration.ts wants two before a dismissal stands.
-  const signals = present([
+  const signals = dropAbsent([
     dnsTool.length > 0 && "DNS client is a security tool",
     hostTool.length > 0 && "security tool ran on the host at the lookup",
     sinkholeIntel.length > 0 && "threat intel tags a sinkhole",
     nullAnswered && "DNS answered a sinkhole/null address",
   ]);
-  const workloadDns = dns.filter((d) => !SECURITY_TOOL.test(d.e.source ?? ""));
+  const workloadDns = dns.filter((d) => !SECURITY_TOOL.test(d.evidence.source ?? ""));
   const contactIps = new Set([
-    ...s.remoteIps,
+    ...subject.remoteIps,
     ...answers.filter((a) => isPublicIp(a) && !NULL_ANSWER.test(a)),
   ]);
-  const sinkholeIps = new Set(sinkholeIntel.filter((i) => i.e.type === "ip").map((i) => i.e.value));
+  const sinkholeIps = new Set(
+    sinkholeIntel.filter((i) => i.evidence.type === "ip").map((i) => i.evidence.value),
+  );
   const followOn = index
     .of("flow")
-    .filter((f) => contactIps.has(f.e.remoteIp) && !sinkholeIps.has(f.e.remoteIp));
+    .filter((f) => contactIps.has(f.evidence.remoteIp) && !sinkholeIps.has(f.evidence.remoteIp));
 
-  const findings = present([
-    finding(
-      `Threat intelligence: ${intel.map((i) => `${i.e.value} ${i.e.verdict}${i.e.tags.length ? ` (${i.e.tags.slice(0, 3).join(", ")})` : ""}`).join("; ")}.`,
+  const findings = dropAbsent([
+    keyFinding(
+      `Threat intelligence: ${intel.map((i) => `${i.evidence.value} ${i.evidence.verdict}${i.evidence.tags.length ? ` (${i.evidence.tags.slice(0, 3).join(", ")})` : ""}`).join("; ")}.`,
       intel,
     ),
-    finding(
-      `The indicator was looked up by security tooling (${[...new Set(toolSources.map((t) => (t.e.kind === "dns" ? t.e.source : t.e.host) ?? "a scanner"))].join(", ")}).`,
+    keyFinding(
+      `The indicator was looked up by security tooling (${[...new Set(toolSources.map((t) => (t.evidence.kind === "dns" ? t.evidence.source : t.evidence.host) ?? "a scanner"))].join(", ")}).`,
       toolSources,
     ),
-    finding(
+    keyFinding(
       `What ran on the host around the lookup: ${aroundLookup
         .slice(0, 2)
-        .map((l) => JSON.stringify(l.e.text.slice(0, 160)))
+        .map((l) => JSON.stringify(l.evidence.text.slice(0, 160)))
         .join("; ")}.`,
       aroundLookup,
     ),
-    finding(
+    keyFinding(
       `DNS lookups: ${sumCount(dns)} quer(ies)${answers.length ? `, answered ${answers.slice(0, 4).join(", ")}` : ""}${nullAnswered || sinkholeIntel.length > 0 ? " (sinkhole / null answer)" : ""}.`,
       dns,
     ),
     followOn.length > 0
-      ? finding(
-          `The workload then connected to ${[...new Set(followOn.map((f) => f.e.remoteIp))].join(", ")} (${sumCount(followOn)} flow records).`,
+      ? keyFinding(
+          `The workload then connected to ${[...new Set(followOn.map((f) => f.evidence.remoteIp))].join(", ")} (${sumCount(followOn)} flow records).`,
           followOn,
         )
-      : finding(
+      : keyFinding(
           "No connection to the flagged or resolved IPs followed.",
           [],
           absence(index, /flow/i, "VPC flow logs"),
@@ -116,11 +125,11 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
     findings,
     iocs: [
       ...malicious.map((i) => ({
-        type: i.e.type,
-        value: i.e.value,
-        context: `threat intel: ${i.e.verdict}`,
+        type: i.evidence.type,
+        value: i.evidence.value,
+        context: `threat intel: ${i.evidence.verdict}`,
       })),
-      ...[...new Set(followOn.map((f) => f.e.remoteIp))].map((ip) => ({
+      ...[...new Set(followOn.map((f) => f.evidence.remoteIp))].map((ip) => ({
         type: "ip" as const,
         value: ip,
         context: "contacted after the lookup",
@@ -151,8 +160,10 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
   const mitre = [
     {
       tactic: "Command and Control",
-      techniqueId: s.domains.length ? "T1071.004" : "T1071",
-      techniqueName: s.domains.length ? "Application Layer Protocol: DNS" : "Application Layer Protocol",
+      techniqueId: subject.domains.length ? "T1071.004" : "T1071",
+      techniqueName: subject.domains.length
+        ? "Application Layer Protocol: DNS"
+        : "Application Layer Protocol",
     },
   ];
   const actions: Decision["actions"] = [
@@ -161,7 +172,7 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
       priority: "immediate",
     },
     {
-      action: `Identify the process on ${s.instance ?? s.resourceShort} that made the lookup and isolate the workload if it is unknown.`,
+      action: `Identify the process on ${subject.instance ?? subject.resourceShort} that made the lookup and isolate the workload if it is unknown.`,
       priority: "immediate",
     },
     { action: "Hunt for the same indicators across other workloads' DNS and flow logs.", priority: "soon" },
@@ -188,12 +199,12 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
       rule: "Rule: intel marks the indicator malicious and a workload (not a security tool) resolved it repeatedly → true_positive.",
     };
   }
-  const cleared = intel.length > 0 && intel.every((i) => i.e.verdict === "benign");
+  const cleared = intel.length > 0 && intel.every((i) => i.evidence.verdict === "benign");
   if (cleared && dns.length === 0 && index.populated(/dns|flow/i)) {
     return {
       ...base,
       verdict: "false_positive",
-      signals: present([
+      signals: dropAbsent([
         "threat intel clears every indicator",
         index.populated(/dns/i) && "populated DNS log holds no lookup",
         index.populated(/flow/i) && "populated flow log holds no contact",
@@ -217,12 +228,12 @@ export function badIndicatorRules(s: Subject, index: EvidenceIndex): Decision {
     rule: "Rule: no sinkhole, no security-tool source and no follow-on connection either way → inconclusive.",
     actions: [
       {
-        action: `Check ${s.instance ?? s.resourceShort} for the process that resolved ${indicators[0] ?? "the indicator"}.`,
+        action: `Check ${subject.instance ?? subject.resourceShort} for the process that resolved ${indicators[0] ?? "the indicator"}.`,
         priority: "soon",
       },
     ],
     openQuestions: [
-      `Which process on ${s.instance ?? s.resourceShort} looked up ${indicators.join(", ") || "the indicator"}?`,
+      `Which process on ${subject.instance ?? subject.resourceShort} looked up ${indicators.join(", ") || "the indicator"}?`,
       malicious.length
         ? "Did any connection follow outside the flow-log window?"
         : "What does threat intelligence say about the indicator?",

@@ -1,7 +1,7 @@
 import { failedAttempts } from "../../evidence/counting.js";
 import { intelHas } from "../../evidence/intel.js";
 import type { Subject } from "../../subject.js";
-import { absence, confidenceFrom, type Decision, finding, present, spanText } from "../decision.js";
+import { absence, confidenceFrom, type Decision, dropAbsent, keyFinding, spanText } from "../decision.js";
 import type { EvidenceIndex } from "../evidence-index.js";
 
 const POST_LOGIN =
@@ -16,55 +16,60 @@ const POST_LOGIN =
  * - false_positive when a populated auth log shows no failed logins from the source at all;
  * - inconclusive when the auth log could not be read.
  */
-export function bruteForceRules(s: Subject, index: EvidenceIndex): Decision {
+export function bruteForceRules(subject: Subject, index: EvidenceIndex): Decision {
   const auth = index.of("auth");
   const failed = auth.filter(
     (a) =>
-      a.e.outcome === "failed" &&
-      (s.remoteIps.length === 0 || s.remoteIps.includes(a.e.sourceIp ?? "") || !a.e.sourceIp),
+      a.evidence.outcome === "failed" &&
+      (subject.remoteIps.length === 0 ||
+        subject.remoteIps.includes(a.evidence.sourceIp ?? "") ||
+        !a.evidence.sourceIp),
   );
   const failingIps = new Set([
-    ...s.remoteIps,
-    ...failed.map((f) => f.e.sourceIp).filter((ip): ip is string => Boolean(ip)),
+    ...subject.remoteIps,
+    ...failed.map((f) => f.evidence.sourceIp).filter((ip): ip is string => Boolean(ip)),
   ]);
   const accepted = auth.filter(
-    (a) => a.e.outcome === "accepted" && a.e.sourceIp !== undefined && failingIps.has(a.e.sourceIp),
+    (a) =>
+      a.evidence.outcome === "accepted" &&
+      a.evidence.sourceIp !== undefined &&
+      failingIps.has(a.evidence.sourceIp),
   );
-  const otherAccepted = auth.filter((a) => a.e.outcome === "accepted" && !accepted.includes(a));
-  const postLogin = index.of("host_line").filter((l) => POST_LOGIN.test(l.e.text));
-  const intel = present(s.remoteIps.map((ip) => index.intelFor(ip)));
+  const otherAccepted = auth.filter((a) => a.evidence.outcome === "accepted" && !accepted.includes(a));
+  const postLogin = index.of("host_line").filter((l) => POST_LOGIN.test(l.evidence.text));
+  const intel = dropAbsent(subject.remoteIps.map((ip) => index.intelFor(ip)));
   const scanners = intel.filter(
-    (i) => intelHas(i.e, "scanner") || i.e.tags.some((t) => /brute|ssh|scan|botnet/.test(t)),
+    (i) => intelHas(i.evidence, "scanner") || i.evidence.tags.some((t) => /brute|ssh|scan|botnet/.test(t)),
   );
   const failedCount = Math.max(
     0,
     ...[...new Set(failed.map((f) => f.stepId))].map((step) =>
-      failedAttempts(failed.filter((f) => f.stepId === step).map((f) => f.e)),
+      failedAttempts(failed.filter((f) => f.stepId === step).map((f) => f.evidence)),
     ),
   );
   const sources = [...failingIps].join(", ") || "the source";
 
-  const findings = present([
-    finding(`${failedCount} failed login(s) from ${sources}${spanText(failed)}.`, failed),
+  const findings = dropAbsent([
+    keyFinding(`${failedCount} failed login(s) from ${sources}${spanText(failed)}.`, failed),
     accepted.length > 0
-      ? finding(
-          `Login ACCEPTED from ${[...new Set(accepted.map((a) => `${a.e.user ?? "?"} @ ${a.e.sourceIp}`))].join(", ")}${spanText(accepted)}.`,
+      ? keyFinding(
+          `Login ACCEPTED from ${[...new Set(accepted.map((a) => `${a.evidence.user ?? "?"} @ ${a.evidence.sourceIp}`))].join(", ")}${spanText(accepted)}.`,
           accepted,
         )
-      : finding(
+      : keyFinding(
           `No accepted login from ${sources}.`,
           [],
           absence(index, /syslog|auth|ssh/i, "sshd accepted-login search"),
         ),
-    finding(
+    keyFinding(
       `Post-login activity on the host: ${postLogin.length} line(s) (sudo, new users or keys, downloads).`,
       accepted.length > 0 ? postLogin : [],
     ),
-    finding(
-      `Threat intel on the source: ${intel.map((i) => `${i.e.value} ${i.e.verdict}${i.e.tags.length ? ` (${i.e.tags.slice(0, 3).join(", ")})` : ""}`).join("; ")}.`,
+    keyFinding(
+      `Threat intel on the source: ${intel.map((i) => `${i.evidence.value} ${i.evidence.verdict}${i.evidence.tags.length ? ` (${i.evidence.tags.slice(0, 3).join(", ")})` : ""}`).join("; ")}.`,
       intel,
     ),
-    finding(
+    keyFinding(
       `Other accepted logins in the window (different sources): ${otherAccepted.length}.`,
       otherAccepted,
     ),
@@ -73,12 +78,12 @@ export function bruteForceRules(s: Subject, index: EvidenceIndex): Decision {
     ...[...failingIps].map((ip) => ({
       type: "ip" as const,
       value: ip,
-      context: accepted.some((a) => a.e.sourceIp === ip)
+      context: accepted.some((a) => a.evidence.sourceIp === ip)
         ? "brute-forced a login successfully"
         : "failed login attempts",
     })),
   ];
-  const target = s.instance ?? s.resourceShort;
+  const target = subject.instance ?? subject.resourceShort;
 
   if (accepted.length > 0) {
     return {
@@ -99,7 +104,7 @@ export function bruteForceRules(s: Subject, index: EvidenceIndex): Decision {
           priority: "immediate",
         },
         {
-          action: `Disable or reset the account(s) ${[...new Set(accepted.map((a) => a.e.user ?? "?"))].join(", ")} and remove unknown authorized_keys.`,
+          action: `Disable or reset the account(s) ${[...new Set(accepted.map((a) => a.evidence.user ?? "?"))].join(", ")} and remove unknown authorized_keys.`,
           priority: "immediate",
         },
         {
@@ -120,7 +125,7 @@ export function bruteForceRules(s: Subject, index: EvidenceIndex): Decision {
   if (failedCount > 0) {
     return {
       verdict: "benign",
-      signals: present(["failed logins from the source, none accepted", logLive, knownScanner]),
+      signals: dropAbsent(["failed logins from the source, none accepted", logLive, knownScanner]),
       confidence: confidenceFrom(
         0.75,
         (scanners.length > 0 ? 1 : 0) + (index.queried(/syslog|auth|ssh/i) ? 1 : 0),
@@ -143,10 +148,12 @@ export function bruteForceRules(s: Subject, index: EvidenceIndex): Decision {
   if (index.populated(/syslog|auth|ssh/i)) {
     return {
       verdict: "false_positive",
-      signals: present([
+      signals: dropAbsent([
         "populated auth log holds no failed login from the source",
         logLive,
-        intel.length > 0 && intel.every((i) => i.e.verdict === "benign") && "threat intel clears the source",
+        intel.length > 0 &&
+          intel.every((i) => i.evidence.verdict === "benign") &&
+          "threat intel clears the source",
       ]),
       confidence: 0.6,
       severity: "LOW",

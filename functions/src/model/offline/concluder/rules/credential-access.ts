@@ -1,7 +1,7 @@
 import { intelHas, isBad } from "../../evidence/intel.js";
 import type { ObjectReadEvidence } from "../../evidence/types.js";
 import type { Subject } from "../../subject.js";
-import { confidenceFrom, type Decision, finding, present, sumCount } from "../decision.js";
+import { confidenceFrom, type Decision, dropAbsent, keyFinding, sumCount } from "../decision.js";
 import type { EvidenceIndex, Located } from "../evidence-index.js";
 
 const SENSITIVE_METHOD =
@@ -18,77 +18,96 @@ const PERSISTENCE_METHOD =
  *   ordinary, read-only work;
  * - inconclusive otherwise.
  */
-export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decision {
+export function credentialAccessRules(subject: Subject, index: EvidenceIndex): Decision {
   const callerIps = [
-    ...new Set([s.callerIp, ...(s.callerIp ? [] : s.publicIps)].filter((ip): ip is string => Boolean(ip))),
+    ...new Set(
+      [subject.callerIp, ...(subject.callerIp ? [] : subject.publicIps)].filter((ip): ip is string =>
+        Boolean(ip),
+      ),
+    ),
   ];
-  const intel = present(callerIps.map((ip) => index.intelFor(ip)));
-  const anonymizer = intel.filter((i) => intelHas(i.e, "anonymizer") || isBad(i.e));
+  const intel = dropAbsent(callerIps.map((ip) => index.intelFor(ip)));
+  const anonymizer = intel.filter((i) => intelHas(i.evidence, "anonymizer") || isBad(i.evidence));
   const fromCaller = [...index.of("audit"), ...index.of("object_read")].filter(
-    (a) => a.e.callerIp !== undefined && callerIps.includes(a.e.callerIp),
+    (a) => a.evidence.callerIp !== undefined && callerIps.includes(a.evidence.callerIp),
   );
-  const byPrincipal = s.principal
-    ? fromCaller.filter((a) => !a.e.principal || a.e.principal.toLowerCase() === s.principal?.toLowerCase())
+  const byPrincipal = subject.principal
+    ? fromCaller.filter(
+        (a) =>
+          !a.evidence.principal || a.evidence.principal.toLowerCase() === subject.principal?.toLowerCase(),
+      )
     : fromCaller;
-  const sensitive = byPrincipal.filter((a) => SENSITIVE_METHOD.test(a.e.method));
+  const sensitive = byPrincipal.filter((a) => SENSITIVE_METHOD.test(a.evidence.method));
   const persistence = index
     .of("audit")
     .filter(
       (a) =>
-        PERSISTENCE_METHOD.test(a.e.method) &&
-        (!s.principal || a.e.principal === s.principal) &&
-        !a.e.failed &&
-        (a.e.callerIp === undefined || callerIps.includes(a.e.callerIp)),
+        PERSISTENCE_METHOD.test(a.evidence.method) &&
+        (!subject.principal || a.evidence.principal === subject.principal) &&
+        !a.evidence.failed &&
+        (a.evidence.callerIp === undefined || callerIps.includes(a.evidence.callerIp)),
     );
   const denied = index
     .of("audit")
     .filter(
       (a) =>
-        a.e.failed &&
-        (a.e.callerIp === undefined || callerIps.includes(a.e.callerIp)) &&
-        (!s.principal || a.e.principal === s.principal),
+        a.evidence.failed &&
+        (a.evidence.callerIp === undefined || callerIps.includes(a.evidence.callerIp)) &&
+        (!subject.principal || a.evidence.principal === subject.principal),
     );
-  const reads = byPrincipal.filter((a): a is Located<ObjectReadEvidence> => a.e.kind === "object_read");
-  const buckets = [...new Set(reads.map((r) => r.e.bucket).filter((b): b is string => Boolean(b)))];
-  const usual = [...index.of("audit"), ...index.of("object_read")].filter(
-    (a) => s.principal && a.e.principal === s.principal && a.e.callerIp && !callerIps.includes(a.e.callerIp),
+  const reads = byPrincipal.filter(
+    (a): a is Located<ObjectReadEvidence> => a.evidence.kind === "object_read",
   );
-  const who = s.principal ?? "the principal";
+  const buckets = [...new Set(reads.map((r) => r.evidence.bucket).filter((b): b is string => Boolean(b)))];
+  const usual = [...index.of("audit"), ...index.of("object_read")].filter(
+    (a) =>
+      subject.principal &&
+      a.evidence.principal === subject.principal &&
+      a.evidence.callerIp &&
+      !callerIps.includes(a.evidence.callerIp),
+  );
+  const who = subject.principal ?? "the principal";
 
-  const findings = present([
-    finding(
-      `Threat intel on caller IP ${callerIps.join(", ")}: ${intel.map((i) => `${i.e.verdict}${i.e.tags.length ? ` (${i.e.tags.slice(0, 3).join(", ")})` : ""}`).join("; ")}.`,
+  const findings = dropAbsent([
+    keyFinding(
+      `Threat intel on caller IP ${callerIps.join(", ")}: ${intel.map((i) => `${i.evidence.verdict}${i.evidence.tags.length ? ` (${i.evidence.tags.slice(0, 3).join(", ")})` : ""}`).join("; ")}.`,
       intel,
     ),
-    finding(
-      `${who} made ${sumCount(byPrincipal)} API call(s) from ${callerIps.join(", ")}: ${[...new Set(byPrincipal.map((a) => a.e.method))].slice(0, 5).join(", ")}.`,
+    keyFinding(
+      `${who} made ${sumCount(byPrincipal)} API call(s) from ${callerIps.join(", ")}: ${[...new Set(byPrincipal.map((a) => a.evidence.method))].slice(0, 5).join(", ")}.`,
       byPrincipal,
     ),
-    finding(
-      `Persistence from the anomalous caller: ${[...new Set(persistence.map((p) => p.e.method))].join(", ")}.`,
+    keyFinding(
+      `Persistence from the anomalous caller: ${[...new Set(persistence.map((p) => p.evidence.method))].join(", ")}.`,
       persistence,
     ),
-    finding(
+    keyFinding(
       `Data read from the anomalous caller: ${sumCount(reads)} object read(s) in ${buckets.map((b) => `gs://${b}`).join(", ") || "storage"}.`,
       reads,
     ),
-    finding(
-      `Denied from the anomalous caller: ${[...new Set(denied.map((d) => d.e.method))].join(", ")} (attempted escalation).`,
+    keyFinding(
+      `Denied from the anomalous caller: ${[...new Set(denied.map((d) => d.evidence.method))].join(", ")} (attempted escalation).`,
       denied,
     ),
-    finding(
-      `${who}'s usual callers in the window: ${[...new Set(usual.map((u) => u.e.callerIp))].slice(0, 4).join(", ")}.`,
+    keyFinding(
+      `${who}'s usual callers in the window: ${[...new Set(usual.map((u) => u.evidence.callerIp))].slice(0, 4).join(", ")}.`,
       usual,
     ),
   ]);
   const iocs = [
     ...anonymizer.map((i) => ({
       type: "ip" as const,
-      value: i.e.value,
-      context: `caller IP: ${i.e.verdict} (${i.e.tags.slice(0, 3).join(", ")})`,
+      value: i.evidence.value,
+      context: `caller IP: ${i.evidence.verdict} (${i.evidence.tags.slice(0, 3).join(", ")})`,
     })),
-    ...(s.principal && (anonymizer.length > 0 || persistence.length > 0)
-      ? [{ type: "principal" as const, value: s.principal, context: "credential used by an outside caller" }]
+    ...(subject.principal && (anonymizer.length > 0 || persistence.length > 0)
+      ? [
+          {
+            type: "principal" as const,
+            value: subject.principal,
+            context: "credential used by an outside caller",
+          },
+        ]
       : []),
   ];
   const tpBase = {
@@ -96,7 +115,7 @@ export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decisio
     iocs,
     mitre: [
       { tactic: "Initial Access", techniqueId: "T1078.004", techniqueName: "Valid Accounts: Cloud Accounts" },
-      ...(anonymizer.some((i) => intelHas(i.e, "anonymizer"))
+      ...(anonymizer.some((i) => intelHas(i.evidence, "anonymizer"))
         ? [
             {
               tactic: "Command and Control",
@@ -120,7 +139,7 @@ export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decisio
     ],
     actions: [
       {
-        action: `Disable ${s.principal ?? "the credential"}${s.principal?.includes("gserviceaccount") ? " and delete its user-managed keys" : ", reset it and revoke its sessions"}.`,
+        action: `Disable ${subject.principal ?? "the credential"}${subject.principal?.includes("gserviceaccount") ? " and delete its user-managed keys" : ", reset it and revoke its sessions"}.`,
         priority: "immediate" as const,
         respondWith: "disable_service_account_key" as const,
       },
@@ -166,7 +185,7 @@ export function credentialAccessRules(s: Subject, index: EvidenceIndex): Decisio
       openQuestions: ["Which API calls did the caller make? The audit logs in the window showed none."],
     };
   }
-  const benignIntel = intel.length > 0 && intel.every((i) => i.e.verdict === "benign");
+  const benignIntel = intel.length > 0 && intel.every((i) => i.evidence.verdict === "benign");
   if (benignIntel && byPrincipal.length > 0 && sensitive.length === 0 && persistence.length === 0) {
     return {
       findings,

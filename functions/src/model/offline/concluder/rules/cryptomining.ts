@@ -3,7 +3,15 @@ import { intelHas, isBad } from "../../evidence/intel.js";
 import type { FlowEvidence } from "../../evidence/types.js";
 import { isPublicIp } from "../../net.js";
 import type { Subject } from "../../subject.js";
-import { absence, confidenceFrom, type Decision, finding, present, spanText, sumCount } from "../decision.js";
+import {
+  absence,
+  confidenceFrom,
+  type Decision,
+  dropAbsent,
+  keyFinding,
+  spanText,
+  sumCount,
+} from "../decision.js";
 import type { EvidenceIndex, Located } from "../evidence-index.js";
 
 /** Ports mining pools listen on (stratum and common pool front ends). */
@@ -16,7 +24,7 @@ const MINER_TEXT =
 /** Bytes per step, the largest: two steps seeing the same flows must not double them. */
 function bytesAcrossSteps(flows: readonly Located<FlowEvidence>[]): number {
   const perStep = new Map<string, number>();
-  for (const f of flows) perStep.set(f.stepId, (perStep.get(f.stepId) ?? 0) + (f.e.bytes ?? 0));
+  for (const f of flows) perStep.set(f.stepId, (perStep.get(f.stepId) ?? 0) + (f.evidence.bytes ?? 0));
   return Math.max(0, ...perStep.values());
 }
 
@@ -24,8 +32,8 @@ function bytesAcrossSteps(flows: readonly Located<FlowEvidence>[]): number {
 function sustained(flows: readonly Located<FlowEvidence>[]): boolean {
   const count = sumCount(flows);
   const bytes = bytesAcrossSteps(flows);
-  const starts = flows.map((f) => Date.parse(f.e.first ?? "")).filter(Number.isFinite);
-  const ends = flows.map((f) => Date.parse(f.e.last ?? "")).filter(Number.isFinite);
+  const starts = flows.map((f) => Date.parse(f.evidence.first ?? "")).filter(Number.isFinite);
+  const ends = flows.map((f) => Date.parse(f.evidence.last ?? "")).filter(Number.isFinite);
   const minutes = starts.length && ends.length ? (Math.max(...ends) - Math.min(...starts)) / 60_000 : 0;
   return count >= 3 || bytes >= 1024 * 1024 || minutes >= 10;
 }
@@ -39,58 +47,63 @@ function sustained(flows: readonly Located<FlowEvidence>[]): boolean {
  * - false_positive when intel clears every indicator and a populated flow log shows no contact;
  * - inconclusive otherwise.
  */
-export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
-  const indicators = [...s.remoteIps, ...s.domains, ...s.hashes];
-  const intel = present(indicators.map((v) => index.intelFor(v)));
-  const badIntel = intel.filter((i) => isBad(i.e) || intelHas(i.e, "mining"));
+export function cryptominingRules(subject: Subject, index: EvidenceIndex): Decision {
+  const indicators = [...subject.remoteIps, ...subject.domains, ...subject.hashes];
+  const intel = dropAbsent(indicators.map((v) => index.intelFor(v)));
+  const badIntel = intel.filter((i) => isBad(i.evidence) || intelHas(i.evidence, "mining"));
   const miningIntelIps = index
     .of("intel")
-    .filter((i) => i.e.type === "ip" && (isBad(i.e) || intelHas(i.e, "mining")))
-    .map((i) => i.e.value);
+    .filter((i) => i.evidence.type === "ip" && (isBad(i.evidence) || intelHas(i.evidence, "mining")))
+    .map((i) => i.evidence.value);
   const dns = index
     .of("dns")
-    .filter((d) => s.domains.some((dom) => d.e.query === dom || d.e.query.endsWith(`.${dom}`)));
+    .filter((d) =>
+      subject.domains.some((dom) => d.evidence.query === dom || d.evidence.query.endsWith(`.${dom}`)),
+    );
   const poolIps = new Set([
-    ...s.remoteIps,
+    ...subject.remoteIps,
     ...miningIntelIps,
-    ...dns.flatMap((d) => d.e.answers.filter(isPublicIp)),
+    ...dns.flatMap((d) => d.evidence.answers.filter(isPublicIp)),
   ]);
-  const poolFlows = index.of("flow").filter((f) => poolIps.has(f.e.remoteIp));
+  const poolFlows = index.of("flow").filter((f) => poolIps.has(f.evidence.remoteIp));
   const portFlows = index
     .of("flow")
     .filter(
       (f) =>
-        !poolIps.has(f.e.remoteIp) &&
-        f.e.port !== undefined &&
-        POOL_PORTS.has(f.e.port) &&
-        isPublicIp(f.e.remoteIp),
+        !poolIps.has(f.evidence.remoteIp) &&
+        f.evidence.port !== undefined &&
+        POOL_PORTS.has(f.evidence.port) &&
+        isPublicIp(f.evidence.remoteIp),
     );
   const minerLines = index
     .of("host_line")
-    .filter((l) => MINER_TEXT.test(l.e.text) || s.processNames.some((p) => l.e.text.includes(p)));
+    .filter(
+      (l) =>
+        MINER_TEXT.test(l.evidence.text) || subject.processNames.some((p) => l.evidence.text.includes(p)),
+    );
 
   const hasFlows = poolFlows.length > 0;
   const isSustained = hasFlows && sustained(poolFlows);
   const bytes = bytesAcrossSteps(poolFlows);
-  const findings = present([
-    finding(
-      `Threat intelligence marks ${badIntel.map((i) => i.e.value).join(", ")} as ${[...new Set(badIntel.map((i) => i.e.verdict))].join("/")} mining-related infrastructure.`,
+  const findings = dropAbsent([
+    keyFinding(
+      `Threat intelligence marks ${badIntel.map((i) => i.evidence.value).join(", ")} as ${[...new Set(badIntel.map((i) => i.evidence.verdict))].join("/")} mining-related infrastructure.`,
       badIntel,
     ),
     hasFlows
-      ? finding(
-          `The workload exchanged ${sumCount(poolFlows)} flow record(s) (${humanBytes(bytes)}) with pool IP(s) ${[...new Set(poolFlows.map((f) => f.e.remoteIp))].join(", ")}${spanText(poolFlows)}.`,
+      ? keyFinding(
+          `The workload exchanged ${sumCount(poolFlows)} flow record(s) (${humanBytes(bytes)}) with pool IP(s) ${[...new Set(poolFlows.map((f) => f.evidence.remoteIp))].join(", ")}${spanText(poolFlows)}.`,
           poolFlows,
         )
-      : finding(
-          `No flows to the pool IPs ${s.remoteIps.join(", ")} were found.`,
+      : keyFinding(
+          `No flows to the pool IPs ${subject.remoteIps.join(", ")} were found.`,
           [],
           absence(index, /flow/i, "VPC flow logs"),
         ),
-    finding(`The pool domain was resolved ${sumCount(dns)} time(s).`, dns),
-    finding(`Host logs show the miner: ${minerLines.length} matching line(s).`, minerLines),
-    finding(
-      `Further egress on mining-pool ports to ${[...new Set(portFlows.map((f) => f.e.remoteIp))].slice(0, 5).join(", ")}.`,
+    keyFinding(`The pool domain was resolved ${sumCount(dns)} time(s).`, dns),
+    keyFinding(`Host logs show the miner: ${minerLines.length} matching line(s).`, minerLines),
+    keyFinding(
+      `Further egress on mining-pool ports to ${[...new Set(portFlows.map((f) => f.evidence.remoteIp))].slice(0, 5).join(", ")}.`,
       portFlows,
     ),
   ]);
@@ -103,21 +116,21 @@ export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
     openQuestions: [],
     iocs: [
       ...badIntel.map((i) => ({
-        type: i.e.type,
-        value: i.e.value,
-        context: `mining infrastructure per threat intel (${i.e.verdict})`,
+        type: i.evidence.type,
+        value: i.evidence.value,
+        context: `mining infrastructure per threat intel (${i.evidence.verdict})`,
       })),
-      ...[...new Set(poolFlows.map((f) => f.e.remoteIp))].map((ip) => ({
+      ...[...new Set(poolFlows.map((f) => f.evidence.remoteIp))].map((ip) => ({
         type: "ip" as const,
         value: ip,
         context: "mining pool contacted by the workload",
       })),
-      ...[...new Set(portFlows.map((f) => f.e.remoteIp))].map((ip) => ({
+      ...[...new Set(portFlows.map((f) => f.evidence.remoteIp))].map((ip) => ({
         type: "ip" as const,
         value: ip,
         context: "egress on a mining-pool port",
       })),
-      ...s.hashes.map((h) => ({
+      ...subject.hashes.map((h) => ({
         type: "hash" as const,
         value: h,
         context: "miner binary named by the finding",
@@ -133,7 +146,7 @@ export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
     mitre: [{ tactic: "Impact", techniqueId: "T1496", techniqueName: "Resource Hijacking" }],
     actions: [
       {
-        action: `Isolate ${s.instance ?? s.resourceShort} (remove external IP or apply a deny-egress firewall tag) and snapshot its disk for forensics.`,
+        action: `Isolate ${subject.instance ?? subject.resourceShort} (remove external IP or apply a deny-egress firewall tag) and snapshot its disk for forensics.`,
         priority: "immediate",
         respondWith: "add_deny_egress_tag",
       },
@@ -175,10 +188,10 @@ export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
   if (minerLines.length > 0)
     return tp(0.7, "Rule: the host's own logs show a miner running → true_positive.");
 
-  const cleared = intel.length > 0 && intel.every((i) => i.e.verdict === "benign");
+  const cleared = intel.length > 0 && intel.every((i) => i.evidence.verdict === "benign");
   if (cleared && !hasFlows && index.populated(/flow/i)) {
     return {
-      signals: present([
+      signals: dropAbsent([
         "threat intel clears every indicator",
         "populated flow log holds no contact with them",
         minerLines.length === 0 && index.populated(/syslog|host/i) && "populated host log shows no miner",
@@ -205,12 +218,12 @@ export function cryptominingRules(s: Subject, index: EvidenceIndex): Decision {
     rule: "Rule: neither intel nor the logs settle whether the workload mined → inconclusive.",
     actions: [
       {
-        action: `Inspect ${s.instance ?? s.resourceShort} directly (process list, CPU, outbound connections).`,
+        action: `Inspect ${subject.instance ?? subject.resourceShort} directly (process list, CPU, outbound connections).`,
         priority: "soon",
       },
     ],
     openQuestions: [
-      `Did ${s.instance ?? s.resourceShort} connect to ${s.remoteIps.join(", ") || "a mining pool"}? Flow logs were ${index.queried(/flow/i) ? "empty" : "not available"}.`,
+      `Did ${subject.instance ?? subject.resourceShort} connect to ${subject.remoteIps.join(", ") || "a mining pool"}? Flow logs were ${index.queried(/flow/i) ? "empty" : "not available"}.`,
       "Is the flagged binary still present and running?",
     ],
   };

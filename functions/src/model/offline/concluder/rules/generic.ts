@@ -1,6 +1,6 @@
 import { isBad } from "../../evidence/intel.js";
 import type { Subject } from "../../subject.js";
-import { type Decision, finding, present } from "../decision.js";
+import { type Decision, dropAbsent, keyFinding } from "../decision.js";
 import type { EvidenceIndex } from "../evidence-index.js";
 
 /**
@@ -9,37 +9,43 @@ import type { EvidenceIndex } from "../evidence-index.js";
  *   confidence when the logs also show the workload in contact with it);
  * - inconclusive otherwise: without a family's rules the offline model does not clear a finding.
  */
-export function genericRules(s: Subject, index: EvidenceIndex): Decision {
-  const indicators = [...s.publicIps, ...s.domains, ...s.hashes];
-  const intel = present(indicators.map((v) => index.intelFor(v)));
-  const bad = intel.filter((i) => isBad(i.e));
-  const contact = index.of("flow").filter((f) => bad.some((b) => b.e.value === f.e.remoteIp));
+export function genericRules(subject: Subject, index: EvidenceIndex): Decision {
+  const indicators = [...subject.publicIps, ...subject.domains, ...subject.hashes];
+  const intel = dropAbsent(indicators.map((v) => index.intelFor(v)));
+  const bad = intel.filter((i) => isBad(i.evidence));
+  const contact = index.of("flow").filter((f) => bad.some((b) => b.evidence.value === f.evidence.remoteIp));
   const activity = [...index.of("audit"), ...index.of("object_read")];
-  const findings = present([
-    finding(`Threat intel: ${intel.map((i) => `${i.e.value} ${i.e.verdict}`).join("; ")}.`, intel),
-    finding(`The workload contacted ${[...new Set(contact.map((c) => c.e.remoteIp))].join(", ")}.`, contact),
-    finding(
+  const findings = dropAbsent([
+    keyFinding(
+      `Threat intel: ${intel.map((i) => `${i.evidence.value} ${i.evidence.verdict}`).join("; ")}.`,
+      intel,
+    ),
+    keyFinding(
+      `The workload contacted ${[...new Set(contact.map((c) => c.evidence.remoteIp))].join(", ")}.`,
+      contact,
+    ),
+    keyFinding(
       `Audit activity on the resource or by the principal: ${activity.length} distinct call pattern(s).`,
       activity.slice(0, 5),
     ),
   ]);
   const iocs = bad.map((b) => ({
-    type: b.e.type,
-    value: b.e.value,
-    context: `threat intel: ${b.e.verdict}`,
+    type: b.evidence.type,
+    value: b.evidence.value,
+    context: `threat intel: ${b.evidence.verdict}`,
   }));
   if (bad.length > 0) {
     return {
       verdict: "true_positive",
       confidence: contact.length > 0 ? 0.75 : 0.6,
-      severity: s.family === "generic" ? "MEDIUM" : "HIGH",
+      severity: subject.family === "generic" ? "MEDIUM" : "HIGH",
       rule: "Rule: threat intel marks an indicator of the finding malicious → true_positive.",
       findings,
       iocs,
       mitre: [],
       actions: [
         {
-          action: `Block ${bad.map((b) => b.e.value).join(", ")} and review ${s.resourceShort}.`,
+          action: `Block ${bad.map((b) => b.evidence.value).join(", ")} and review ${subject.resourceShort}.`,
           priority: "immediate",
         },
         {
@@ -48,7 +54,9 @@ export function genericRules(s: Subject, index: EvidenceIndex): Decision {
           priority: "soon",
         },
       ],
-      openQuestions: [`What does "${s.category}" mean for ${s.resourceShort} beyond the flagged indicators?`],
+      openQuestions: [
+        `What does "${subject.category}" mean for ${subject.resourceShort} beyond the flagged indicators?`,
+      ],
     };
   }
   return {
@@ -58,14 +66,17 @@ export function genericRules(s: Subject, index: EvidenceIndex): Decision {
     rule: "Rule: no family playbook covers this category and no indicator is known bad → inconclusive; an analyst should decide.",
     findings,
     iocs: intel.map((i) => ({
-      type: i.e.type,
-      value: i.e.value,
-      context: `named by the finding; intel ${i.e.verdict}`,
+      type: i.evidence.type,
+      value: i.evidence.value,
+      context: `named by the finding; intel ${i.evidence.verdict}`,
     })),
     mitre: [],
     actions: [
-      { action: `Review the finding "${s.category}" on ${s.resourceShort} by hand.`, priority: "soon" },
+      {
+        action: `Review the finding "${subject.category}" on ${subject.resourceShort} by hand.`,
+        priority: "soon",
+      },
     ],
-    openQuestions: [`Is the activity behind "${s.category}" expected for ${s.resourceShort}?`],
+    openQuestions: [`Is the activity behind "${subject.category}" expected for ${subject.resourceShort}?`],
   };
 }

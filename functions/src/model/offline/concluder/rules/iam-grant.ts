@@ -2,7 +2,7 @@ import { intelHas, isBad } from "../../evidence/intel.js";
 import type { AuditEvidence } from "../../evidence/types.js";
 import { bareMember, emailDomain, isGoogleManagedDomain } from "../../net.js";
 import type { Subject } from "../../subject.js";
-import { confidenceFrom, type Decision, finding, present, sumCount } from "../decision.js";
+import { confidenceFrom, type Decision, dropAbsent, keyFinding, sumCount } from "../decision.js";
 import type { EvidenceIndex, Located } from "../evidence-index.js";
 
 /** Consumer mail domains: never an organization's own domain. */
@@ -32,7 +32,7 @@ function memberDomain(member: string): string | undefined {
  * that it belongs).
  */
 function orgDomains(
-  s: Subject,
+  subject: Subject,
   index: EvidenceIndex,
   grants: readonly Located<AuditEvidence>[],
   members: ReadonlySet<string>,
@@ -41,13 +41,13 @@ function orgDomains(
     const d = p ? emailDomain(p) : undefined;
     return d && !CONSUMER.test(d) && !isGoogleManagedDomain(d) ? d : undefined;
   };
-  const granters = [s.principal, ...grants.map((g) => g.e.principal)]
+  const granters = [subject.principal, ...grants.map((g) => g.evidence.principal)]
     .map(own)
     .filter((d): d is string => Boolean(d));
   if (granters.length > 0) return new Set(granters);
   const others = index
     .of("audit")
-    .map((a) => a.e.principal)
+    .map((a) => a.evidence.principal)
     .filter((p) => p && !members.has(p.toLowerCase()))
     .map(own)
     .filter((d): d is string => Boolean(d));
@@ -84,22 +84,27 @@ function isExternal(member: string, org: ReadonlySet<string>, project: string | 
  *   and a second signal agrees (an approval signal, or a role that is not sensitive);
  * - inconclusive when the grant is not in the logs.
  */
-export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
-  const wanted = new Set(s.granted.map((g) => bareMember(g.member).toLowerCase()));
+export function iamGrantRules(subject: Subject, index: EvidenceIndex): Decision {
+  const wanted = new Set(subject.granted.map((g) => bareMember(g.member).toLowerCase()));
   const isWanted = (b: AuditEvidence["bindings"][number]) =>
     b.action === "ADD" && (wanted.size === 0 || wanted.has(bareMember(b.member).toLowerCase()));
-  const grants = index.of("audit").filter((a) => a.e.bindings.some(isWanted));
-  const added = grants.flatMap((g) => g.e.bindings.filter(isWanted));
+  const grants = index.of("audit").filter((a) => a.evidence.bindings.some(isWanted));
+  const added = grants.flatMap((g) => g.evidence.bindings.filter(isWanted));
   const members = [
-    ...new Set([...added.map((b) => bareMember(b.member)), ...s.granted.map((g) => bareMember(g.member))]),
+    ...new Set([
+      ...added.map((b) => bareMember(b.member)),
+      ...subject.granted.map((g) => bareMember(g.member)),
+    ]),
   ];
   const memberKeys = new Set(members.map((m) => m.toLowerCase()));
-  const org = orgDomains(s, index, grants, memberKeys);
-  const external = members.filter((m) => isExternal(m, org, s.project));
+  const org = orgDomains(subject, index, grants, memberKeys);
+  const external = members.filter((m) => isExternal(m, org, subject.project));
   const granters = [
-    ...new Set([...grants.map((g) => g.e.principal), s.principal].filter((p): p is string => Boolean(p))),
+    ...new Set(
+      [...grants.map((g) => g.evidence.principal), subject.principal].filter((p): p is string => Boolean(p)),
+    ),
   ];
-  const grantIps = new Set(grants.map((g) => g.e.callerIp).filter((ip): ip is string => Boolean(ip)));
+  const grantIps = new Set(grants.map((g) => g.evidence.callerIp).filter((ip): ip is string => Boolean(ip)));
   // Where the granters act from otherwise (their activity step): a grant from elsewhere is unusual.
   const usualIps = [
     ...new Set(
@@ -107,54 +112,61 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
         .of("audit")
         .filter(
           (a) =>
-            a.e.principal && granters.includes(a.e.principal) && a.e.callerIp && !grantIps.has(a.e.callerIp),
+            a.evidence.principal &&
+            granters.includes(a.evidence.principal) &&
+            a.evidence.callerIp &&
+            !grantIps.has(a.evidence.callerIp),
         )
-        .map((a) => a.e.callerIp ?? ""),
+        .map((a) => a.evidence.callerIp ?? ""),
     ),
   ];
   const unusualCaller = usualIps.length > 0 && [...grantIps].some((ip) => !usualIps.includes(ip));
   // The granter's other work (not the grant) from the grant's own address: it acts from there anyway.
-  const grantMethods = new Set(grants.map((g) => g.e.method));
+  const grantMethods = new Set(grants.map((g) => g.evidence.method));
   const usualAddress = index.of("audit").some(
     (a) =>
       // Another method: several steps return the grant itself, some as an aggregate without its bindings.
-      !grantMethods.has(a.e.method) &&
-      a.e.principal !== undefined &&
-      granters.includes(a.e.principal) &&
-      a.e.callerIp !== undefined &&
-      grantIps.has(a.e.callerIp),
+      !grantMethods.has(a.evidence.method) &&
+      a.evidence.principal !== undefined &&
+      granters.includes(a.evidence.principal) &&
+      a.evidence.callerIp !== undefined &&
+      grantIps.has(a.evidence.callerIp),
   );
-  const tickets = [...new Set(grants.flatMap((g) => g.e.tickets))];
+  const tickets = [...new Set(grants.flatMap((g) => g.evidence.tickets))];
   // Policy-change rows may lack the user agent; the granter's own activity rows from the same address carry it.
   const agentOf = (g: Located<AuditEvidence>): string =>
-    g.e.userAgent ??
+    g.evidence.userAgent ??
     index
       .of("audit")
-      .find((a) => a.e.principal === g.e.principal && a.e.callerIp === g.e.callerIp && a.e.userAgent)?.e
-      .userAgent ??
+      .find(
+        (a) =>
+          a.evidence.principal === g.evidence.principal &&
+          a.evidence.callerIp === g.evidence.callerIp &&
+          a.evidence.userAgent,
+      )?.evidence.userAgent ??
     "";
   const account = (p: string | undefined) => (p ?? "").split("@")[0] ?? "";
-  const automationIdentity = grants.filter((g) => AUTOMATION.test(account(g.e.principal)));
+  const automationIdentity = grants.filter((g) => AUTOMATION.test(account(g.evidence.principal)));
   const toolAgent = grants.filter((g) => AUTOMATION_AGENT.test(agentOf(g)));
   const automation = automationIdentity.filter((g) => toolAgent.includes(g));
   const sensitive = [
     ...new Set(
-      [...added.map((b) => b.role), ...s.granted.map((g) => g.role ?? "")].filter((r) =>
+      [...added.map((b) => b.role), ...subject.granted.map((g) => g.role ?? "")].filter((r) =>
         SENSITIVE_ROLE.test(r),
       ),
     ),
   ];
   const granteeUse = [...index.of("audit"), ...index.of("object_read")].filter((a) =>
-    memberKeys.has((a.e.principal ?? "").toLowerCase()),
+    memberKeys.has((a.evidence.principal ?? "").toLowerCase()),
   );
-  const callerIps = [...new Set([...grantIps, ...(s.callerIp ? [s.callerIp] : [])])];
-  const badCaller = present(callerIps.map((ip) => index.intelFor(ip))).filter(
-    (i) => isBad(i.e) || intelHas(i.e, "anonymizer"),
+  const callerIps = [...new Set([...grantIps, ...(subject.callerIp ? [subject.callerIp] : [])])];
+  const badCaller = dropAbsent(callerIps.map((ip) => index.intelFor(ip))).filter(
+    (i) => isBad(i.evidence) || intelHas(i.evidence, "anonymizer"),
   );
   // Independent signals of an approved change, one per source; corroboration.ts wants two. The
   // ticket and the user agent are both written by whoever sends the request, so together they
   // are one signal; the identity's name and its usual address come from elsewhere.
-  const approvals = present([
+  const approvals = dropAbsent([
     automationIdentity.length > 0 && "the granter is a deployment automation identity",
     (tickets.length > 0 || toolAgent.length > 0) &&
       "the request cites a change ticket or carries a deployment tool's user agent",
@@ -169,8 +181,8 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
     if (/\.iam\.gserviceaccount\.com$/.test(domain)) return "a service account of another project";
     return `domain ${domain}, not ${[...org].join(" or ")}`;
   };
-  const findings = present([
-    finding(
+  const findings = dropAbsent([
+    keyFinding(
       `${granters.join(", ") || "A principal"} granted ${
         added
           .map((b) => `${b.role} to ${b.member}`)
@@ -179,26 +191,26 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
       }.`,
       grants,
     ),
-    finding(
+    keyFinding(
       external.length > 0
         ? `The new member is outside the organization: ${external.map((m) => `${m} is ${why(m)}`).join("; ")}.`
         : `The member(s) ${members.join(", ")} belong to the organization's domain(s) ${[...org].join(", ")}.`,
       grants.slice(0, 1),
     ),
-    finding(
+    keyFinding(
       `The grant came from ${[...grantIps].join(", ")}${grants[0] && agentOf(grants[0]) ? ` with user agent ${JSON.stringify(agentOf(grants[0]))}` : ""}, while ${granters.join(", ")} otherwise acts from ${usualIps.slice(0, 4).join(", ")}.`,
       unusualCaller ? grants : [],
     ),
-    finding(
-      `The grant is an approved change: ${[...tickets.map((t) => `ticket ${t}`), ...automation.map((a) => `automation ${a.e.principal ?? ""} (${agentOf(a)})`)].join(", ")}.`,
+    keyFinding(
+      `The grant is an approved change: ${[...tickets.map((t) => `ticket ${t}`), ...automation.map((a) => `automation ${a.evidence.principal ?? ""} (${agentOf(a)})`)].join(", ")}.`,
       approved ? grants : [],
     ),
-    finding(
-      `The new member used the access: ${sumCount(granteeUse)} call(s) (${[...new Set(granteeUse.map((g) => g.e.method))].slice(0, 4).join(", ")}).`,
+    keyFinding(
+      `The new member used the access: ${sumCount(granteeUse)} call(s) (${[...new Set(granteeUse.map((g) => g.evidence.method))].slice(0, 4).join(", ")}).`,
       granteeUse,
     ),
-    finding(
-      `The granter's caller IP is flagged by threat intel: ${badCaller.map((i) => `${i.e.value} ${i.e.verdict}`).join(", ")}.`,
+    keyFinding(
+      `The granter's caller IP is flagged by threat intel: ${badCaller.map((i) => `${i.evidence.value} ${i.evidence.verdict}`).join(", ")}.`,
       badCaller,
     ),
   ]);
@@ -210,7 +222,7 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
     })),
     ...badCaller.map((i) => ({
       type: "ip" as const,
-      value: i.e.value,
+      value: i.evidence.value,
       context: "granter's caller IP flagged by intel",
     })),
   ];
@@ -285,7 +297,7 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
   if (grants.length > 0 && external.length === 0 && org.size > 0) {
     return {
       verdict: "false_positive",
-      signals: present([
+      signals: dropAbsent([
         "the member's domain is the organization's own",
         ...approvals,
         sensitive.length === 0 && "the role granted is not a sensitive one",
@@ -311,7 +323,7 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
       ? "Rule: the grant is in the logs but neither the member's organization nor an approval could be established → inconclusive."
       : "Rule: the grant itself was not found in the admin activity logs → inconclusive.",
     findings,
-    iocs: s.granted.map((g) => ({
+    iocs: subject.granted.map((g) => ({
       type: "principal" as const,
       value: bareMember(g.member),
       context: "member named by the finding",
@@ -327,6 +339,8 @@ export function iamGrantRules(s: Subject, index: EvidenceIndex): Decision {
       ? [
           `Does ${members.join(", ")} belong to your organization, and who approved the grant by ${granters.join(", ")}?`,
         ]
-      : [`Who granted ${s.granted.map((g) => g.member).join(", ") || "the role"}, and under which change?`],
+      : [
+          `Who granted ${subject.granted.map((g) => g.member).join(", ") || "the role"}, and under which change?`,
+        ],
   };
 }

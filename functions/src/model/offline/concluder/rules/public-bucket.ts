@@ -1,7 +1,7 @@
 import { isBad } from "../../evidence/intel.js";
 import type { ObjectReadEvidence } from "../../evidence/types.js";
 import type { Subject } from "../../subject.js";
-import { confidenceFrom, type Decision, finding, present, sumCount } from "../decision.js";
+import { confidenceFrom, type Decision, dropAbsent, keyFinding, sumCount } from "../decision.js";
 import type { EvidenceIndex, Located } from "../evidence-index.js";
 
 const PUBLIC_MEMBER = /^(allUsers|allAuthenticatedUsers)$/i;
@@ -31,19 +31,30 @@ function isOutsider(read: ObjectReadEvidence): boolean {
  *   bucket looks like a site (its name, or an index page);
  * - inconclusive when neither the binding nor reads are in the logs.
  */
-export function publicBucketRules(s: Subject, index: EvidenceIndex): Decision {
-  const bucket = s.bucket ?? s.resourceShort;
-  const onBucket = (r: Located<ObjectReadEvidence>) => !r.e.bucket || r.e.bucket === bucket;
+export function publicBucketRules(subject: Subject, index: EvidenceIndex): Decision {
+  const bucket = subject.bucket ?? subject.resourceShort;
+  const onBucket = (r: Located<ObjectReadEvidence>) => !r.evidence.bucket || r.evidence.bucket === bucket;
   const reads = index.of("object_read").filter(onBucket);
-  const anonymous = reads.filter((r) => isOutsider(r.e));
-  const objects = [...new Set(anonymous.map((r) => r.e.object).filter((o): o is string => Boolean(o)))];
+  const anonymous = reads.filter((r) => isOutsider(r.evidence));
+  const objects = [
+    ...new Set(anonymous.map((r) => r.evidence.object).filter((o): o is string => Boolean(o))),
+  ];
   const privateObjects = objects.filter((o) => PRIVATE_DATA.test(o) && !WEB_ASSET.test(o));
   const allWeb = objects.length > 0 && objects.every((o) => WEB_ASSET.test(o));
-  const bucketChanges = index.of("audit").filter((a) => !a.e.resource || a.e.resource.includes(bucket));
-  const intentChanges = bucketChanges.filter((a) => a.e.website === true || a.e.intentHints.length > 0);
+  const bucketChanges = index
+    .of("audit")
+    .filter((a) => !a.evidence.resource || a.evidence.resource.includes(bucket));
+  const intentChanges = bucketChanges.filter(
+    (a) => a.evidence.website === true || a.evidence.intentHints.length > 0,
+  );
   const configured = intentChanges.length > 0;
   const intentWords = [
-    ...new Set(intentChanges.flatMap((a) => [...a.e.intentHints, ...a.e.tickets.map((t) => `change ${t}`)])),
+    ...new Set(
+      intentChanges.flatMap((a) => [
+        ...a.evidence.intentHints,
+        ...a.evidence.tickets.map((t) => `change ${t}`),
+      ]),
+    ),
   ];
   const website =
     (allWeb || (objects.length === 0 && configured)) &&
@@ -52,35 +63,42 @@ export function publicBucketRules(s: Subject, index: EvidenceIndex): Decision {
     .of("audit")
     .filter(
       (a) =>
-        a.e.bindings.some((b) => b.action === "ADD" && PUBLIC_MEMBER.test(b.member)) &&
-        (!a.e.resource || a.e.resource.includes(bucket)),
+        a.evidence.bindings.some((b) => b.action === "ADD" && PUBLIC_MEMBER.test(b.member)) &&
+        (!a.evidence.resource || a.evidence.resource.includes(bucket)),
     );
-  const readers = [...new Set(anonymous.map((r) => r.e.callerIp).filter((ip): ip is string => Boolean(ip)))];
-  const badReaders = present(readers.map((ip) => index.intelFor(ip))).filter((i) => isBad(i.e));
-  const exposer = [...new Set(bindings.map((b) => b.e.principal).filter((p): p is string => Boolean(p)))];
+  const readers = [
+    ...new Set(anonymous.map((r) => r.evidence.callerIp).filter((ip): ip is string => Boolean(ip))),
+  ];
+  const badReaders = dropAbsent(readers.map((ip) => index.intelFor(ip))).filter((i) => isBad(i.evidence));
+  const exposer = [
+    ...new Set(bindings.map((b) => b.evidence.principal).filter((p): p is string => Boolean(p))),
+  ];
 
-  const findings = present([
-    finding(
-      `${exposer.join(", ") || "A principal"} made gs://${bucket} public (${[...new Set(bindings.flatMap((b) => b.e.bindings.filter((x) => PUBLIC_MEMBER.test(x.member)).map((x) => `${x.member} ${x.role}`)))].join(", ")}).`,
+  const findings = dropAbsent([
+    keyFinding(
+      `${exposer.join(", ") || "A principal"} made gs://${bucket} public (${[...new Set(bindings.flatMap((b) => b.evidence.bindings.filter((x) => PUBLIC_MEMBER.test(x.member)).map((x) => `${x.member} ${x.role}`)))].join(", ")}).`,
       bindings,
     ),
-    finding(
+    keyFinding(
       `${sumCount(anonymous)} anonymous read(s) of ${objects.length} object(s) from ${readers.length} IP(s): ${objects.slice(0, 5).join(", ")}.`,
       anonymous,
     ),
-    finding(
+    keyFinding(
       `Objects read anonymously look like private data: ${privateObjects.slice(0, 5).join(", ")}.`,
-      privateObjects.length ? anonymous.filter((r) => privateObjects.includes(r.e.object ?? "")) : [],
+      privateObjects.length ? anonymous.filter((r) => privateObjects.includes(r.evidence.object ?? "")) : [],
     ),
-    finding(
-      `The bucket is public by design: ${intentWords.join(", ")}${intentChanges.some((a) => a.e.principal) ? `, set by ${[...new Set(intentChanges.map((a) => a.e.principal ?? ""))].filter(Boolean).join(", ")}` : ""}.`,
+    keyFinding(
+      `The bucket is public by design: ${intentWords.join(", ")}${intentChanges.some((a) => a.evidence.principal) ? `, set by ${[...new Set(intentChanges.map((a) => a.evidence.principal ?? ""))].filter(Boolean).join(", ")}` : ""}.`,
       intentChanges,
     ),
-    finding(
+    keyFinding(
       `Every object read anonymously is a web asset (${objects.slice(0, 4).join(", ")}).`,
       allWeb ? anonymous : [],
     ),
-    finding(`Readers flagged by threat intel: ${badReaders.map((i) => i.e.value).join(", ")}.`, badReaders),
+    keyFinding(
+      `Readers flagged by threat intel: ${badReaders.map((i) => i.evidence.value).join(", ")}.`,
+      badReaders,
+    ),
   ]);
   const iocs = [
     ...readers
@@ -132,7 +150,7 @@ export function publicBucketRules(s: Subject, index: EvidenceIndex): Decision {
   if (website) {
     return {
       verdict: "benign",
-      signals: present([
+      signals: dropAbsent([
         configured && "the bucket was configured or labelled as a public website",
         allWeb && "only web assets were read anonymously",
         WEBSITE_NAME.test(bucket) && "the bucket has a site-like name",

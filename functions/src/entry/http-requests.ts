@@ -5,12 +5,12 @@ export const InvestigationRefSchema = z.object({ investigationId: z.string().reg
 
 export const StepRequestSchema = InvestigationRefSchema.extend({ stepId: z.string().min(1).max(40) });
 
-export const AdvanceRequestSchema = InvestigationRefSchema.extend({
+export const ReflectorRequestSchema = InvestigationRefSchema.extend({
   wave: z.number().int().min(1).max(1_000),
   stepIds: z.array(z.string().min(1).max(40)).max(50),
 });
 
-export const FinishRequestSchema = InvestigationRefSchema.extend({
+export const ConcluderRequestSchema = InvestigationRefSchema.extend({
   mode: z.enum(["conclude", "needs_human", "fail"]),
   reason: z.string().max(2_000).default(""),
 });

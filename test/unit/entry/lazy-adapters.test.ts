@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { lazyChatSink } from "../../../functions/src/functions/lazy-chat.js";
-import { lazyLauncher } from "../../../functions/src/functions/lazy-launcher.js";
+import { lazyChatSink } from "../../../functions/src/entry/lazy-chat.js";
+import { lazyLauncher } from "../../../functions/src/entry/lazy-launcher.js";
 import type { ChatMessage, ChatSink } from "../../../functions/src/ports/chat-sink.js";
 
 /** The launcher and the chat sink are built on first use, once, and a failed build is retried. */

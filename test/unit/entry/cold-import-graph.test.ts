@@ -6,10 +6,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import {
-  ENTRY_POINT_NEEDS,
-  type EntryPointModuleName,
-} from "../../../functions/src/functions/entry-modules.js";
+import { ENTRY_POINT_NEEDS, type EntryPointModuleName } from "../../../functions/src/entry/entry-modules.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 
 /**

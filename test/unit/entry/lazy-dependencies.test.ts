@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
-import { buildToolCatalog } from "../../../functions/src/functions/catalog.js";
+import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
 import { createLogger } from "../../../functions/src/platform/logger.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ferret-lazy-"));

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
-import { buildRuntime } from "../../../functions/src/functions/compose.js";
-import { ENTRY_POINT_MODULES } from "../../../functions/src/functions/entry-modules.js";
+import { buildRuntime } from "../../../functions/src/entry/compose.js";
+import { ENTRY_POINT_MODULES } from "../../../functions/src/entry/entry-modules.js";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 
 /**

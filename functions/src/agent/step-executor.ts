@@ -79,7 +79,7 @@ const MAX_RESULT_IOCS = 50;
  * that the toolbox allows; anything else it asks for is refused in code and reported
  * back as a failed call, never executed.
  */
-export async function executeStep(input: ExecutorInput): Promise<StepResult> {
+export async function askStepExecutor(input: ExecutorInput): Promise<StepResult> {
   const resumed = await input.journal?.resume();
   // The plan already says what to call: no model round to choose the calls, and none to read
   // them when they answered. Empty or failed answers need judgment (widen? another source?),

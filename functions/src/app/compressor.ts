@@ -31,7 +31,7 @@ export interface CompressStepOutcome {
  * of the step reads the compressed history. Idempotent: without pending pressure (a
  * repeated call, or the step already finished) it changes nothing.
  */
-export async function compressStep(id: string, stepId: string, deps: AppDeps): Promise<CompressStepOutcome> {
+export async function runCompressor(id: string, stepId: string, deps: AppDeps): Promise<CompressStepOutcome> {
   const histories = requireHistories(deps);
   if (await deps.store.getStepResult(id, stepId)) {
     return { stepId, compressed: false, compressions: 0, reason: "the step already has its result" };

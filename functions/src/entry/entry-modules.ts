@@ -39,9 +39,9 @@ async function workflowFunction(
   const m = await import("./http-functions.js");
   const operations = {
     planner: m.plannerOperation,
-    stepExecutor: m.stepOperation,
-    reflector: m.advanceOperation,
-    concluder: m.finishOperation,
+    stepExecutor: m.stepExecutorOperation,
+    reflector: m.reflectorOperation,
+    concluder: m.concluderOperation,
     compressor: m.compressorOperation,
     responder: m.responderOperation,
   } as const;

@@ -1,14 +1,17 @@
 import type { Request, Response } from "@google-cloud/functions-framework";
 import type { z } from "zod";
 import { requestApproval, settleApproval } from "../app/approval-responder.js";
-import { compressStep } from "../app/compression.js";
+import { runCompressor } from "../app/compressor.js";
+import { failInvestigation, runConcluder } from "../app/concluder.js";
 import type { AppDeps } from "../app/deps.js";
-import { advance, finish, markFailed, runStep, startPlanning } from "../app/operations.js";
+import { runPlanner } from "../app/planner.js";
+import { runReflector } from "../app/reflector.js";
+import { runStepExecutor } from "../app/step-executor.js";
 import { createLogger, type Logger } from "../platform/logger.js";
 import {
-  AdvanceRequestSchema,
-  FinishRequestSchema,
+  ConcluderRequestSchema,
   InvestigationRefSchema,
+  ReflectorRequestSchema,
   ResponderRequestSchema,
   StepRequestSchema,
 } from "./http-requests.js";
@@ -51,11 +54,11 @@ export function workflowHandler<I extends { investigationId: string }>(
 }
 
 export const plannerOperation: Operation<z.infer<typeof InvestigationRefSchema>> = async (input, deps) => ({
-  next: await startPlanning(input.investigationId, deps),
+  next: await runPlanner(input.investigationId, deps),
 });
 
-export const stepOperation: Operation<z.infer<typeof StepRequestSchema>> = async (input, deps) => {
-  const outcome = await runStep(input.investigationId, input.stepId, deps);
+export const stepExecutorOperation: Operation<z.infer<typeof StepRequestSchema>> = async (input, deps) => {
+  const outcome = await runStepExecutor(input.investigationId, input.stepId, deps);
   return {
     stepId: outcome.stepId,
     status: outcome.status,
@@ -74,19 +77,19 @@ export const responderOperation: Operation<z.infer<typeof ResponderRequestSchema
 
 /** Called by the workflow after a step answered context_pressure, before it runs the step again. */
 export const compressorOperation: Operation<z.infer<typeof StepRequestSchema>> = async (input, deps) => {
-  const outcome = await compressStep(input.investigationId, input.stepId, deps);
+  const outcome = await runCompressor(input.investigationId, input.stepId, deps);
   return { ...outcome };
 };
 
-export const advanceOperation: Operation<z.infer<typeof AdvanceRequestSchema>> = async (input, deps) => ({
-  next: await advance(input.investigationId, input.wave, input.stepIds, deps),
+export const reflectorOperation: Operation<z.infer<typeof ReflectorRequestSchema>> = async (input, deps) => ({
+  next: await runReflector(input.investigationId, input.wave, input.stepIds, deps),
 });
 
-export const finishOperation: Operation<z.infer<typeof FinishRequestSchema>> = async (input, deps) => {
+export const concluderOperation: Operation<z.infer<typeof ConcluderRequestSchema>> = async (input, deps) => {
   const investigation =
     input.mode === "fail"
-      ? await markFailed(input.investigationId, input.reason || "the workflow failed", deps)
-      : await finish(input.investigationId, input.mode, input.reason, deps);
+      ? await failInvestigation(input.investigationId, input.reason || "the workflow failed", deps)
+      : await runConcluder(input.investigationId, input.mode, input.reason, deps);
   return {
     investigationId: investigation.id,
     status: investigation.status,
@@ -99,8 +102,8 @@ export const finishOperation: Operation<z.infer<typeof FinishRequestSchema>> = a
 export const HTTP_SCHEMAS = {
   planner: InvestigationRefSchema,
   stepExecutor: StepRequestSchema,
-  reflector: AdvanceRequestSchema,
-  concluder: FinishRequestSchema,
+  reflector: ReflectorRequestSchema,
+  concluder: ConcluderRequestSchema,
   compressor: StepRequestSchema,
   responder: ResponderRequestSchema,
 } as const;
@@ -123,9 +126,9 @@ function bound<I extends { investigationId: string }>(
 /** Each HTTP function the workflow calls, by its function name. */
 export const WORKFLOW_FUNCTIONS = {
   planner: bound("planner", HTTP_SCHEMAS.planner, plannerOperation),
-  stepExecutor: bound("stepExecutor", HTTP_SCHEMAS.stepExecutor, stepOperation),
-  reflector: bound("reflector", HTTP_SCHEMAS.reflector, advanceOperation),
-  concluder: bound("concluder", HTTP_SCHEMAS.concluder, finishOperation),
+  stepExecutor: bound("stepExecutor", HTTP_SCHEMAS.stepExecutor, stepExecutorOperation),
+  reflector: bound("reflector", HTTP_SCHEMAS.reflector, reflectorOperation),
+  concluder: bound("concluder", HTTP_SCHEMAS.concluder, concluderOperation),
   compressor: bound("compressor", HTTP_SCHEMAS.compressor, compressorOperation),
   responder: bound("responder", HTTP_SCHEMAS.responder, responderOperation),
 } as const satisfies Record<string, WorkflowFunction>;

@@ -1,0 +1,136 @@
+import { askReflector } from "../agent/reflector.js";
+import type { Investigation } from "../domain/investigation.js";
+import type { NextAction } from "../domain/next-action.js";
+import { applyPlanUpdates } from "../domain/plan-rules.js";
+import type { Reflection } from "../domain/reflection.js";
+import type { StepResult } from "../domain/results.js";
+import type { AppDeps } from "./deps.js";
+import { earlyCoverage } from "./early-reflection.js";
+import { publishEvents } from "./publish.js";
+import {
+  decide,
+  modelFields,
+  offlineOnBadOutput,
+  republish,
+  requirePlan,
+  terminalAction,
+  withUsage,
+} from "./roles-common.js";
+
+/**
+ * Called once per finished wave: reflects when the policy says so (once per wave, stored
+ * under the wave number), applies the plan updates, and returns the next action.
+ */
+export async function runReflector(
+  id: string,
+  wave: number,
+  stepIds: readonly string[],
+  deps: AppDeps,
+): Promise<NextAction> {
+  const inv = await deps.store.require(id);
+  const done = terminalAction(inv);
+  if (done) return done;
+  const stored = await deps.store.getReflection(id, wave);
+  if (stored) {
+    await republish(deps, id, (e) => e.type === "reflected");
+    return decide(inv, deps, { lastReflection: reflectionSignal(stored) });
+  }
+  const [results, reflections] = await Promise.all([
+    deps.store.listStepResults(id),
+    deps.store.listReflections(id),
+  ]);
+  const waveResults = results.filter((r) => stepIds.includes(r.stepId));
+  const first = decide(inv, deps, {
+    finishedWave: {
+      stepIds,
+      anyFailed: waveResults.some((r) => r.status === "failed"),
+      allAnswered:
+        waveResults.length === stepIds.length && waveResults.every((r) => r.outcome === "answered"),
+    },
+  });
+  if (first.kind !== "reflect") return first;
+  // A reflection already ran on this wave's decisive result: no second one to reach the same answer.
+  const early = earlyCoverage(
+    reflections,
+    stepIds,
+    waveResults.map((r) => r.stepId),
+  );
+  const covering = early.achieved ?? (early.coversWave ? early.latest : undefined);
+  if (covering) return decide(inv, deps, { lastReflection: reflectionSignal(covering) });
+
+  const { draft, usage, outcome, rules } = await reflectAndApply(inv, results, stepIds, deps);
+  const reflection: Reflection = {
+    ...draft,
+    wave,
+    afterSteps: [...stepIds],
+    applied: outcome.applied,
+    refused: outcome.refused,
+    skipped: false,
+    usage,
+    model: deps.model.name,
+    createdAt: deps.now().toISOString(),
+  };
+  const recorded = await deps.store.recordReflection(id, reflection, (current) => {
+    const base = withUsage(current, usage, deps.now());
+    const changed =
+      outcome.applied.length > 0
+        ? applyPlanUpdates(requirePlan(current), draft.updates, rules).plan
+        : requirePlan(current);
+    return {
+      investigation: {
+        ...base,
+        ...modelFields(current, deps),
+        plan: changed,
+        counters: { ...base.counters, waves: base.counters.waves + 1, revisions: changed.revision },
+      },
+      events: [{ type: "reflected", message: reflectionMessage(reflection) }],
+    };
+  });
+  await publishEvents(deps.bus, recorded.events);
+  return decide(recorded.investigation, deps, { lastReflection: reflectionSignal(recorded.reflection) });
+}
+function reflectionSignal(r: Reflection): { achieved: boolean; refusedForBudget: number } {
+  return {
+    achieved: r.achieved,
+    refusedForBudget: r.refused.filter((x) => x.reason.includes("revision budget")).length,
+  };
+}
+
+export function reflectionMessage(r: Reflection): string {
+  const changes = r.applied.map((u) =>
+    u.op === "add" ? `+${u.step.id}` : u.op === "cancel" ? `-${u.id}` : `~${u.id}`,
+  );
+  return `${r.achieved ? "Objective achieved. " : ""}${r.insights[0] ?? r.rationale}${changes.length ? ` (plan: ${changes.join(" ")})` : ""}`;
+}
+
+/**
+ * Asks the reflector about the results so far and applies its updates to the plan as read:
+ * the wave's reflection and an early one differ only in what they record.
+ */
+export async function reflectAndApply(
+  inv: Investigation,
+  results: StepResult[],
+  justFinished: readonly string[],
+  deps: AppDeps,
+) {
+  const plan = requirePlan(inv);
+  const rules = {
+    allowedTools: deps.toolbox.names(),
+    maxSteps: deps.config.agent.maxSteps,
+    maxRevisions: deps.config.agent.maxRevisions,
+  };
+  const { draft, usage } = await offlineOnBadOutput(deps, "reflector", () =>
+    askReflector({
+      investigationId: inv.id,
+      finding: inv.finding,
+      plan,
+      results,
+      justFinished: [...justFinished],
+      model: deps.model,
+      tools: rules.allowedTools,
+      maxSteps: rules.maxSteps,
+      revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
+    }),
+  );
+  return { draft, usage, outcome: applyPlanUpdates(plan, draft.updates, rules), rules };
+}
