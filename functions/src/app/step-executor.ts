@@ -42,7 +42,7 @@ export async function runStepExecutor(id: string, stepId: string, deps: AppDeps)
   const existing = await deps.store.getStepResult(id, stepId);
   if (existing) {
     await republish(deps, id, (e) => e.stepId === stepId);
-    return { stepId, status: existing.status, executed: false, held: heldCalls(existing, id) };
+    return { stepId, status: existing.status, executed: false, ...heldField(heldCalls(existing, id)) };
   }
   const inv = await deps.store.require(id);
   const plan = requirePlan(inv);
@@ -128,8 +128,13 @@ export async function runStepExecutor(id: string, stepId: string, deps: AppDeps)
     stepId,
     status: recorded.result.status,
     executed: recorded.created,
-    held: heldCalls(recorded.result, id),
+    ...heldField(heldCalls(recorded.result, id)),
   };
+}
+
+/** `held` only when a call waits: the workflow reads it with a default, and most steps hold none. */
+function heldField(held: { approvalId: string; tool: string }[]): Pick<StepOutcome, "held"> {
+  return held.length > 0 ? { held } : {};
 }
 
 /** The plan's reason for cancelling a step, read fresh from the store; undefined while it is wanted. */

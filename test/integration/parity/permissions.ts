@@ -129,6 +129,14 @@ export const OPERATIONS: readonly Operation[] = [
   },
   publishesEvents("stepExecutor"),
 
+  ...firestore(
+    "responder",
+    "reads approval records, claims and records an approved call's run (app/approval-responder.ts)",
+  ),
+  // It builds the step executor's tool catalog, whose intel adapter is constructed with the key.
+  otxKey("responder"),
+  publishesEvents("responder"),
+
   ...firestore("reflector", "stores reflections and plan updates"),
   gemini("reflector"),
   otxKey("reflector"),
@@ -235,7 +243,9 @@ export const OPERATIONS: readonly Operation[] = [
   },
   deadLetters("analystActions", "analyst-actions"),
 
-  ...["planner", "stepExecutor", "reflector", "concluder", "compressor"].map((fn) => invokes("workflow", fn)),
+  ...["planner", "stepExecutor", "reflector", "concluder", "compressor", "responder"].map((fn) =>
+    invokes("workflow", fn),
+  ),
   {
     sa: "workflow",
     what: "writes call logs (call_log_level)",
