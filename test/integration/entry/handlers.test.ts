@@ -160,7 +160,7 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
     assert.ok(firstStep, "a finished step exists");
     const again = await post(urls.stepExecutor as string, { investigationId: id, stepId: firstStep.id });
     assert.equal(again.status, 200);
-    assert.deepEqual(again.body, { stepId: firstStep.id, status: "done", executed: false });
+    assert.deepEqual(again.body, { stepId: firstStep.id, status: "done", executed: false, held: [] });
     const advanced = await post(urls.reflector as string, {
       investigationId: id,
       wave: 1,
@@ -186,6 +186,13 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
       i++
     ) {
       await sleep(100);
+    }
+    // The verdict post is followed by the root's edit into the card: wait until the file is still.
+    for (let i = 0, n = -1; i < 50; i++) {
+      const count = readFileSync(chatFile, "utf8").trim().split("\n").length;
+      if (count === n) break;
+      n = count;
+      await sleep(300);
     }
     const store = new m.store.FirestoreInvestigationStore(m.client.createFirestore({ projectId }));
     const events = await store.listEvents(id);

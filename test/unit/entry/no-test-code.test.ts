@@ -30,7 +30,7 @@ describe("no test code in the deployed tree", () => {
 
   it("finds the source files and their imports (the scan itself works)", () => {
     assert.ok(files.length > 100, `only ${files.length} files found under ${SRC}`);
-    const compose = readFileSync(join(SRC, "functions/compose.ts"), "utf8");
+    const compose = readFileSync(join(SRC, "entry/compose.ts"), "utf8");
     assert.ok(relativeImports(compose).includes("../config/config.js"));
     assert.ok(relativeImports('await import("../x.js")').includes("../x.js"));
   });
