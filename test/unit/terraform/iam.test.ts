@@ -394,10 +394,14 @@ test("only the analystActions worker may send approval callbacks, with a role ho
   const binding = resource(tf, "google_project_iam_member.approval_callbacks");
   assert.equal(binding.role, "${google_project_iam_custom_role.approval_callbacks.id}");
   assert.equal(binding.member, '${google_service_account.sa["analystActions"].member}');
-  // Nobody holds roles/workflows.invoker but ingest (it starts executions); that role could call back too.
+  // roles/workflows.invoker could call back too: only the two launchers hold it — ingest, and the
+  // sweep, which starts what the governor's queue releases. Neither reads a person's input.
   const grants = arr(local(tf, "grants"), "local.grants").map((g) => obj(g, "grant"));
   assert.deepEqual(
-    grants.filter((g) => g.role === "roles/workflows.invoker").map((g) => g.sa),
-    ["ingest"],
+    grants
+      .filter((g) => g.role === "roles/workflows.invoker")
+      .map((g) => g.sa)
+      .sort(),
+    ["ingest", "sweep"],
   );
 });
