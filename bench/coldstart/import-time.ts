@@ -54,7 +54,7 @@ export const SOURCE_ENTRY = fromRoot("functions/src/index.ts");
 
 /**
  * A function's cold import: index (which registers every entry point and imports nothing
- * else) plus its own module (functions/entry-modules.ts), as functions-framework's
+ * else) plus its own module (entry/entry-modules.ts), as functions-framework's
  * `--target` loads it. Then, apart, the runtime its first call builds (compose.ts with the
  * function's needs: the cloud clients are constructed, nothing is connected), which the
  * first request pays on top of the import.
@@ -87,7 +87,7 @@ export interface EntryImportTime {
 export async function measureEntryImport(options: {
   entryPoint: string;
   variant: string;
-  /** index.js/ts of the variant; entry-modules sits next to it under functions/. */
+  /** index.js/ts of the variant; entry-modules sits next to it under entry/. */
   modulePath: string;
   nodeArgs: string[];
   cwd: string;
@@ -96,7 +96,7 @@ export async function measureEntryImport(options: {
 }): Promise<EntryImportTime> {
   const entryModules = join(
     dirname(options.modulePath),
-    "functions",
+    "entry",
     `entry-modules${extname(options.modulePath)}`,
   );
   const times: number[] = [];

@@ -118,6 +118,10 @@ export async function measureIngest(options: {
         FERRET_MODEL_PROVIDER: "offline",
         FERRET_WORKFLOWS_URL: executions.url,
         FERRET_LOG_LEVEL: "INFO",
+        // This section measures ingest (parse, dedupe, create, launch), not the storm governor,
+        // which the storm test covers: its limits sit above the 200 findings so each one launches.
+        FERRET_GOVERNOR_MAX_CONCURRENT: "1000",
+        FERRET_GOVERNOR_PER_HOUR: "100000",
       },
       logDir,
       cwd: fromRoot(),
