@@ -1,6 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -11,7 +14,7 @@ import type { JsonObject } from "../../domain/json.js";
 import type { Logger } from "../../platform/logger.js";
 import type { SecretSource } from "../../ports/secret-source.js";
 import type { AnyTool } from "../../tools/port.js";
-import { type McpCallResult, toToolOutput } from "./answer.js";
+import { toToolOutput } from "./answer.js";
 import { declaredParameters } from "./schema.js";
 
 export interface OpenedMcpServer {
@@ -24,6 +27,8 @@ export interface OpenedMcpServer {
 
 const SERVER_TOOL = /^[A-Za-z0-9_-]{1,48}$/;
 const MAX_DESCRIPTION = 600;
+/** Function names Gemini accepts are at most 64 characters (the registry's rule). */
+const MAX_QUALIFIED = 64;
 
 /** Credentials go where the config says, read from Secret Manager at connect time. */
 async function transportFor(server: McpServerConfig, secrets: SecretSource | undefined): Promise<Transport> {
@@ -49,13 +54,52 @@ async function transportFor(server: McpServerConfig, secrets: SecretSource | und
   return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } });
 }
 
-function failure(qualified: string, error: unknown): ToolFailedError {
+/** Connecting failed: the operator reads why in the log, server text included. */
+function connectFailure(qualified: string, error: unknown): ToolFailedError {
   if (error instanceof McpError) {
     // A timeout or a dropped connection may pass; an error the server returned will not.
     const transient = error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
     return new ToolFailedError(qualified, error.message, transient, error);
   }
   return new ToolFailedError(qualified, errorMessage(error), true, error);
+}
+
+/**
+ * A call failed. The message becomes part of the tool output's summary, so it is ferret's
+ * words only: a JSON-RPC error's message, a transport error's body and a schema problem's
+ * path are the server's text, and go to the log instead.
+ */
+function callFailure(qualified: string, error: unknown, logger: Logger): ToolFailedError {
+  logger.warn("MCP tool call failed", { tool: qualified, error: errorMessage(error).slice(0, 1_000) });
+  if (error instanceof McpError) {
+    // Retried: a timeout and a dropped connection. Not: an error the server answered (an
+    // internal error included: servers send one when a tool handler throws, and it throws
+    // again) and the SDK's own refusals (structured content against the output schema).
+    const transient = error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
+    const name = ErrorCode[error.code] ?? "unknown code";
+    return new ToolFailedError(
+      qualified,
+      `the call ended in MCP error ${error.code} (${name})`,
+      transient,
+      error,
+    );
+  }
+  if (error instanceof z.core.$ZodError) {
+    // The answer broke the protocol's schema (the SDK's check); the same call gets the same answer.
+    return new ToolFailedError(
+      qualified,
+      `the server's answer does not follow the MCP schema (${error.issues.length} problem(s))`,
+      false,
+      error,
+    );
+  }
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
+    // Overload and server faults pass; a refused credential or a missing endpoint does not.
+    const transient = error.code === 429 || error.code >= 500;
+    return new ToolFailedError(qualified, `the server answered HTTP ${error.code}`, transient, error);
+  }
+  const kind = error instanceof Error ? error.name : typeof error;
+  return new ToolFailedError(qualified, `the call did not complete (${kind})`, true, error);
 }
 
 interface ListedTool {
@@ -79,6 +123,9 @@ async function listAll(client: Client, timeout: number): Promise<ListedTool[]> {
 function toTool(server: McpServerConfig, client: Client, listed: ListedTool): AnyTool | string {
   if (!SERVER_TOOL.test(listed.name)) return "its name is not a plain identifier";
   const qualified = `mcp.${server.name}.${listed.name}`;
+  // Gemini's limit; left unchecked, the registry would refuse the whole catalog instead.
+  if (qualified.length > MAX_QUALIFIED)
+    return `its full name ${qualified} is longer than ${MAX_QUALIFIED} characters`;
   const schema = JSON.parse(JSON.stringify(listed.inputSchema)) as JsonObject;
   const { parameters, problems } = declaredParameters(schema);
   if (problems.length > 0)
@@ -100,13 +147,13 @@ function toTool(server: McpServerConfig, client: Client, listed: ListedTool): An
     readOnly,
     async run(args, ctx) {
       try {
-        const result = (await client.callTool({ name: listed.name, arguments: args }, undefined, {
+        const result = await client.callTool({ name: listed.name, arguments: args }, undefined, {
           timeout: server.timeoutMs,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
-        })) as McpCallResult;
+        });
         return toToolOutput(qualified, server.name, result, server.maxResponseBytes);
       } catch (error) {
-        throw failure(qualified, error);
+        throw callFailure(qualified, error, ctx.logger);
       }
     },
   };
@@ -139,6 +186,6 @@ export async function openMcpServer(
     return { name: server.name, tools, skipped, close: () => client.close() };
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw failure(`mcp.${server.name}`, error);
+    throw connectFailure(`mcp.${server.name}`, error);
   }
 }
