@@ -129,6 +129,22 @@ describe("console views", () => {
     assert.match(html, /id="llm-calls">3</);
   });
 
+  it("one investigation whose thread was posted where no channel id is configured says so", async () => {
+    const claims = { [`${ROOT_SCOPE}-posted/${concluded.id}`]: { ts: "1714557601.000100" } };
+    const posted = await renderView("investigation", {
+      ...(await investigationPage(fakeDeps({ investigations: [concluded], claims }), concluded.id)),
+      ...common,
+    });
+    assert.doesNotMatch(posted, /id="slack-link"/);
+    assert.match(posted, /id="slack-ts">Slack thread posted \(root message ts 1714557601\.000100;/);
+    const none = await renderView("investigation", {
+      ...(await investigationPage(fakeDeps({ investigations: [concluded] }), concluded.id)),
+      ...common,
+    });
+    assert.match(none, /no Slack thread/);
+    assert.doesNotMatch(none, /id="slack-ts"/);
+  });
+
   it("one investigation with a hostile finding renders every field as text", async () => {
     const deps = fakeDeps({ investigations: [hostile] });
     const html = await renderView("investigation", {

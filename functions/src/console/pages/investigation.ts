@@ -94,6 +94,9 @@ export async function investigationPage(
     links: {
       scc: sccFindingUrl(inv.finding.name)?.toString() ?? "",
       slack: slackPermalink(deps.config.slack.channel, rootTs),
+      // A thread posted where no channel id is configured (the demo's local Slack stand-in)
+      // still exists: say so rather than "no Slack thread".
+      slackTs: rootTs !== undefined && /^\d{1,12}\.\d{6}$/.test(rootTs) ? rootTs : "",
     },
     verdicts: VerdictSchema.options,
   };
