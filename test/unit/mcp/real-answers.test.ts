@@ -133,8 +133,8 @@ describe("real MCP answers: tools a server lists", () => {
     assert.ok(!server.received.some((m) => m.method === "tools/call"));
   });
 
-  it("skips GitHub's tools that cannot be declared, each with a reason, and keeps the catalog buildable", async () => {
-    const { opened, registry } = await connect(GITHUB, {
+  it("skips a GitHub tool whose name cannot be declared, with a reason, and keeps the catalog buildable", async () => {
+    const { server, opened, registry } = await connect(GITHUB, {
       name: "github-enterprise",
       tools: GITHUB_TOOLS,
       readOnlyTools: ["get_*"],
@@ -144,16 +144,40 @@ describe("real MCP answers: tools a server lists", () => {
       [
         ["mcp.github-enterprise.get_file_contents", true],
         ["mcp.github-enterprise.get_secret_scanning_alert", true],
+        ["mcp.github-enterprise.update_issue_type", false],
       ],
     );
     assert.deepEqual(
       opened.skipped.map((s) => s.tool),
-      ["update_issue_type", "manage_repository_notification_subscription"],
+      ["manage_repository_notification_subscription"],
     );
-    // anyOf [string, null]: a nullable argument Gemini's declaration cannot express.
-    assert.match(opened.skipped[0]?.reason ?? "", /cannot be declared to Gemini: .*issue_type.*anyOf/);
     // 65 characters with this server's name: the registry would otherwise refuse every tool.
-    assert.match(opened.skipped[1]?.reason ?? "", /longer than 64 characters/);
+    assert.match(opened.skipped[0]?.reason ?? "", /longer than 64 characters/);
+    // anyOf [string, null] (how Pydantic and zod servers write an optional argument) is declared
+    // to Gemini as nullable; the server's own schema still validates what is sent.
+    const issueType = registry.declarations().find((d) => d.name.endsWith("update_issue_type"))
+      ?.parameters as {
+      properties: Record<string, unknown>;
+    };
+    assert.deepEqual(issueType.properties.issue_type, {
+      type: "string",
+      minLength: 1,
+      nullable: true,
+      description: "The issue type to set, or null to remove the current type",
+    });
+    const base = { owner: "o", repo: "r", issue_number: 1 };
+    for (const issue_type of [1, ""]) {
+      const out = await registry.run("mcp.github-enterprise.update_issue_type", { ...base, issue_type }, ctx);
+      assert.equal(
+        (out.data as { error: { code: string } }).error.code,
+        "tool_input",
+        JSON.stringify(issue_type),
+      );
+    }
+    assert.ok(
+      !server.received.some((m) => m.method === "tools/call"),
+      "a refused argument never reaches the server",
+    );
     assert.ok(registry.names().includes("mcp.github-enterprise.get_secret_scanning_alert"));
     const description = registry
       .declarations()
