@@ -1,15 +1,26 @@
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { type BearerIdentities, bearerTokenAccess } from "../runner/callback-server.js";
 import { LocalExecutionsService } from "./service.js";
 
 /**
  * Entry point of the local executions service process. The function URLs come from the
  * environment, exactly the variables Terraform sets as the workflow's user_env_vars.
+ * `--callback-identities FILE` (JSON: bearer token → principal, and the principals allowed
+ * to call back; the local stack writes it, functions/src/local/identities.ts) gives the
+ * executions callback endpoints; without it a held acting call fails its execution.
  */
 const { values } = parseArgs({
-  options: { port: { type: "string" }, yaml: { type: "string" } },
+  options: {
+    port: { type: "string" },
+    yaml: { type: "string" },
+    "callback-identities": { type: "string" },
+  },
 });
 if (!values.port || !values.yaml) {
-  process.stderr.write("usage: main.ts --port N --yaml workflows/investigate.yaml\n");
+  process.stderr.write(
+    "usage: main.ts --port N --yaml workflows/investigate.yaml [--callback-identities FILE]\n",
+  );
   process.exit(2);
 }
 const env = Object.fromEntries(
@@ -17,15 +28,30 @@ const env = Object.fromEntries(
     (e): e is [string, string] => e[0].startsWith("FERRET_") && typeof e[1] === "string",
   ),
 );
+const identitiesFile = values["callback-identities"];
+const identities = identitiesFile
+  ? (JSON.parse(readFileSync(identitiesFile, "utf8")) as BearerIdentities)
+  : undefined;
+if (identities && (typeof identities.principals !== "object" || !Array.isArray(identities.allowed))) {
+  process.stderr.write(
+    `${identitiesFile}: expected {principals: {token: principal}, allowed: [principal]}\n`,
+  );
+  process.exit(2);
+}
 const service = new LocalExecutionsService({
   yamlPath: values.yaml,
   env,
   onLog: (entry) =>
     process.stdout.write(`${JSON.stringify({ severity: "INFO", component: "workflow", ...entry })}\n`),
+  ...(identities ? { callbacks: bearerTokenAccess(identities) } : {}),
 });
 await service.listen(Number(values.port));
 process.stdout.write(
-  `${JSON.stringify({ severity: "INFO", message: `local workflow executions listening on ${values.port}` })}\n`,
+  `${JSON.stringify({
+    severity: "INFO",
+    message: `local workflow executions listening on ${values.port}`,
+    callbacks: identities ? { allowed: identities.allowed } : "none",
+  })}\n`,
 );
 const shutdown = () => {
   service.close().finally(() => process.exit(0));

@@ -1,13 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  type CallbackServer,
+  type CallbackServerOptions,
+  startCallbackServer,
+} from "../runner/callback-server.js";
 import { type LoadedWorkflow, loadWorkflow, runWorkflow } from "../runner/index.js";
 
 /**
  * A local stand-in for the Workflows Executions API: it accepts an execution, runs the
  * deployed YAML on the local runner in the background, and reports its state. Only the
  * three calls ferret makes exist (create, get, list); the shapes follow the REST API so
- * the launcher code mirrors production.
+ * the launcher code mirrors production. With `callbacks`, executions get callback endpoints
+ * (the runner's callback server, on a port of its own) and can pause on
+ * `events.await_callback` until an allowed principal calls back, as in Cloud Workflows.
  */
 export type ExecutionState = "ACTIVE" | "SUCCEEDED" | "FAILED";
 
@@ -26,6 +33,11 @@ export interface LocalExecutionsOptions {
   env: Record<string, string>;
   workflowName?: string;
   onLog?: (line: Record<string, unknown>) => void;
+  /**
+   * Who may call back (workflows/runner/callback-server.ts). Without it a step that waits on a
+   * callback fails its execution with the runner's SystemError.
+   */
+  callbacks?: CallbackServerOptions;
 }
 
 export class LocalExecutionsService {
@@ -33,6 +45,7 @@ export class LocalExecutionsService {
   private readonly executions = new Map<string, ExecutionRecord>();
   private readonly running = new Set<Promise<void>>();
   private server: Server | undefined;
+  private callbackServer: Promise<CallbackServer> | undefined;
 
   constructor(private readonly options: LocalExecutionsOptions) {
     // Loading validates every construct up front: an unsupported one fails here, at start.
@@ -66,12 +79,21 @@ export class LocalExecutionsService {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
+  /** The callback endpoints every execution shares, started once; none without `callbacks`. */
+  private endpoints(): Promise<CallbackServer> | undefined {
+    if (!this.options.callbacks) return undefined;
+    this.callbackServer ??= startCallbackServer(this.options.callbacks);
+    return this.callbackServer;
+  }
+
   private async execute(record: ExecutionRecord): Promise<void> {
     const log = this.options.onLog ?? (() => {});
     try {
+      const callbacks = await this.endpoints();
       const result = await runWorkflow(this.workflow, JSON.parse(record.argument) as unknown, {
         env: this.options.env,
         onLog: (entry) => log({ execution: record.name, ...entry }),
+        ...(callbacks ? { callbacks } : {}),
       });
       record.state = "SUCCEEDED";
       record.result = JSON.stringify(result ?? null);
@@ -93,7 +115,9 @@ export class LocalExecutionsService {
     }
   }
 
-  listen(port: number, host = "127.0.0.1"): Promise<Server> {
+  async listen(port: number, host = "127.0.0.1"): Promise<Server> {
+    // Up before the first execution, so a callback server that cannot start fails the service's start.
+    await this.endpoints();
     const server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => send(res, 500, { error: { message: String(error) } }));
     });
@@ -103,6 +127,7 @@ export class LocalExecutionsService {
 
   async close(): Promise<void> {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await (await this.callbackServer)?.close();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

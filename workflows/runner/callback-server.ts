@@ -15,6 +15,30 @@ export interface CallbackServerOptions {
   allowed: readonly string[];
 }
 
+/**
+ * Identities by bearer token, the serializable form the local stack hands its executions
+ * service (functions/src/local/identities.ts): `Authorization: Bearer <token>` is the principal
+ * the token stands for; any other header, or an unknown token, is no identity (401).
+ */
+export interface BearerIdentities {
+  /** Bearer token → principal. */
+  principals: Readonly<Record<string, string>>;
+  /** The principals allowed to call back. */
+  allowed: readonly string[];
+}
+
+export function bearerTokenAccess(identities: BearerIdentities): CallbackServerOptions {
+  return {
+    identify(authorization) {
+      const token = /^Bearer (\S+)$/.exec(authorization ?? "")?.[1];
+      return token !== undefined && Object.hasOwn(identities.principals, token)
+        ? identities.principals[token]
+        : undefined;
+    },
+    allowed: identities.allowed,
+  };
+}
+
 export interface CallbackServer extends CallbackEndpoints {
   /** Every refused request, with its status and the principal when one was identified. */
   readonly refused: { status: number; principal?: string; url: string }[];

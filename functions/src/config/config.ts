@@ -272,6 +272,8 @@ export const PROCESS_ENV_VARIABLES: readonly string[] = [
   "FERRET_SCC_API_ENDPOINT",
   // A local stand-in's root URL for the response actions' Google APIs; never set when deployed.
   "FERRET_GOOGLEAPIS_ROOT_URL",
+  // The bearer token standing for the function's identity on the local stack (local/identities.ts); never set when deployed.
+  "FERRET_LOCAL_IDENTITY_TOKEN",
   "FERRET_WORKFLOWS_URL",
   "FERRET_WORKFLOW_NAME",
   "FERRET_WORKFLOW_LOCATION",

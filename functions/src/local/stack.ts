@@ -1,10 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ENTRY_POINTS } from "../platform/entrypoints.js";
 import { fromRoot, repoRoot } from "../platform/paths.js";
 import { startEmulators } from "./emulators.js";
 import { freePort } from "./free-port.js";
+import { type LocalIdentities, mintLocalIdentities } from "./identities.js";
 import { type ManagedProcess, startProcess, waitForHttp } from "./processes.js";
 import { ensureTopology } from "./pubsub-setup.js";
 import { LOCAL_SWEEP_PERIOD_MS, type SweepSchedule, startSweepSchedule } from "./sweep-schedule.js";
@@ -16,6 +17,11 @@ import { LOCAL_SWEEP_PERIOD_MS, type SweepSchedule, startSweepSchedule } from ".
  * push subscriptions wiring the topics to the functions, and Cloud Scheduler's sweep
  * requests every `sweepPeriodMs` (local/sweep-schedule.ts). Slack and SCC stand-ins are the
  * caller's (cli/demo-click.ts): their URLs reach the functions through `env`.
+ *
+ * Each function runs with a bearer token standing for its service account
+ * (local/identities.ts), and the executions service runs a callback server that accepts only
+ * the analystActions worker's: an acting call held for approval pauses its execution on
+ * `events.await_callback` until the worker calls back, as in GCP (decision 0031).
  */
 export interface StackOptions {
   projectId: string;
@@ -42,6 +48,8 @@ export interface LocalStack {
   functionUrls: Record<string, string>;
   executionsUrl: string;
   logDir: string;
+  /** Each function's bearer token and the callback server's mapping (only the worker may call back). */
+  identities: LocalIdentities;
   /**
    * Kills one function server with `signal` (SIGKILL: no chance to finish the request it
    * serves, as when an instance is lost) and starts it again on the same port, so callers
@@ -110,6 +118,11 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     // The package exports no subpath for its CLI; it sits next to the main module.
     const ffIndex = createRequire(import.meta.url).resolve("@google-cloud/functions-framework");
     const ffMain = join(dirname(ffIndex), "main.js");
+    const identities = mintLocalIdentities();
+    // The executions process reads the mapping from a file only this user can read, so the
+    // tokens stay out of the workflow's environment (sys.get_env) and off its command line.
+    const identitiesFile = join(options.workDir, "callback-identities.json");
+    writeFileSync(identitiesFile, JSON.stringify(identities.callbacks), { mode: 0o600 });
     const functionEnv: NodeJS.ProcessEnv = {
       ...process.env,
       ...clientEnv,
@@ -136,7 +149,11 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
           `--port=${ports[i]}`,
           `--source=${fromRoot("functions/src/index.ts")}`,
         ],
-        { env: functionEnv, logDir, cwd: repoRoot() },
+        {
+          env: { ...functionEnv, FERRET_LOCAL_IDENTITY_TOKEN: identities.tokens[entry.name] },
+          logDir,
+          cwd: repoRoot(),
+        },
       );
     entries.forEach((entry, i) => {
       started.push(launch(entry, i));
@@ -167,6 +184,8 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
         String(executionsPort),
         "--yaml",
         fromRoot("workflows/investigate.yaml"),
+        "--callback-identities",
+        identitiesFile,
       ],
       {
         env: {
@@ -177,6 +196,10 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
           FERRET_CONCLUDER_URL: await route("concluder"),
           FERRET_COMPRESSOR_URL: await route("compressor"),
           FERRET_RESPONDER_URL: await route("responder"),
+          // The workflow waits as long as the functions say a request lasts (user_env_vars in Terraform).
+          ...(options.env.FERRET_APPROVAL_TIMEOUT_SECONDS
+            ? { FERRET_APPROVAL_TIMEOUT_SECONDS: options.env.FERRET_APPROVAL_TIMEOUT_SECONDS }
+            : {}),
         },
         logDir,
         cwd: repoRoot(),
@@ -209,6 +232,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       functionUrls,
       executionsUrl,
       logDir,
+      identities,
       restartFunction,
       crashed,
       stop,

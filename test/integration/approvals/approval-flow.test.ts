@@ -19,6 +19,7 @@ import { McpConfigSchema } from "../../../functions/src/config/mcp-settings.js";
 import { type Investigation, InvestigationEventSchema } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { slackEventsHandler } from "../../../functions/src/entry/slack-events.js";
+import { callbackAccess, mintLocalIdentities } from "../../../functions/src/local/identities.js";
 import { investigateWith } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { handleInvestigationEvent } from "../../../functions/src/notify/notifier.js";
@@ -39,14 +40,15 @@ import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-rece
 import { blockActionsBody, slackSignature } from "../../helpers/slack-signer.js";
 import { MapSecrets } from "../../unit/mcp/support.js";
 import { queuedInvestigation, variantOf } from "../faults/support/findings.js";
-import { ACTING_STEP, ACTING_TOOL, ApprovalScenarioModel } from "./support.js";
+import { ACTING_STEP, ACTING_TOOL, ApprovalScenarioModel, findApprovalPost } from "./support.js";
 
 /**
  * Issue 20's closing test, on the Firestore and Pub/Sub emulators: the deployed YAML on the
  * local runner (in process), with the runner's callback server; an MCP asset server (the SDK's
  * own server over streamable HTTP) as the local stand-in an action runs against; the notifier
  * posting to the Slack Web API stand-in; signed Approve / Deny clicks through slackEvents to
- * the analystActions worker, which wakes the workflow as the approval function's identity.
+ * the analystActions worker, which wakes the workflow as the approval function's identity
+ * (local/identities.ts, the mapping the local stack uses; local-stack.test.ts runs the stack).
  * Messages between functions go through the handlers the functions run (no push delivery:
  * the analyst-loop test covers Pub/Sub push); the investigation state is the emulator's.
  */
@@ -55,12 +57,8 @@ const APPROVER = { id: "U0APPROVER", username: "appr" };
 const ANALYST_NOT_APPROVER = { id: "U0ANALYST", username: "ana" };
 const ASSET = "//compute.googleapis.com/projects/acme-prod/zones/us-central1-a/instances/etl-worker-1";
 const CALL: JsonObject = { name: ASSET, key: "quarantine", value: "on" };
-/** The bearer tokens the callback server knows: only the approval function's may call back. */
-const APPROVAL_IDENTITY = "serviceAccount:ferret-analyst-actions@ferret-local.iam.gserviceaccount.com";
-const TOKENS: Record<string, string> = {
-  "Bearer approval-function-token": APPROVAL_IDENTITY,
-  "Bearer step-executor-token": "serviceAccount:ferret-step-executor@ferret-local.iam.gserviceaccount.com",
-};
+/** The functions' local identities: only the approval function's token may call back. */
+const IDENTITIES = mintLocalIdentities();
 const CRYPTO = fromRoot("examples/scenarios/cryptomining");
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000) {
@@ -107,7 +105,7 @@ describe("an acting call waits for a person's approval inside the workflow", { t
           store,
           bus,
           sink: sink(),
-          callbacks: httpWorkflowCallbacks(async () => "approval-function-token"),
+          callbacks: httpWorkflowCallbacks(async () => IDENTITIES.tokens.analystActions),
           logger: silentLogger,
         });
         clicks.push(outcome);
@@ -188,10 +186,7 @@ describe("an acting call waits for a person's approval inside the workflow", { t
       ]),
       (name) => toolAllowed(config, name),
     );
-    callbacks = await startCallbackServer({
-      identify: (authorization) => (authorization ? TOKENS[authorization] : undefined),
-      allowed: [APPROVAL_IDENTITY],
-    });
+    callbacks = await startCallbackServer(callbackAccess(IDENTITIES));
   });
 
   after(async () => {
@@ -245,23 +240,7 @@ describe("an acting call waits for a person's approval inside the workflow", { t
           `the investigation ended without an approval message: ${ended instanceof Error ? ended.message : ""} ${JSON.stringify({ status: inv?.status, reason: inv?.reason, steps: inv?.plan?.steps.map((s) => [s.id, s.tools, s.status]), calls: results.flatMap((r) => r.toolCalls.map((c) => [r.stepId, c.name, c.summary.slice(0, 200)])) })}`,
         );
       }
-      for (const post of slack.posts()) {
-        const blocks = (post.args.blocks ?? []) as JsonObject[];
-        const actions = blocks.find(
-          (b) => b.type === "actions" && String(b.block_id).startsWith("ferret_approval_"),
-        );
-        const approve = ((actions?.elements ?? []) as JsonObject[]).find(
-          (e) => e.action_id === "ferret_approve",
-        );
-        if (approve && String(approve.value).startsWith(`${id}/`))
-          return {
-            post,
-            value: String(approve.value),
-            ts: String(post.answer.ts),
-            text: JSON.stringify(blocks),
-          };
-      }
-      return undefined;
+      return findApprovalPost(slack.posts(), id);
     });
   }
 
@@ -288,7 +267,10 @@ describe("an acting call waits for a person's approval inside the workflow", { t
     assert.ok(record);
     const stranger = await fetch(record.callbackUrl, {
       method: "POST",
-      headers: { authorization: "Bearer step-executor-token", "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${IDENTITIES.tokens.stepExecutor}`,
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ decision: "approved" }),
     });
     assert.equal(stranger.status, 403);

@@ -8,6 +8,7 @@ import type {
   GenerateResponse,
   Model,
 } from "../../../functions/src/model/port.js";
+import type { RecordedRequest as SlackPost } from "../../helpers/slack-receiver.js";
 
 /** The acting step's id; the executor recognizes its own step by it. */
 export const ACTING_STEP = "contain";
@@ -94,4 +95,28 @@ export class ApprovalScenarioModel implements Model {
   embed(request: EmbedRequest): Promise<number[][]> {
     return this.offlineModel.embed(request);
   }
+}
+
+/** An approval request as the notifier posted it to the Slack stand-in. */
+export interface ApprovalPost {
+  post: SlackPost;
+  /** The Approve button's value (`<investigationId>/<approvalId>`), as a click sends it back. */
+  value: string;
+  ts: string;
+  /** The message's blocks, as JSON text. */
+  text: string;
+}
+
+/** The approval message for investigation `id` among the stand-in's posts, once it is there. */
+export function findApprovalPost(posts: readonly SlackPost[], id: string): ApprovalPost | undefined {
+  for (const post of posts) {
+    const blocks = (post.args.blocks ?? []) as JsonObject[];
+    const actions = blocks.find(
+      (b) => b.type === "actions" && String(b.block_id).startsWith("ferret_approval_"),
+    );
+    const approve = ((actions?.elements ?? []) as JsonObject[]).find((e) => e.action_id === "ferret_approve");
+    if (approve && String(approve.value).startsWith(`${id}/`))
+      return { post, value: String(approve.value), ts: String(post.answer.ts), text: JSON.stringify(blocks) };
+  }
+  return undefined;
 }
