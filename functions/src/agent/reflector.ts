@@ -16,6 +16,8 @@ export interface ReflectorInput {
   justFinished: readonly string[];
   model: Model;
   tools: readonly string[];
+  /** Of those, the tools that act; a step using them waits for a person's approval. */
+  actingTools: readonly string[];
   maxSteps: number;
   revisionsLeft: number;
 }
@@ -33,6 +35,7 @@ export async function askReflector(input: ReflectorInput): Promise<{ draft: Refl
   };
   const system = renderPrompt("reflector.system", {
     tools: input.tools,
+    actingTools: input.actingTools,
     maxSteps: input.maxSteps,
     revisionsLeft: input.revisionsLeft,
   });

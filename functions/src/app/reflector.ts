@@ -128,6 +128,7 @@ export async function reflectAndApply(
       justFinished: [...justFinished],
       model: deps.model,
       tools: rules.allowedTools,
+      actingTools: deps.toolbox.actingNames(),
       maxSteps: rules.maxSteps,
       revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
     }),

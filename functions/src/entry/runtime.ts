@@ -112,6 +112,7 @@ export function ingestDepsFor(runtime: Runtime): IngestDeps {
 function offlineOnlyTools(catalog: ToolCatalog): ToolCatalog {
   return {
     names: () => catalog.names(),
+    list: () => catalog.list?.() ?? [],
     declarations: () => catalog.declarations(),
     run: (name, args, ctx) => catalog.run(name, args, { ...ctx, offlineOnly: true }),
   };

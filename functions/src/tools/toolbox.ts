@@ -5,6 +5,12 @@ import type { ToolContext, ToolOutput } from "./port.js";
 /** What the toolbox needs from the registry. */
 export interface ToolCatalog {
   names(): string[];
+  /**
+   * Every tool with whether it only reads. Only prompts use it (to name the acting tools); the
+   * approval gate itself is the registry's, so a catalog without it (read-only doubles) loses
+   * nothing but that hint.
+   */
+  list?(): ReadonlyArray<{ name: string; readOnly: boolean }>;
   declarations(): ToolDeclaration[];
   run(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
@@ -41,6 +47,13 @@ export class ToolBox {
 
   names(): string[] {
     return this.available().map((t) => t.name);
+  }
+
+  /** The available tools that act (change something) rather than only read. */
+  actingNames(): string[] {
+    return (this.catalog.list?.() ?? [])
+      .filter((t) => !t.readOnly && this.allowed(t.name))
+      .map((t) => t.name);
   }
 
   declarationsFor(stepTools: readonly string[]): ToolDeclaration[] {

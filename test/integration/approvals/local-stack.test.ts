@@ -80,9 +80,6 @@ describe("the approval pause on the local stack", { timeout: 300_000 }, () => {
         FERRET_ACTIONS_ENABLED: "add_deny_egress_tag",
         FERRET_ACTIONS_DENY_EGRESS_TAG: TAG,
         FERRET_GOOGLEAPIS_ROOT_URL: compute.rootUrl,
-        // Reflect only when a step fails: the offline reflector, once the evidence decides the
-        // verdict, cancels every pending step as moot, the acting one included.
-        FERRET_REFLECTION: "on_error",
         FERRET_LOG_LEVEL: "WARNING",
       },
       sweepPeriodMs: 0,

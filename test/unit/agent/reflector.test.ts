@@ -59,6 +59,7 @@ function reflect(model: ScriptedModel) {
     justFinished: ["intel", "flows"],
     model,
     tools: TOOLS,
+    actingTools: [],
     maxSteps: rules.maxSteps,
     revisionsLeft: rules.maxRevisions - before.revision,
   });

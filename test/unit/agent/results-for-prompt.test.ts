@@ -54,6 +54,7 @@ describe("results as the reflector and concluder read them", () => {
       justFinished: ["egress"],
       model,
       tools: ["logs_query"],
+      actingTools: [],
       maxSteps: 8,
       revisionsLeft: 2,
     });

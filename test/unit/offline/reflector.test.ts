@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { askReflector } from "../../../functions/src/agent/reflector.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
+import { readySteps } from "../../../functions/src/domain/next-action.js";
 import type { Plan, PlanUpdate } from "../../../functions/src/domain/plan.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
 import { ReflectionDraftSchema } from "../../../functions/src/domain/reflection.js";
+import { isActionTool } from "../../../functions/src/domain/response-actions.js";
 import type { StepResult } from "../../../functions/src/domain/results.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import { OFFLINE_MARK } from "../../../functions/src/model/offline/provenance.js";
@@ -21,8 +23,9 @@ async function reflect(
   finding: Finding,
   p: Plan,
   results: StepResult[],
-  options: { revisionsLeft?: number; maxSteps?: number } = {},
+  options: { revisionsLeft?: number; maxSteps?: number; tools?: string[] } = {},
 ) {
+  const tools = options.tools ?? TOOLS;
   const { draft } = await askReflector({
     investigationId: "inv-r",
     finding,
@@ -30,13 +33,14 @@ async function reflect(
     results,
     justFinished: results.map((r) => r.stepId),
     model: createOfflineModel(),
-    tools: TOOLS,
+    tools,
+    actingTools: tools.filter(isActionTool),
     maxSteps: options.maxSteps ?? 10,
     revisionsLeft: options.revisionsLeft ?? 3,
   });
   ReflectionDraftSchema.parse(draft);
   const applied = applyPlanUpdates(p, draft.updates, {
-    allowedTools: TOOLS,
+    allowedTools: tools,
     maxSteps: options.maxSteps ?? 10,
     maxRevisions: 3,
   });
@@ -204,6 +208,101 @@ describe("offline reflector", () => {
     ]);
     assert.equal(applied.plan.steps.find((s) => s.id === "host-logs")?.status, "cancelled");
     assert.ok(draft.insights.some((i) => /true_positive/.test(i)));
+  });
+
+  describe("an acting step (a built-in response action)", () => {
+    const WITH_ACTION = [...TOOLS, "add_deny_egress_tag"];
+    const poolFlows = Array.from({ length: 5 }, (_, i) => ({
+      dest_ip: "203.0.113.50",
+      dest_port: 3333,
+      flows: 10,
+      bytes_sent: 900_000,
+      first_seen: `2025-03-04T08:0${i}:00Z`,
+      last_seen: `2025-03-04T09:0${i}:00Z`,
+    }));
+    const respond = (status: "pending" | "done" = "pending") =>
+      step("respond", "Cut the instance's egress", ["add_deny_egress_tag"], {
+        dependsOn: ["intel-iocs", "egress-top", "host-logs"],
+        status,
+      });
+    const evidence = (intelVerdict: "malicious" | "unknown") => [
+      result("intel-iocs", "answered", [
+        intelCall([
+          {
+            type: "ip",
+            value: "203.0.113.50",
+            verdict: intelVerdict,
+            tags: intelVerdict === "malicious" ? ["mining-pool"] : [],
+          },
+        ]),
+      ]),
+      result("egress-top", "answered", [
+        rowsCall("vpc_flows_from_instance", { instance: "batch-7" }, poolFlows),
+      ]),
+    ];
+    const planWith = (results: StepResult[], respondStep: ReturnType<typeof respond>, hostLogs = "pending") =>
+      withStatuses(
+        plan([
+          step("intel-iocs", INTEL, ["threat_intel_lookup"]),
+          step("egress-top", "egress [plan: egress instance=batch-7]", ["log_query"]),
+          step("host-logs", "syslog [plan: host_logs instance=batch-7]", ["log_query"], {
+            status: hostLogs as "pending",
+          }),
+          respondStep,
+        ]),
+        results,
+      );
+
+    it("keeps it when the evidence confirms the finding: the moot checks go, it waits only for the evidence that is done, and the objective waits for it", async () => {
+      const results = evidence("malicious");
+      const { draft, applied } = await reflect(cryptominingFinding(), planWith(results, respond()), results, {
+        tools: WITH_ACTION,
+      });
+      assert.equal(draft.achieved, false, "the response step runs before the conclusion");
+      assert.deepEqual(draft.updates, [
+        {
+          op: "cancel",
+          id: "host-logs",
+          reason: "moot: the evidence already decides the verdict (true_positive)",
+        },
+        { op: "update", id: "respond", dependsOn: ["intel-iocs", "egress-top"] },
+      ]);
+      assert.deepEqual(applied.refused, []);
+      assert.deepEqual(
+        readySteps(applied.plan).map((st) => st.id),
+        ["respond"],
+        "the acting step is ready to run next",
+      );
+      assert.match(draft.rationale, /waits for a person's approval/);
+    });
+
+    it("is achieved once the response step has run", async () => {
+      const results = evidence("malicious");
+      const p = planWith(
+        results,
+        { ...respond("done"), dependsOn: ["intel-iocs", "egress-top"] },
+        "cancelled",
+      );
+      const { draft } = await reflect(cryptominingFinding(), p, results, { tools: WITH_ACTION });
+      assert.equal(draft.achieved, true);
+      assert.deepEqual(draft.updates, []);
+    });
+
+    it("cancels it when only it is left and the evidence does not confirm the finding", async () => {
+      const results = evidence("unknown").slice(0, 1);
+      const p = planWith(results, { ...respond(), dependsOn: ["intel-iocs"] }, "cancelled");
+      const withoutEgress = { ...p, steps: p.steps.filter((st) => st.id !== "egress-top") };
+      const { draft, applied } = await reflect(cryptominingFinding(), withoutEgress, results, {
+        tools: WITH_ACTION,
+      });
+      assert.equal(draft.achieved, false);
+      const cancel = draft.updates.find((u) => u.op === "cancel" && u.id === "respond");
+      assert.match(
+        cancel?.op === "cancel" ? cancel.reason : "",
+        /^not acting: the evidence does not confirm the finding/,
+      );
+      assert.deepEqual(readySteps(applied.plan), []);
+    });
   });
 
   it("cancels a pending step whose dependency failed", async () => {

@@ -1,6 +1,7 @@
 import type { ReflectorContext } from "../../agent/contexts.js";
 import type { Plan, PlanUpdate, Step } from "../../domain/plan.js";
 import type { ReflectionDraft } from "../../domain/reflection.js";
+import { isActionTool } from "../../domain/response-actions.js";
 import type { StepResult } from "../../domain/results.js";
 import { assess } from "./concluder/index.js";
 import { describeIntent } from "./describe.js";
@@ -72,12 +73,52 @@ class PlanDraftBook {
   cancel(id: string, reason: string): void {
     if (this.updates.length < 10) this.updates.push({ op: "cancel", id, reason: reason.slice(0, 500) });
   }
+
+  update(id: string, fields: { dependsOn: string[] }): void {
+    if (this.updates.length < 10) this.updates.push({ op: "update", id, ...fields });
+  }
 }
 
 function windowOf(intent: Intent, subject: Subject): { start: string; end: string } {
   const start = intent.params.start?.[0];
   const end = intent.params.end?.[0];
   return start && end ? { start, end } : subject.window;
+}
+
+/** A step whose every tool is a built-in response action (the offline planner plans no other acting tool). */
+function isActingStep(step: Step): boolean {
+  return step.tools.length > 0 && step.tools.every(isActionTool);
+}
+
+/**
+ * Keeps the confirmed finding's response steps: each now waits only for the steps that are done
+ * (the evidence the approver reads), not for the moot ones cancelled beside it. True when one is
+ * kept.
+ */
+function keepResponse(
+  acting: readonly Step[],
+  plan: Plan,
+  cancelled: readonly Step[],
+  book: PlanDraftBook,
+  notes: string[],
+): boolean {
+  const done = new Set(plan.steps.filter((st) => st.status === "done").map((st) => st.id));
+  const dropped = new Set(cancelled.map((st) => st.id));
+  let kept = false;
+  for (const st of acting) {
+    const dependsOn = st.dependsOn.filter((d) => done.has(d));
+    if (st.dependsOn.some((d) => !done.has(d) && !dropped.has(d))) {
+      // It waits on a step that failed or was cancelled earlier: it cannot run.
+      book.cancel(st.id, "not acting: a step it depends on did not finish");
+      continue;
+    }
+    if (dependsOn.length !== st.dependsOn.length) book.update(st.id, { dependsOn });
+    notes.push(
+      `${st.id} (${st.tools.join(", ")}) runs next: the evidence confirms the finding; a person approves or denies the call.`,
+    );
+    kept = true;
+  }
+  return kept;
 }
 
 /** One follow-up for an empty or failed step: a much wider window first for empty answers, another source first for errors. */
@@ -187,14 +228,24 @@ export function reflectionFor(context: ReflectorContext): ReflectionDraft {
   const canRevise = context.revisionsLeft > 0;
   const pending = context.plan.steps.filter((st) => st.status === "pending");
 
+  // Steps still running (an early reflection, before the wave ended) stop before their next model round.
+  const reported = new Set(context.results.map((r) => r.stepId));
+  const open = context.plan.steps.filter(
+    (st) => st.status === "pending" || (st.status === "running" && !reported.has(st.id)),
+  );
+  const acting = open.filter(isActingStep);
+  const evidenceOpen = open.filter((st) => !isActingStep(st));
+  // An acting step is the response to a confirmed finding: it runs (and waits for a person's
+  // approval) only when the evidence decides true_positive, never on a dismissal or a doubt.
+  const confirmed = achieved && decision.verdict === "true_positive";
+  let responding = false;
   if (achieved && canRevise) {
-    // Steps still running (an early reflection, before the wave ended) stop before their next model round.
-    const reported = new Set(context.results.map((r) => r.stepId));
-    const open = context.plan.steps.filter(
-      (st) => st.status === "pending" || (st.status === "running" && !reported.has(st.id)),
-    );
-    for (const st of open)
+    for (const st of evidenceOpen)
       book.cancel(st.id, `moot: the evidence already decides the verdict (${decision.verdict})`);
+    if (confirmed) responding = keepResponse(acting, context.plan, evidenceOpen, book, notes);
+    else
+      for (const st of acting)
+        book.cancel(st.id, `not acting: the evidence points to ${decision.verdict}, not a confirmed finding`);
   }
   if (!achieved && canRevise) {
     const byId = new Map(context.plan.steps.map((st) => [st.id, st]));
@@ -233,20 +284,33 @@ export function reflectionFor(context: ReflectorContext): ReflectionDraft {
     }
   }
 
+  if (!achieved && canRevise && evidenceOpen.length === 0 && !book.updates.some((u) => u.op === "add")) {
+    // Only the acting step is left, no new check is coming, and the evidence does not confirm
+    // the finding: a person is not asked to act on a doubt.
+    for (const st of acting)
+      book.cancel(
+        st.id,
+        `not acting: the evidence does not confirm the finding (${decision.verdict}, ${decision.confidence.toFixed(2)})`,
+      );
+  }
+
   const insights = [
     marked(decision.rule),
     ...decision.findings.slice(0, 6).map((f) => f.finding),
     ...notes,
   ].map((i) => i.slice(0, 500));
-  const rationale = achieved
-    ? `The ${decision.verdict} rule is satisfied at confidence ${decision.confidence.toFixed(2)}, so the objective is met${book.updates.length ? " and the remaining steps are moot" : ""}.`
-    : !canRevise
-      ? "No plan revisions are left; the remaining steps run as planned."
-      : book.updates.length > 0
-        ? `The evidence does not decide the verdict yet (${decision.verdict}, ${decision.confidence.toFixed(2)}); ${notes.join(" ")}`
-        : `The evidence does not decide the verdict yet (${decision.verdict}, ${decision.confidence.toFixed(2)}); the planned steps continue.`;
+  const rationale = responding
+    ? `The ${decision.verdict} rule is satisfied at confidence ${decision.confidence.toFixed(2)}; the response step runs next and waits for a person's approval before the conclusion.`
+    : achieved
+      ? `The ${decision.verdict} rule is satisfied at confidence ${decision.confidence.toFixed(2)}, so the objective is met${book.updates.length ? " and the remaining steps are moot" : ""}.`
+      : !canRevise
+        ? "No plan revisions are left; the remaining steps run as planned."
+        : book.updates.length > 0
+          ? `The evidence does not decide the verdict yet (${decision.verdict}, ${decision.confidence.toFixed(2)}); ${notes.join(" ")}`
+          : `The evidence does not decide the verdict yet (${decision.verdict}, ${decision.confidence.toFixed(2)}); the planned steps continue.`;
   return {
-    achieved,
+    // Not achieved while a confirmed finding's response step is still to run: it runs first.
+    achieved: achieved && !responding,
     insights: insights.slice(0, 10),
     updates: book.updates,
     rationale: marked(rationale).slice(0, 2_000),

@@ -83,6 +83,7 @@ export async function investigate(
       justFinished: finished.map((r) => r.stepId),
       model,
       tools: tools.map((t) => t.name),
+      actingTools: toolbox.actingNames(),
       maxSteps,
       revisionsLeft: 3 - plan.revision,
     });
