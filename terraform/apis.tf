@@ -33,3 +33,22 @@ resource "google_project_service" "api" {
   disable_on_destroy         = false
   disable_dependent_services = false
 }
+
+# Only with enable_console (terraform/console.tf). Kept out of local.apis, which is what every
+# deployment needs and what `ferret doctor` checks.
+locals {
+  console_apis = [
+    "compute.googleapis.com", # the console's load balancer, serverless NEG and certificate
+    "iap.googleapis.com",     # Identity-Aware Proxy on the console's backend service
+  ]
+}
+
+resource "google_project_service" "console_api" {
+  for_each = var.enable_console ? toset(local.console_apis) : toset([])
+
+  project = var.project_id
+  service = each.key
+
+  disable_on_destroy         = false
+  disable_dependent_services = false
+}

@@ -1,4 +1,5 @@
-# One source archive of the repository, one Cloud Function (gen2) per entry point.
+# One source archive of the repository, one Cloud Function (gen2) per entry point. The web
+# console is one more function from the same archive, in console.tf (only with enable_console).
 # Cloud Build runs `npm ci` and the `gcp-build` script (tsc) on the archive; package.json `main`
 # (dist/functions/src/index.js) exports every entry point.
 

@@ -4,6 +4,7 @@
 #
 # Grants to Google-managed service agents live next to what they concern:
 # pubsub.tf (Pub/Sub service agent: dead-lettering, push tokens) and scc.tf (SCC notifications).
+# The optional web console's account, its grants and IAP's are in console.tf (enable_console).
 
 locals {
   service_accounts = {

@@ -9,6 +9,7 @@
 #   firestore.tf  database, composite and vector indexes
 #   secrets.tf    Secret Manager secrets (values are added out of band, never in state)
 #   scc.tf        SCC v2 organization notification config and its publisher grant
+#   console.tf    the web console behind Identity-Aware Proxy (optional: enable_console)
 
 provider "google" {
   project = var.project_id
@@ -231,6 +232,14 @@ locals {
       FERRET_WORKFLOW_NAME     = local.workflow_name
       FERRET_WORKFLOW_LOCATION = var.region
     }
+    # The web console (terraform/console.tf): its user is the email in IAP's signed header,
+    # verified against the console's backend service ("" without enable_console, so unset).
+    console = {
+      FERRET_CONSOLE_AUTH         = "iap"
+      FERRET_CONSOLE_IAP_AUDIENCE = local.console_iap_audience
+      # Links from an investigation to its Slack thread.
+      FERRET_SLACK_CHANNEL = var.slack_channel_id
+    }
   }
 
   function_env_groups = {
@@ -252,6 +261,9 @@ locals {
     slackEvents = ["common", "slack", "analysts", "approvals"]
     # Edits the thread root (channel, post claims) and writes to SCC; decides approvals.
     analystActions = ["common", "slack", "analysts", "scc_writeback", "approvals"]
+    # The web console (terraform/console.tf, only with enable_console; not an ENTRY_POINTS entry):
+    # reads Firestore, shows the governor's limits on the queue page, links to Slack threads.
+    console = ["common", "governor", "console"]
   }
 
   # Environment variable name => key in local.secrets, per function.
@@ -270,6 +282,8 @@ locals {
     # The bot token opens the Dispute modal and lists user-group members.
     slackEvents    = { SLACK_SIGNING_SECRET = "slack-signing-secret", SLACK_BOT_TOKEN = "slack-bot-token" }
     analystActions = { SLACK_BOT_TOKEN = "slack-bot-token" }
+    # No secret: the console verifies IAP's signature with Google's public keys.
+    console = {}
   }
 
   function_env = {

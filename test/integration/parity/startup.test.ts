@@ -15,14 +15,17 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ENV_OVERRIDES } from "../../../functions/src/config/config.js";
+import { buildConsoleRuntime, type ConsoleRuntime } from "../../../functions/src/console/compose.js";
 import { buildRuntime } from "../../../functions/src/entry/compose.js";
 import type { Runtime } from "../../../functions/src/entry/runtime.js";
 import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { AFTER_APPLY } from "./terraform-env.js";
 import { deploymentFor, environmentOf, VARIANTS } from "./variants.js";
 
 const started: Runtime[] = [];
+const consoles: ConsoleRuntime[] = [];
 let emulatorEnv: Record<string, string> = {};
 
 before(async () => {
@@ -37,32 +40,52 @@ before(async () => {
 
 after(async () => {
   // The composition root builds a PubSubEventBus; its client keeps the process alive.
-  await Promise.allSettled(
-    started.map((rt) => (rt.bus as Partial<{ close(): Promise<void> }>).close?.() ?? Promise.resolve()),
-  );
+  await Promise.allSettled([
+    ...started.map((rt) => (rt.bus as Partial<{ close(): Promise<void> }>).close?.() ?? Promise.resolve()),
+    ...consoles.map((c) => c.close()),
+  ]);
 });
 
 describe("every function starts with the environment Terraform gives it", { timeout: 300_000 }, () => {
   for (const variant of VARIANTS) {
     test(variant.name, async () => {
       const deployment = await deploymentFor(variant, uniqueProjectId("parity-start"));
+      // The web console is one more function when the deployment enables it (console.tf).
+      const withConsole = deployment.vars.enable_console === true;
       assert.deepEqual(
         [...deployment.functions.keys()].sort(),
-        ENTRY_POINTS.map((e) => e.name).sort(),
+        [...ENTRY_POINTS.map((e) => e.name), ...(withConsole ? ["console"] : [])].sort(),
         "Terraform deploys every entry point",
       );
+      const consoleFn = deployment.functions.get("console");
+      if (consoleFn) {
+        // Its own composition root (functions/src/console/compose.ts), as the instance builds it.
+        const rt = buildConsoleRuntime({ ...environmentOf(consoleFn), ...emulatorEnv });
+        consoles.push(rt);
+        assert.equal(rt.config.console.auth, "iap");
+        // IAP's audience for a backend service ("Securing your app with signed headers").
+        assert.equal(
+          rt.config.console.iapAudience,
+          `/projects/${AFTER_APPLY["data.google_project.ferret.number"]}/global/backendServices/${AFTER_APPLY["google_compute_backend_service.console.generated_id"]}`,
+        );
+        assert.equal(rt.config.slack.channel, deployment.vars.slack_channel_id);
+        assert.equal(rt.config.governor.maxConcurrent, deployment.vars.governor_max_concurrent);
+        assert.equal(rt.config.firestore.databaseId, deployment.vars.firestore_database);
+      }
       // Concurrently: the BigQuery-backed catalogs each wait for their table listing to fail
       // (no credentials here), as a cold start without dataset access would.
       const outcomes = await Promise.all(
-        [...deployment.functions].map(async ([name, fn]) => {
-          try {
-            const rt = await buildRuntime({ ...environmentOf(fn), ...emulatorEnv });
-            started.push(rt);
-            return { name, rt };
-          } catch (error) {
-            return { name, error: `${(error as Error).name}: ${(error as Error).message}` };
-          }
-        }),
+        [...deployment.functions]
+          .filter(([name]) => name !== "console")
+          .map(async ([name, fn]) => {
+            try {
+              const rt = await buildRuntime({ ...environmentOf(fn), ...emulatorEnv });
+              started.push(rt);
+              return { name, rt };
+            } catch (error) {
+              return { name, error: `${(error as Error).name}: ${(error as Error).message}` };
+            }
+          }),
       );
       for (const outcome of outcomes) {
         assert.equal(outcome.error, undefined, `${outcome.name} does not start (${variant.name})`);

@@ -77,11 +77,23 @@ export async function exampleVariables(): Promise<Variables> {
   return parsed as Variables;
 }
 
+/**
+ * Attributes Google assigns at apply time that an environment is built from, with the stand-in
+ * values the parity tests use: the project number and the console's backend service id, which
+ * make IAP's audience (FERRET_CONSOLE_IAP_AUDIENCE, terraform/console.tf). Keyed by the
+ * reference without its count index.
+ */
+export const AFTER_APPLY: Readonly<Record<string, Value>> = {
+  "data.google_project.ferret.number": "123456789012",
+  "google_compute_backend_service.console.generated_id": "5550123456789012345",
+};
+
 export class Evaluator {
   constructor(
     private readonly tf: Terraform,
     private readonly vars: Variables,
     private readonly each?: { key: string; value: Value },
+    private readonly afterApply: Readonly<Record<string, Value>> = {},
   ) {}
 
   /** Evaluates an attribute as hcl2json renders it: literal JSON, or strings holding ${...}. */
@@ -120,6 +132,8 @@ export class Evaluator {
   private node(n: JsepNode, what: string): Value {
     switch (n.type) {
       case "Literal":
+        // A quoted string inside an expression is a template too ("a-${x}").
+        if (typeof n.value === "string" && n.value.includes("${")) return this.template(n.value, what);
         return n.value as Value;
       case "ArrayExpression":
         return (n.elements as JsepNode[]).map((e) => this.node(e, what));
@@ -224,6 +238,8 @@ export class Evaluator {
       const [which, ...rest] = path;
       return walk(which === "key" ? this.each.key : this.each.value, rest);
     }
+    const known = [root, ...path.filter((p) => typeof p === "string")].join(".");
+    if (known in this.afterApply) return this.afterApply[known] ?? null;
     // A resource attribute Terraform knows before apply only when it is set in configuration.
     const [name, attr, ...rest] = path;
     const body = resource(this.tf, `${root}.${String(name)}`);
@@ -311,14 +327,25 @@ export interface FunctionDeployment {
   secrets: Record<string, string>;
 }
 
-/** The environment and secrets Terraform gives each function, keyed by entry point. */
+/**
+ * The environment and secrets Terraform gives each function, keyed by entry point; the web
+ * console (terraform/console.tf) is there under "console" when the variables enable it.
+ */
 export function functionDeployments(tf: Terraform, vars: Variables): Map<string, FunctionDeployment> {
-  const ev = new Evaluator(tf, vars);
+  const ev = new Evaluator(tf, vars, undefined, AFTER_APPLY);
   // The shapes these read are pinned by test/unit/terraform/functions.test.ts.
   const fn = resource(tf, "google_cloudfunctions2_function.function");
   const [service] = blocks(fn, "service_config", "function");
   if (service?.environment_variables !== "${local.function_env[each.key]}")
     throw new TerraformEvalError("environment_variables is no longer local.function_env[each.key]");
+  const consoleFn = resource(tf, "google_cloudfunctions2_function.console");
+  const [consoleService] = blocks(consoleFn, "service_config", "console");
+  if (consoleService?.environment_variables !== '${local.function_env["console"]}')
+    throw new TerraformEvalError(
+      'the console\'s environment_variables is no longer local.function_env["console"]',
+    );
+  if (consoleFn.count !== "${var.enable_console ? 1 : 0}")
+    throw new TerraformEvalError("the console function is no longer deployed exactly with enable_console");
   if (
     norm(str(local(tf, "function_env"), "local.function_env")) !==
     '${{ for key, groups in local.function_env_groups : key => { for name, value in merge([for group in groups : local.env_groups[group]]...) : name => value if value != "" } }}'
@@ -341,6 +368,7 @@ export function functionDeployments(tf: Terraform, vars: Variables): Map<string,
 
   const out = new Map<string, FunctionDeployment>();
   for (const [name, groupNames] of Object.entries(perFunction)) {
+    if (name === "console" && vars.enable_console !== true) continue;
     const merged: Record<string, string> = {};
     for (const group of strings(groupNames, `function_env_groups.${name}`)) {
       for (const [key, raw] of Object.entries(obj(groups[group], `env_groups.${group}`))) {

@@ -42,6 +42,15 @@ export const VARIANTS: readonly Variant[] = [
     name: "longer step executor and notifier timeouts",
     overrides: { functions: { stepExecutor: { timeout_seconds: 1200 }, notifier: { timeout_seconds: 300 } } },
   },
+  {
+    // The web console behind Identity-Aware Proxy (terraform/console.tf, docs/deploy.md).
+    name: "enable_console = true",
+    overrides: {
+      enable_console: true,
+      console_domain: "ferret.example.com",
+      console_members: ["group:secops@example.com"],
+    },
+  },
 ];
 
 /** Secret values as a deployer would add them with `gcloud secrets versions add`. */

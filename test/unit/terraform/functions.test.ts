@@ -36,13 +36,35 @@ const PUBSUB_ENTRY_POINTS: readonly string[] = ENTRY_POINTS.flatMap((ep) =>
 
 const fn = (): JsonObject => resource(tf, "google_cloudfunctions2_function.function");
 const functionTable = (): JsonObject => obj(local(tf, "functions"), "local.functions");
+/**
+ * The web console's entry point (functions/src/index.ts registers it with ff.http): deployed by
+ * terraform/console.tf, only with enable_console, and not an ENTRY_POINTS entry (the local stack
+ * does not start it; `ferret console` serves it). test/unit/terraform/console.test.ts covers it.
+ */
+const CONSOLE = "console";
+const DEPLOYED_NAMES = [...ENTRY_POINT_NAMES, CONSOLE].sort();
 
 test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that entry point, and vice versa", async () => {
-  const declared = [...resourcesOfType(tf, "google_cloudfunctions2_function").keys()];
+  const declared = [...resourcesOfType(tf, "google_cloudfunctions2_function").keys()].sort();
   assert.deepEqual(
     declared,
-    ["function"],
-    "every function must come from the one for_each over local.functions",
+    ["console", "function"],
+    "every function must come from the one for_each over local.functions, but the optional console",
+  );
+  const consoleFn = resource(tf, "google_cloudfunctions2_function.console");
+  assert.deepEqual(
+    await shape(block(consoleFn, "build_config", "console").entry_point, "console entry_point"),
+    ref("local", "console", "entry_point"),
+  );
+  assert.equal(obj(local(tf, "console"), "local.console").entry_point, CONSOLE);
+  assert.match(
+    readFileSync(join(REPO_ROOT, "functions", "src", "index.ts"), "utf8"),
+    /\bff\.http\(\s*"console"\s*,/,
+    "functions/src/index.ts exports the console's entry point",
+  );
+  assert.ok(
+    !(ENTRY_POINT_NAMES as readonly string[]).includes(CONSOLE),
+    "the console is not one of the always-deployed functions",
   );
 
   const f = fn();
@@ -73,14 +95,30 @@ test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that
 });
 
 test("functions are built from one archive of the repository root on nodejs22", async () => {
-  const build = block(fn(), "build_config", "function");
-  assert.equal(build.runtime, "nodejs22");
-  const storage = block(block(build, "source", "build_config"), "storage_source", "build_config.source");
-  assert.deepEqual(await shape(storage.bucket, "bucket"), ref("google_storage_bucket", "source", "name"));
-  assert.deepEqual(
-    await shape(storage.object, "object"),
-    ref("google_storage_bucket_object", "source", "name"),
-  );
+  // The console too: the same archive, the same runtime, the same build account.
+  for (const address of [
+    "google_cloudfunctions2_function.function",
+    "google_cloudfunctions2_function.console",
+  ]) {
+    const build = block(resource(tf, address), "build_config", address);
+    assert.equal(build.runtime, "nodejs22", `${address}: runtime`);
+    const storage = block(block(build, "source", "build_config"), "storage_source", "build_config.source");
+    assert.deepEqual(
+      await shape(storage.bucket, "bucket"),
+      ref("google_storage_bucket", "source", "name"),
+      `${address}: bucket`,
+    );
+    assert.deepEqual(
+      await shape(storage.object, "object"),
+      ref("google_storage_bucket_object", "source", "name"),
+      `${address}: object`,
+    );
+    assert.deepEqual(
+      await shape(build.service_account, "build service_account"),
+      ref("google_service_account", "sa", "build", "id"),
+      `${address}: built by the build account`,
+    );
+  }
 
   const object = resource(tf, "google_storage_bucket_object.source");
   assert.deepEqual(
@@ -104,7 +142,8 @@ test("functions are built from one archive of the repository root on nodejs22", 
     assert.ok(excludes.includes(dir) && excludes.includes(`${dir}/**`), `the archive must leave out ${dir}/`);
   }
   const neededByTheBuild = ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"];
-  for (const path of [...neededByTheBuild, "functions", "workflows", "prompts"]) {
+  // console/ holds the console's views and stylesheet, read at run time (fromRoot("console/…")).
+  for (const path of [...neededByTheBuild, "functions", "workflows", "prompts", "console"]) {
     assert.ok(
       !excludes.some((pattern) => pattern.split("/")[0] === path),
       `${path} must stay in the archive`,
@@ -257,6 +296,18 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
   ],
   slackEvents: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...APPROVAL_ENV],
   analystActions: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...SCC_ENV, ...APPROVAL_ENV],
+  // Reads Firestore, shows the governor's limits, links to the Slack thread; IAP identity.
+  console: [
+    ...COMMON_ENV,
+    "FERRET_GOVERNOR_MAX_CONCURRENT",
+    "FERRET_GOVERNOR_PER_HOUR",
+    "FERRET_GOVERNOR_TOKENS_PER_HOUR",
+    "FERRET_GOVERNOR_TOKENS_PER_DAY",
+    "FERRET_GOVERNOR_GROUP_WINDOW_MINUTES",
+    "FERRET_SLACK_CHANNEL",
+    "FERRET_CONSOLE_AUTH",
+    "FERRET_CONSOLE_IAP_AUDIENCE",
+  ],
 };
 const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
   // Planner and reflector build the same tool catalog, and the OTX adapter needs its key there too.
@@ -274,11 +325,11 @@ const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
 test("environment variables: the contract's names, each function getting what it needs", () => {
   const groups = obj(local(tf, "env_groups"), "local.env_groups");
   const perFunction = obj(local(tf, "function_env_groups"), "local.function_env_groups");
-  assert.deepEqual(Object.keys(perFunction).sort(), ENTRY_POINT_NAMES);
+  assert.deepEqual(Object.keys(perFunction).sort(), DEPLOYED_NAMES);
   assert.deepEqual(
     Object.keys(EXPECTED_ENV).sort(),
-    ENTRY_POINT_NAMES,
-    "an expectation for every entry point",
+    DEPLOYED_NAMES,
+    "an expectation for every entry point, the console's included",
   );
   for (const [name, expected] of Object.entries(EXPECTED_ENV)) {
     const names = strings(perFunction[name], `function_env_groups.${name}`).flatMap((group) =>
@@ -309,6 +360,12 @@ test("environment variables: the contract's names, each function getting what it
     block(fn(), "service_config", "function").environment_variables,
     "${local.function_env[each.key]}",
   );
+  assert.equal(
+    block(resource(tf, "google_cloudfunctions2_function.console"), "service_config", "console")
+      .environment_variables,
+    '${local.function_env["console"]}',
+    "the console's environment comes from the same contract",
+  );
 
   // The contract is one locals block, so it is easy to align with the code.
   const mainLocals = arr(tf.files.get("main.tf")?.locals, "main.tf locals").map((b) => obj(b, "locals"));
@@ -321,9 +378,9 @@ test("environment variables: the contract's names, each function getting what it
 
 test("secrets reach only the functions that read them, as secret environment variables", () => {
   const secretEnv = obj(local(tf, "secret_env"), "local.secret_env");
-  assert.deepEqual(Object.keys(secretEnv).sort(), ENTRY_POINT_NAMES);
+  assert.deepEqual(Object.keys(secretEnv).sort(), DEPLOYED_NAMES);
   const secrets = obj(local(tf, "secrets"), "local.secrets");
-  for (const name of ENTRY_POINT_NAMES) {
+  for (const name of DEPLOYED_NAMES) {
     const actual = obj(secretEnv[name], `secret_env.${name}`);
     assert.deepEqual(actual, EXPECTED_SECRET_ENV[name] ?? {}, `${name}: secret environment variables`);
     for (const key of Object.values(actual))

@@ -169,6 +169,9 @@ const SERVICE_AGENT_GRANTS: Record<string, string> = {
   "google_service_account_iam_member.pubsub_token_creator": "${local.pubsub_service_agent}",
   "google_pubsub_topic_iam_member.scc_publisher":
     "serviceAccount:${google_scc_v2_organization_notification_config.findings[0].service_account}",
+  // IAP calls the console's service as its service agent (terraform/console.tf).
+  "google_cloud_run_v2_service_iam_member.console_iap_invoker":
+    "${google_project_service_identity.iap[0].member}",
 };
 
 /** IAM resources outside local.grants that grant something else than a predefined role to a ferret account. */
@@ -181,6 +184,18 @@ const OTHER_GRANTS: Record<string, string> = {
   "google_organization_iam_member.response_actions": '${google_service_account.sa["responder"].member}',
   // Only the worker that records Approve / Deny may wake a paused workflow (approvals.tf).
   "google_project_iam_member.approval_callbacks": '${google_service_account.sa["analystActions"].member}',
+  // The optional web console's own account (console.tf; console.test.ts pins what it holds).
+  "google_project_iam_member.console_reader": "${google_service_account.console[0].member}",
+  "google_project_iam_member.console_memory_delete": "${google_service_account.console[0].member}",
+  "google_pubsub_topic_iam_member.console_publisher": "${google_service_account.console[0].member}",
+};
+
+/**
+ * The one authoritative IAM resource: who may pass Identity-Aware Proxy to the console is
+ * exactly var.console_members, on a backend service ferret creates and owns (console.tf).
+ */
+const AUTHORITATIVE_BINDINGS: Record<string, string> = {
+  "google_iap_web_backend_service_iam_binding.console_access": "${var.console_members}",
 };
 
 interface Grant {
@@ -263,16 +278,21 @@ test("one non-authoritative member resource per scope applies local.grants to th
   }
 });
 
-test("no other IAM resources, nothing authoritative, and no public member but the one allowed", () => {
+test("no other IAM resources, nothing authoritative but the console's IAP accessors, and no public member but the one allowed", () => {
   const known = new Set([
     ...Object.values(SCOPE_RESOURCES).map((s) => s.address),
     ...Object.keys(SERVICE_AGENT_GRANTS),
     ...Object.keys(OTHER_GRANTS),
+    ...Object.keys(AUTHORITATIVE_BINDINGS),
   ]);
   for (const [address, body] of tf.resources) {
     if (!/_iam_(member|binding|policy|audit_config)\.|^google_bigquery_dataset_access\./.test(address))
       continue;
     assert.ok(known.has(address), `unexpected IAM resource ${address}`);
+    if (address in AUTHORITATIVE_BINDINGS) {
+      assert.equal(body.members, AUTHORITATIVE_BINDINGS[address], `${address}: members`);
+      continue;
+    }
     assert.match(address, /_iam_member\.|_dataset_access\./, `${address}: only non-authoritative grants`);
     const expectedMember = SERVICE_AGENT_GRANTS[address] ?? OTHER_GRANTS[address];
     if (expectedMember !== undefined) assert.equal(body.member, expectedMember, `${address}: member`);
