@@ -55,10 +55,24 @@ export async function requestApproval(
     (c) => c.approvalRequest && approvalIdFor(id, stepId, c.approvalRequest.argsDigest) === approvalId,
   )?.approvalRequest;
   if (!held) throw new NotFoundError(`step ${stepId} of ${id} holds no call ${approvalId}`);
+  // The dry run is read again here, by the responder: its identity holds the read permissions
+  // the preview needs (the step executor's does not), and the person sees the target as it is
+  // now. The executor's attempt stays when the tool offers no preview here.
+  const preview = await deps.toolbox.preview(held.tool, held.args, {
+    investigationId: id,
+    finding: inv.finding,
+    logger: deps.logger.child({ investigationId: id, approvalId, tool: held.tool }),
+    stepId,
+  });
   const record: ApprovalRecord = {
     approvalId,
     stepId,
-    request: ApprovalRequestSchema.parse({ ...held, investigationId: id, stepId }),
+    request: ApprovalRequestSchema.parse({
+      ...held,
+      investigationId: id,
+      stepId,
+      ...(preview ? { preview: preview.slice(0, 2_000) } : {}),
+    }),
     status: "pending",
     requestedAt: deps.now().toISOString(),
     callbackUrl: input.callbackUrl,

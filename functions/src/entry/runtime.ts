@@ -113,6 +113,7 @@ function offlineOnlyTools(catalog: ToolCatalog): ToolCatalog {
   return {
     names: () => catalog.names(),
     list: () => catalog.list?.() ?? [],
+    preview: (name, args, ctx) => catalog.preview?.(name, args, ctx) ?? Promise.resolve(undefined),
     declarations: () => catalog.declarations(),
     run: (name, args, ctx) => catalog.run(name, args, { ...ctx, offlineOnly: true }),
   };

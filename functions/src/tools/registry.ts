@@ -24,6 +24,11 @@ export interface ToolRegistry {
   /** Throws UnknownToolError for a name that is not registered. */
   get(name: string): AnyTool;
   declarations(): ToolDeclaration[];
+  /**
+   * A tool's dry-run preview of a call, run by whoever holds the read permissions it needs;
+   * undefined when the tool has none or the arguments do not validate. Never acts.
+   */
+  preview(name: string, rawArgs: unknown, ctx: ToolContext): Promise<string | undefined>;
   run(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
 
@@ -185,6 +190,17 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
     names: () => [...byName.keys()],
     get,
     declarations: () => declarations.map((d) => ({ ...d })),
+    async preview(name, rawArgs, ctx) {
+      const tool = get(name);
+      const parsed = tool.input.safeParse(rawArgs ?? {});
+      if (!parsed.success || !tool.preview) return undefined;
+      try {
+        tool.checkTarget?.(parsed.data, ctx);
+        return await tool.preview(parsed.data, ctx);
+      } catch (error) {
+        return `dry run failed: ${errorMessage(error)}`;
+      }
+    },
     async run(name, rawArgs, ctx) {
       const started = Date.now();
       let output: ToolOutput;

@@ -11,6 +11,8 @@ export interface ToolCatalog {
    * nothing but that hint.
    */
   list?(): ReadonlyArray<{ name: string; readOnly: boolean }>;
+  /** A dry-run preview of an acting call (the registry's); absent in read-only doubles. */
+  preview?(name: string, rawArgs: unknown, ctx: ToolContext): Promise<string | undefined>;
   declarations(): ToolDeclaration[];
   run(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
@@ -47,6 +49,12 @@ export class ToolBox {
 
   names(): string[] {
     return this.available().map((t) => t.name);
+  }
+
+  /** The tool's dry-run preview of a call, for an allowed tool that has one. */
+  async preview(name: string, args: unknown, ctx: ToolContext): Promise<string | undefined> {
+    if (!this.catalog.names().includes(name) || !this.allowed(name)) return undefined;
+    return this.catalog.preview?.(name, args, ctx);
   }
 
   /** The available tools that act (change something) rather than only read. */
