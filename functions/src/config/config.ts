@@ -153,7 +153,11 @@ const ConfigObjectSchema = z.strictObject({
        * `iapAudience`; "local" (only `ferret console` on loopback) trusts `localUser`.
        */
       auth: z.enum(["iap", "local"]).default("iap"),
-      /** IAP's audience for the backend: /projects/NUMBER/locations/REGION/services/NAME for Cloud Run. */
+      /**
+       * IAP's audience for the signed header: /projects/NUMBER/global/backendServices/ID behind the
+       * load balancer Terraform deploys (terraform/console.tf), or
+       * /projects/NUMBER/locations/REGION/services/NAME for IAP on Cloud Run directly.
+       */
       iapAudience: z.string().optional(),
       localUser: z.email().default("analyst@localhost.localdomain"),
     })
