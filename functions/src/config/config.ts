@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
 import { z } from "zod";
 import { ConfigError } from "../domain/errors.js";
 import { SeveritySchema } from "../domain/finding.js";
@@ -381,7 +381,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
     let parsed: unknown;
     try {
-      parsed = parseYaml(text);
+      // yaml loads only when a config file is given: deployed functions read the environment.
+      const { parse } = createRequire(import.meta.url)("yaml") as typeof import("yaml");
+      parsed = parse(text);
     } catch (error) {
       throw new ConfigError(`config file ${file} is not valid YAML: ${(error as Error).message}`);
     }

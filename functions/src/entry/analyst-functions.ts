@@ -8,8 +8,8 @@ import { AnalystActionSchema } from "../domain/analyst.js";
 import { InvalidInputError } from "../domain/errors.js";
 import { ThreadQuestionSchema } from "../domain/thread-question.js";
 import { ANALYST_TOPICS } from "../platform/topics.js";
-import { settle } from "./event-functions.js";
 import { decodePubSubJson } from "./pubsub-message.js";
+import { settle } from "./pubsub-settle.js";
 import { appDepsFor, type Runtime } from "./runtime.js";
 import { type SlackEventsDeps, slackEventsHandler } from "./slack-events.js";
 

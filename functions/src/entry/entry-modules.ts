@@ -33,21 +33,28 @@ function runtimeFor(name: EntryPointModuleName): () => Promise<Runtime> {
   return async () => (await import("./compose.js")).getRuntime(ENTRY_POINT_NEEDS[name]);
 }
 
-async function workflowFunction(
-  name: "planner" | "stepExecutor" | "reflector" | "concluder" | "compressor" | "responder",
-): Promise<unknown> {
-  const m = await import("./http-functions.js");
-  const operations = {
-    planner: m.plannerOperation,
-    stepExecutor: m.stepExecutorOperation,
-    reflector: m.reflectorOperation,
-    concluder: m.concluderOperation,
-    compressor: m.compressorOperation,
-    responder: m.responderOperation,
-  } as const;
-  const schema = m.HTTP_SCHEMAS[name];
-  const operation = operations[name];
-  return m.workflowHandler(name, schema as never, operation as never, runtimeFor(name));
+/** Each workflow role's operation, loaded alone: a function does not import the other roles. */
+const OPERATIONS = {
+  planner: async () => (await import("./planner-operation.js")).plannerOperation,
+  stepExecutor: async () => (await import("./step-executor-operation.js")).stepExecutorOperation,
+  reflector: async () => (await import("./reflector-operation.js")).reflectorOperation,
+  concluder: async () => (await import("./concluder-operation.js")).concluderOperation,
+  compressor: async () => (await import("./compressor-operation.js")).compressorOperation,
+  responder: async () => (await import("./responder-operation.js")).responderOperation,
+} as const;
+
+async function workflowFunction(name: keyof typeof OPERATIONS): Promise<unknown> {
+  const [{ workflowHandler }, requests, operation] = await Promise.all([
+    import("./workflow-handler.js"),
+    import("./http-requests.js"),
+    OPERATIONS[name](),
+  ]);
+  return workflowHandler(
+    name,
+    requests.WORKFLOW_REQUEST_SCHEMAS[name] as never,
+    operation as never,
+    runtimeFor(name),
+  );
 }
 
 export const ENTRY_POINT_MODULES = {
@@ -58,10 +65,12 @@ export const ENTRY_POINT_MODULES = {
   compressor: () => workflowFunction("compressor"),
   // Runs approved acting calls: the tool catalog (MCP servers, response actions).
   responder: () => workflowFunction("responder"),
-  ingest: async () => (await import("./event-functions.js")).ingestFunction(runtimeFor("ingest")),
+  ingest: async () => (await import("./ingest-function.js")).ingestFunction(runtimeFor("ingest")),
   memoryIntrospector: async () =>
-    (await import("./event-functions.js")).memoryIntrospectorFunction(runtimeFor("memoryIntrospector")),
-  notifier: async () => (await import("./event-functions.js")).notifierFunction(runtimeFor("notifier")),
+    (await import("./memory-introspector-function.js")).memoryIntrospectorFunction(
+      runtimeFor("memoryIntrospector"),
+    ),
+  notifier: async () => (await import("./notifier-function.js")).notifierFunction(runtimeFor("notifier")),
   sweep: async () => (await import("./sweep-function.js")).sweepFunction(runtimeFor("sweep")),
   slackEvents: async () =>
     (await import("./analyst-functions.js")).slackEventsFunction(runtimeFor("slackEvents")),

@@ -31,3 +31,13 @@ export const ResponderRequestSchema = z.discriminatedUnion("operation", [
     approvalId: z.string().regex(/^apr-[a-f0-9]{24}$/),
   }),
 ]);
+
+/** The request body each workflow role's HTTP function accepts. */
+export const WORKFLOW_REQUEST_SCHEMAS = {
+  planner: InvestigationRefSchema,
+  stepExecutor: StepRequestSchema,
+  reflector: ReflectorRequestSchema,
+  concluder: ConcluderRequestSchema,
+  compressor: StepRequestSchema,
+  responder: ResponderRequestSchema,
+} as const;

@@ -5,8 +5,8 @@ import { sweepStalled } from "../app/sweep.js";
 import { type SweepRequest, SweepRequestSchema } from "../app/sweep-request.js";
 import { InvalidInputError } from "../domain/errors.js";
 import { TOPICS } from "../platform/topics.js";
-import { settle } from "./event-functions.js";
 import { decodePubSubJson } from "./pubsub-message.js";
+import { settle } from "./pubsub-settle.js";
 import { ingestDepsFor, type Runtime } from "./runtime.js";
 
 /**

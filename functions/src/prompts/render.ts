@@ -1,5 +1,11 @@
-import { Liquid } from "liquidjs";
+import { createRequire } from "node:module";
+import type { Liquid } from "liquidjs";
 import { fromRoot } from "../platform/paths.js";
+
+// liquidjs loads on the first render, not at import: most functions import this module through
+// shared code without rendering a prompt, and a cold import should not pay for the engine.
+// renderPrompt is synchronous, hence require (liquidjs's Node entry is CommonJS anyway).
+const requireModule = createRequire(import.meta.url);
 
 /**
  * Prompts live as Liquid templates under prompts/. Missing variables and unknown filters
@@ -23,7 +29,8 @@ let engine: Liquid | undefined;
 
 function liquid(): Liquid {
   if (engine) return engine;
-  engine = new Liquid({
+  const { Liquid: Engine } = requireModule("liquidjs") as typeof import("liquidjs");
+  engine = new Engine({
     root: [fromRoot("prompts")],
     extname: ".liquid",
     strictVariables: true,

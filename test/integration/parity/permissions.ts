@@ -35,7 +35,7 @@ function publishesEvents(sa: string): Operation {
 function deadLetters(sa: string, topic: string): Operation {
   return {
     sa,
-    what: "parks a message it can never process (settle() in functions/src/entry/event-functions.ts)",
+    what: "parks a message it can never process (settle() in functions/src/entry/pubsub-settle.ts)",
     permission: "pubsub.topics.publish",
     scope: "dead_letter_topic",
     target: topic,

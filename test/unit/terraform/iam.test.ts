@@ -375,7 +375,7 @@ test("only the workflow invokes the workflow's functions and only the push ident
 });
 
 test("each Pub/Sub-fed function may publish to its own dead-letter topic (settle() parks poison messages there)", () => {
-  // functions/src/entry/event-functions.ts publishes a message it can never process to
+  // functions/src/entry/pubsub-settle.ts publishes a message it can never process to
   // deadLetterTopic(topic) itself; without publisher there it is retried for an hour instead.
   for (const ep of ENTRY_POINTS) {
     if (ep.trigger !== "pubsub") continue;
