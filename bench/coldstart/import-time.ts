@@ -73,6 +73,27 @@ const ENTRY_PROBE = [
   "process.exit(0);",
 ].join(" ");
 
+/**
+ * The console's cold import: index plus console/function (its own loader in index.ts), then
+ * apart the runtime its first request builds (console/compose.ts: Firestore and Pub/Sub
+ * clients, constructed, nothing connected).
+ */
+const CONSOLE_PROBE = [
+  "const t0 = performance.now();",
+  "await import(process.env.BENCH_MODULE_URL);",
+  "const m = await import(process.env.BENCH_CONSOLE_URL);",
+  "m.consoleFunction();",
+  "const t1 = performance.now();",
+  "const { buildConsoleRuntime } = await import(process.env.BENCH_CONSOLE_COMPOSE_URL);",
+  "buildConsoleRuntime({ ...process.env, FERRET_CONSOLE_AUTH: 'local' });",
+  "const t2 = performance.now();",
+  "process.stdout.write(JSON.stringify({ importMs: t1 - t0, runtimeMs: t2 - t1 }) + '\\n');",
+  "process.exit(0);",
+].join(" ");
+
+/** The web console's entry point: not in ENTRY_POINT_MODULES, it has its own loader. */
+export const CONSOLE_ENTRY_POINT = "console";
+
 /** The target for a function's cold import (issue 19), checked on the deployed (dist) build. */
 export const COLD_IMPORT_TARGET_MS = 300;
 
@@ -103,11 +124,17 @@ export async function measureEntryImport(options: {
   const times: number[] = [];
   const runtimes: number[] = [];
   for (let i = 0; i < options.samples; i++) {
-    const out = await run(process.execPath, [...options.nodeArgs, "--input-type=module", "-e", ENTRY_PROBE], {
+    const isConsole = options.entryPoint === CONSOLE_ENTRY_POINT;
+    const consoleDir = join(dirname(options.modulePath), "console");
+    const probe = isConsole ? CONSOLE_PROBE : ENTRY_PROBE;
+    const out = await run(process.execPath, [...options.nodeArgs, "--input-type=module", "-e", probe], {
       cwd: options.cwd,
       env: {
         ...options.env,
         BENCH_MODULE_URL: pathToFileURL(options.modulePath).href,
+        BENCH_CONSOLE_URL: pathToFileURL(join(consoleDir, `function${extname(options.modulePath)}`)).href,
+        BENCH_CONSOLE_COMPOSE_URL: pathToFileURL(join(consoleDir, `compose${extname(options.modulePath)}`))
+          .href,
         BENCH_ENTRY_MODULES_URL: pathToFileURL(entryModules).href,
         BENCH_COMPOSE_URL: pathToFileURL(join(dirname(entryModules), `compose${extname(entryModules)}`)).href,
         BENCH_ENTRY_POINT: options.entryPoint,

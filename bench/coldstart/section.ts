@@ -7,6 +7,7 @@ import type { BenchScenario } from "../lib/scenarios.js";
 import { type BundleReport, bundleFunctions } from "./bundle.js";
 import { buildDeployTree, type DeployTree } from "./deploy-tree.js";
 import {
+  CONSOLE_ENTRY_POINT,
   type EntryImportTime,
   type ImportTime,
   measureEntryImport,
@@ -75,10 +76,10 @@ export async function measureColdStart(options: {
     );
   }
   const entryImports: EntryImportTime[] = [];
-  for (const entryPoint of ALL_ENTRY_POINTS) {
+  for (const name of [...ALL_ENTRY_POINTS.map((e) => e.name), CONSOLE_ENTRY_POINT]) {
     for (const v of variants) {
       const measured = await measureEntryImport({
-        entryPoint: entryPoint.name,
+        entryPoint: name,
         variant: v.variant,
         modulePath: v.module,
         nodeArgs: v.nodeArgs,
@@ -87,7 +88,7 @@ export async function measureColdStart(options: {
         env,
       });
       options.progress(
-        `  import ${entryPoint.name} (${v.variant}): ${measured.importMs ? `${Math.round(measured.importMs.median)} ms median` : measured.error}`,
+        `  import ${name} (${v.variant}): ${measured.importMs ? `${Math.round(measured.importMs.median)} ms median` : measured.error}`,
       );
       entryImports.push(measured);
     }

@@ -1,4 +1,4 @@
-import { OAuth2Client } from "google-auth-library";
+import type { OAuth2Client } from "google-auth-library";
 import type { Config } from "../config/config.js";
 import { ConfigError, FerretError } from "../domain/errors.js";
 
@@ -20,6 +20,13 @@ const KEYS_TTL_MS = 3_600_000;
 
 export type Authenticate = (header: (name: string) => string | undefined) => Promise<ConsoleUser>;
 
+// google-auth-library loads with the first request to verify, not with the console's module.
+let library: Promise<typeof import("google-auth-library")> | undefined;
+function oauthClient(): Promise<OAuth2Client> {
+  library ??= import("google-auth-library");
+  return library.then((m) => new m.OAuth2Client());
+}
+
 /**
  * IAP signs every request it lets through with an ES256 JWT in `x-goog-iap-jwt-assertion`;
  * the backend must verify signature, issuer and audience itself, since a request that
@@ -31,14 +38,17 @@ export function iapAuthenticator(
   audience: string,
   keys: () => Promise<Record<string, string>> = iapKeysFromGoogle(),
 ): Authenticate {
-  const verifier = new OAuth2Client();
+  let verifier: Promise<OAuth2Client> | undefined;
   return async (header) => {
     const jwt = header(IAP_JWT_HEADER);
     if (!jwt)
       throw new ConsoleAuthError(`no ${IAP_JWT_HEADER} header: the console is served through IAP only`);
     let email: unknown;
     try {
-      const ticket = await verifier.verifySignedJwtWithCertsAsync(jwt, await keys(), audience, [IAP_ISSUER]);
+      verifier ??= oauthClient();
+      const ticket = await (await verifier).verifySignedJwtWithCertsAsync(jwt, await keys(), audience, [
+        IAP_ISSUER,
+      ]);
       email = ticket.getPayload()?.email;
     } catch (error) {
       throw new ConsoleAuthError(`IAP token refused: ${(error as Error).message}`);
@@ -51,11 +61,14 @@ export function iapAuthenticator(
 }
 
 function iapKeysFromGoogle(): () => Promise<Record<string, string>> {
-  const client = new OAuth2Client();
+  let client: Promise<OAuth2Client> | undefined;
   let cached: { at: number; keys: Promise<Record<string, string>> } | undefined;
   return () => {
     if (!cached || Date.now() - cached.at > KEYS_TTL_MS) {
-      const keys = client.getIapPublicKeysAsync().then((r) => r.pubkeys as Record<string, string>);
+      client ??= oauthClient();
+      const keys = client
+        .then((c) => c.getIapPublicKeysAsync())
+        .then((r) => r.pubkeys as Record<string, string>);
       keys.catch(() => {
         cached = undefined;
       });

@@ -1,5 +1,9 @@
-import { Liquid } from "liquidjs";
+import { createRequire } from "node:module";
+import type { Liquid } from "liquidjs";
 import { fromRoot } from "../platform/paths.js";
+
+// The engine loads with the first page rendered, not with the console's module (cold import).
+const requireModule = createRequire(import.meta.url);
 
 /**
  * The console's pages are Liquid templates under console/views/, rendered on the server.
@@ -14,7 +18,8 @@ let engine: Liquid | undefined;
 
 function liquid(): Liquid {
   if (engine) return engine;
-  engine = new Liquid({
+  const { Liquid: Engine } = requireModule("liquidjs") as typeof import("liquidjs");
+  engine = new Engine({
     root: [fromRoot("console/views")],
     extname: ".liquid",
     outputEscape: "escape",

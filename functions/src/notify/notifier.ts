@@ -11,9 +11,11 @@ import { replyFor } from "./event-reply.js";
 import { DEFAULT_POST_ONCE_POLICY, type PostOnceDeps, type PostOncePolicy, postOnce } from "./post-once.js";
 import { withRelatedCount } from "./render-governor.js";
 import { renderStatusBoard, type StatusBoardOptions } from "./render-root.js";
+import { ROOT_SCOPE, rootTsOf } from "./thread-root.js";
 
-/** Claim scopes; the root's first attempt is keyed by the investigation id, replies by id:seq. */
-export const ROOT_SCOPE = "slack-root";
+export { ROOT_SCOPE, rootTsOf };
+
+/** Claim scope of replies, keyed by id:seq (the root's is ROOT_SCOPE, thread-root.ts). */
 export const EVENT_SCOPE = "slack-event";
 
 export interface NotifierDeps {
@@ -177,14 +179,6 @@ const TERMINAL_EVENTS: ReadonlySet<InvestigationEvent["type"]> = new Set([
   "needs_human",
   "failed",
 ]);
-
-/** The root's ts, once the notifier posted it; the analyst worker edits the same message. */
-export async function rootTsOf(
-  store: Pick<ClaimStore, "readClaim">,
-  investigationId: string,
-): Promise<string | undefined> {
-  return (await store.readClaim(`${ROOT_SCOPE}-posted`, investigationId))?.ts;
-}
 
 /** Posts the thread root once, rendering the investigation as it stands when it goes out. */
 async function ensureRoot(investigation: Investigation, sink: ChatSink, claims: PostOnceDeps) {

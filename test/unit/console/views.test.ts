@@ -6,7 +6,7 @@ import { memoriesPage } from "../../../functions/src/console/pages/memories.js";
 import { queuePage } from "../../../functions/src/console/pages/queue.js";
 import { reportPage } from "../../../functions/src/console/pages/report.js";
 import { renderView } from "../../../functions/src/console/views.js";
-import { ROOT_SCOPE } from "../../../functions/src/notify/notifier.js";
+import { ROOT_SCOPE } from "../../../functions/src/notify/thread-root.js";
 import { conclusion, event, finding, investigation, reflection, stepResult } from "../notify/fixtures.js";
 import { fakeDeps, memory } from "./support.js";
 

@@ -1,4 +1,4 @@
-import { queueReport } from "../../cli/queue.js";
+import { queueReport } from "../../app/queue-report.js";
 import type { ConsoleDeps } from "../ports.js";
 
 /** The storm governor as `ferret queue` reports it: queue, limits with usage, running, groups. */
