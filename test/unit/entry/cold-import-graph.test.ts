@@ -38,10 +38,22 @@ const PROBE = [
   "process.exit(0);",
 ].join(" ");
 
+// The console has its own loader in index.ts; its runtime is console/compose.ts.
+const CONSOLE_PROBE = [
+  "import { appendFileSync } from 'node:fs';",
+  "await import(process.env.GRAPH_INDEX);",
+  "const m = await import(process.env.GRAPH_CONSOLE);",
+  "m.consoleFunction();",
+  "appendFileSync(process.env.GRAPH_LOG, '--- runtime\\n');",
+  "const { buildConsoleRuntime } = await import(process.env.GRAPH_CONSOLE_COMPOSE);",
+  "buildConsoleRuntime({ ...process.env, FERRET_CONSOLE_AUTH: 'local' });",
+  "process.exit(0);",
+].join(" ");
+
 /** Packages (node_modules/<name> or <scope>/<name>) resolved before and after the marker. */
 async function packagesOf(
-  entryPoint: EntryPointModuleName,
-): Promise<{ cold: Set<string>; built: Set<string> }> {
+  entryPoint: EntryPointModuleName | "console",
+): Promise<{ cold: Set<string>; built: Set<string>; coldOwn: Set<string> }> {
   const log = join(dir, `${entryPoint}.log`);
   const src = (path: string) => pathToFileURL(fromRoot(`functions/src/${path}`)).href;
   await execFileP(
@@ -53,7 +65,7 @@ async function packagesOf(
       `data:text/javascript,${encodeURIComponent(REGISTER)}`,
       "--input-type=module",
       "-e",
-      PROBE,
+      entryPoint === "console" ? CONSOLE_PROBE : PROBE,
     ],
     {
       cwd: fromRoot(),
@@ -63,6 +75,8 @@ async function packagesOf(
         GRAPH_INDEX: src("index.ts"),
         GRAPH_ENTRY_MODULES: src("entry/entry-modules.ts"),
         GRAPH_COMPOSE: src("entry/compose.ts"),
+        GRAPH_CONSOLE: src("console/function.ts"),
+        GRAPH_CONSOLE_COMPOSE: src("console/compose.ts"),
         GRAPH_ENTRY_POINT: entryPoint,
         GOOGLE_CLOUD_PROJECT: "ferret-graph",
         FERRET_MODEL_PROVIDER: "offline",
@@ -80,7 +94,14 @@ async function packagesOf(
     );
   });
   const [before = "", afterMarker = ""] = readFileSync(log, "utf8").split("--- runtime\n");
-  return { cold: packages(before), built: packages(before + afterMarker) };
+  return { cold: packages(before), built: packages(before + afterMarker), coldOwn: ownModules(before) };
+}
+
+/** ferret's own modules (paths under functions/src/) resolved in `lines`. */
+function ownModules(lines: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of lines.matchAll(/functions\/src\/([^\s]+)\.ts/g)) if (m[1]) out.add(m[1]);
+  return out;
 }
 
 function packages(lines: string): Set<string> {
@@ -137,4 +158,30 @@ describe("each function loads only what it uses (module graph in a fresh process
         assert.ok(!built.has("@slack/web-api"), `${entryPoint} posts nothing, yet loaded the Slack SDK`);
     });
   }
+});
+
+describe("a function's cold import holds its own code, not its siblings'", () => {
+  it("ingest loads neither the notifier's rendering nor the memory introspector", async () => {
+    const { coldOwn } = await packagesOf("ingest");
+    assert.ok(coldOwn.has("app/ingest"), `hook recorded nothing useful: ${[...coldOwn].join(", ")}`);
+    const siblings = [...coldOwn].filter((m) => m.startsWith("notify/") || m.startsWith("memory/"));
+    assert.deepEqual(siblings, []);
+  });
+
+  it("the planner loads no other role's operation", async () => {
+    const { coldOwn } = await packagesOf("planner");
+    assert.ok(coldOwn.has("entry/planner-operation"));
+    const others = [...coldOwn].filter((m) => m.endsWith("-operation") && m !== "entry/planner-operation");
+    assert.deepEqual(others, []);
+  });
+
+  it("console: no SDK, no IAP verifier and no CLI at cold import; its runtime builds the Firestore client", async () => {
+    const { cold, built } = await packagesOf("console");
+    assert.ok(built.has("@google-cloud/firestore"), `hook recorded nothing useful: ${[...built].join(", ")}`);
+    assert.deepEqual(
+      [...SDKS, "google-auth-library", "commander", "liquidjs"].filter((p) => cold.has(p)),
+      [],
+      "the console's cold import loads what its first request should",
+    );
+  });
 });
