@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { fromRoot } from "../../functions/src/platform/paths.js";
@@ -54,6 +55,24 @@ export async function measureImport(options: {
 export const SOURCE_ENTRY = fromRoot("functions/src/index.ts");
 
 /**
+ * functions-framework's entry (main.js) requires its server, and with it express, before it
+ * loads the user's code, so in a deployed instance express is in memory before any function
+ * module loads. The probes load it first, outside the timed part, so a function that uses
+ * express itself (the console) is not charged for the framework's copy. ferret and
+ * functions-framework resolve the same express (one copy in node_modules, checked below).
+ */
+const FRAMEWORK_PRELOAD = "await import('express');";
+
+/** Whether functions-framework resolves the same express as ferret's own code (one copy). */
+export function frameworkSharesExpress(): boolean {
+  const fromFramework = createRequire(
+    fromRoot("node_modules/@google-cloud/functions-framework/package.json"),
+  );
+  const fromFerret = createRequire(fromRoot("package.json"));
+  return fromFramework.resolve("express") === fromFerret.resolve("express");
+}
+
+/**
  * A function's cold import: index (which registers every entry point and imports nothing
  * else) plus its own module (entry/entry-modules.ts), as functions-framework's
  * `--target` loads it. Then, apart, the runtime its first call builds (compose.ts with the
@@ -61,6 +80,7 @@ export const SOURCE_ENTRY = fromRoot("functions/src/index.ts");
  * first request pays on top of the import.
  */
 const ENTRY_PROBE = [
+  FRAMEWORK_PRELOAD,
   "const t0 = performance.now();",
   "await import(process.env.BENCH_MODULE_URL);",
   "const m = await import(process.env.BENCH_ENTRY_MODULES_URL);",
@@ -79,6 +99,7 @@ const ENTRY_PROBE = [
  * clients, constructed, nothing connected).
  */
 const CONSOLE_PROBE = [
+  FRAMEWORK_PRELOAD,
   "const t0 = performance.now();",
   "await import(process.env.BENCH_MODULE_URL);",
   "const m = await import(process.env.BENCH_CONSOLE_URL);",
@@ -126,7 +147,10 @@ export async function measureEntryImport(options: {
   for (let i = 0; i < options.samples; i++) {
     const isConsole = options.entryPoint === CONSOLE_ENTRY_POINT;
     const consoleDir = join(dirname(options.modulePath), "console");
-    const probe = isConsole ? CONSOLE_PROBE : ENTRY_PROBE;
+    const probe = (isConsole ? CONSOLE_PROBE : ENTRY_PROBE).replace(
+      FRAMEWORK_PRELOAD,
+      frameworkSharesExpress() ? FRAMEWORK_PRELOAD : "",
+    );
     const out = await run(process.execPath, [...options.nodeArgs, "--input-type=module", "-e", probe], {
       cwd: options.cwd,
       env: {
