@@ -141,16 +141,20 @@ function inputErrorOutput(tool: string, error: z.ZodError): ToolOutput {
  * (validated) arguments. Without one the call is held: the answer carries the request a
  * person will be shown, with the tool's dry-run preview when it has one, and nothing acts.
  */
+/** The tool's preview of a call, a failed one said as such; undefined when it offers none. */
+async function dryRun(tool: AnyTool, args: JsonObject, ctx: ToolContext): Promise<string | undefined> {
+  try {
+    return tool.preview ? await tool.preview(args, ctx) : undefined;
+  } catch (error) {
+    return `dry run failed: ${errorMessage(error)}`;
+  }
+}
+
 async function runActing(tool: AnyTool, args: JsonObject, ctx: ToolContext): Promise<ToolOutput> {
   tool.checkTarget?.(args, ctx);
   const approval = approvalFor(ctx.approvals, ctx.investigationId, tool.name, args);
   if (approval) return { ...(await tool.run(args, ctx)), approvedBy: approval };
-  let preview: string | undefined;
-  try {
-    preview = tool.preview ? await tool.preview(args, ctx) : undefined;
-  } catch (error) {
-    preview = `dry run failed: ${errorMessage(error)}`;
-  }
+  const preview = await dryRun(tool, args, ctx);
   const request = approvalRequest(ctx.investigationId, tool.name, args, {
     ...(ctx.stepId ? { stepId: ctx.stepId } : {}),
     ...(preview ? { preview } : {}),
@@ -196,10 +200,10 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
       if (!parsed.success || !tool.preview) return undefined;
       try {
         tool.checkTarget?.(parsed.data, ctx);
-        return await tool.preview(parsed.data, ctx);
       } catch (error) {
         return `dry run failed: ${errorMessage(error)}`;
       }
+      return dryRun(tool, parsed.data, ctx);
     },
     async run(name, rawArgs, ctx) {
       const started = Date.now();

@@ -55,12 +55,14 @@ async function transportFor(server: McpServerConfig, secrets: SecretSource | und
 }
 
 /** Connecting failed: the operator reads why in the log, server text included. */
+/** A timeout or a dropped connection may pass; an error the server answered will not. */
+function transientMcp(error: McpError): boolean {
+  return error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
+}
+
 function connectFailure(qualified: string, error: unknown): ToolFailedError {
-  if (error instanceof McpError) {
-    // A timeout or a dropped connection may pass; an error the server returned will not.
-    const transient = error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
-    return new ToolFailedError(qualified, error.message, transient, error);
-  }
+  if (error instanceof McpError)
+    return new ToolFailedError(qualified, error.message, transientMcp(error), error);
   return new ToolFailedError(qualified, errorMessage(error), true, error);
 }
 
@@ -72,10 +74,10 @@ function connectFailure(qualified: string, error: unknown): ToolFailedError {
 function callFailure(qualified: string, error: unknown, logger: Logger): ToolFailedError {
   logger.warn("MCP tool call failed", { tool: qualified, error: errorMessage(error).slice(0, 1_000) });
   if (error instanceof McpError) {
-    // Retried: a timeout and a dropped connection. Not: an error the server answered (an
-    // internal error included: servers send one when a tool handler throws, and it throws
-    // again) and the SDK's own refusals (structured content against the output schema).
-    const transient = error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
+    // Not retried: an error the server answered (an internal error included: servers send one
+    // when a tool handler throws, and it throws again) and the SDK's own refusals (structured
+    // content against the output schema).
+    const transient = transientMcp(error);
     const name = ErrorCode[error.code] ?? "unknown code";
     return new ToolFailedError(
       qualified,
