@@ -1,17 +1,23 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
+import { askReflector } from "../../../functions/src/agent/reflector.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
+import { readySteps } from "../../../functions/src/domain/next-action.js";
+import type { Plan } from "../../../functions/src/domain/plan.js";
+import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
 import { ACTION_TOOLS } from "../../../functions/src/domain/response-actions.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { CRYPTO, findingFrom } from "../tools/actions/helpers.js";
 import {
   cryptominingFinding,
   iamGrantFinding,
   leakedKeyFinding,
   publicBucketFinding,
 } from "./support/findings.js";
+import { result, rowsCall, withStatuses } from "./support/results.js";
 
 const READ_TOOLS = ["log_query", "log_tables", "threat_intel_lookup"];
 const tables = LOG_TABLES.map((t) => ({ name: t.name, description: t.description }));
@@ -130,5 +136,68 @@ describe("offline planner: MCP tools", () => {
 
   it("with only MCP tools offered, refuses to plan rather than use them", async () => {
     await assert.rejects(plan(cryptominingFinding(), MCP), ModelOutputError);
+  });
+});
+
+/**
+ * The real VM Threat Detection finding (test/fixtures/real/scc, leonardo@0903403) with the
+ * deny-egress action enabled: its plan ends with the acting step on the instance the finding
+ * names, and when the host's logs hold nothing the acting step never gets to ask a person.
+ */
+describe("offline planner and reflector on a real finding: the acting step waits for confirmation", () => {
+  const real = findingFrom(CRYPTO);
+  const tools = [...READ_TOOLS, "add_deny_egress_tag"];
+
+  async function reflectOn(p: Plan, revisionsLeft: number) {
+    const results = p.steps
+      .filter((s) => !s.tools.includes("add_deny_egress_tag"))
+      .map((s) => result(s.id, "no_data", [rowsCall("vpc_flows_from_instance", {}, [])]));
+    const before = withStatuses(p, results);
+    const { draft } = await askReflector({
+      investigationId: "inv-real-respond",
+      finding: real,
+      plan: before,
+      results,
+      justFinished: results.map((r) => r.stepId),
+      model: createOfflineModel(),
+      tools,
+      actingTools: ["add_deny_egress_tag"],
+      maxSteps: 10,
+      revisionsLeft,
+    });
+    const applied = applyPlanUpdates(before, draft.updates, {
+      allowedTools: tools,
+      maxSteps: 10,
+      maxRevisions: 3,
+    });
+    return { draft, plan: applied.plan };
+  }
+
+  it("plans the acting step last, on the instance the finding names", async () => {
+    const p = await plan(real, tools);
+    const respond = p.steps.at(-1);
+    assert.deepEqual(respond?.calls, [
+      {
+        tool: "add_deny_egress_tag",
+        args: { project: "terra-2d61a51b", zone: "us-central1-a", instance: "5289438569693667937" },
+      },
+    ]);
+  });
+
+  it("keeps it pending while wider checks are coming, cancels it in the last revision the plan may take", async () => {
+    const p = await plan(real, tools);
+    const early = await reflectOn(p, 3);
+    assert.equal(early.draft.achieved, false);
+    assert.equal(early.plan.steps.find((s) => s.id === "respond")?.status, "pending");
+    assert.ok(
+      early.draft.updates.some((u) => u.op === "add"),
+      "follow-ups widen the search first",
+    );
+
+    const last = await reflectOn(p, 1);
+    const respond = last.plan.steps.find((s) => s.id === "respond");
+    assert.equal(respond?.status, "cancelled");
+    assert.match(respond?.cancelReason ?? "", /^not acting: the evidence does not confirm the finding/);
+    assert.ok(!readySteps(last.plan).some((s) => s.id === "respond"));
   });
 });

@@ -284,9 +284,12 @@ export function reflectionFor(context: ReflectorContext): ReflectionDraft {
     }
   }
 
-  if (!achieved && canRevise && evidenceOpen.length === 0 && !book.updates.some((u) => u.op === "add")) {
-    // Only the acting step is left, no new check is coming, and the evidence does not confirm
-    // the finding: a person is not asked to act on a doubt.
+  const nothingElseComing = evidenceOpen.length === 0 && !book.updates.some((u) => u.op === "add");
+  // The last revision the plan may take: no later reflection could cancel the acting step, so it
+  // would run (and ask a person) whatever the remaining checks find.
+  const lastRevision = context.revisionsLeft === 1;
+  if (!achieved && canRevise && (nothingElseComing || lastRevision)) {
+    // The evidence does not confirm the finding: a person is not asked to act on a doubt.
     for (const st of acting)
       book.cancel(
         st.id,
