@@ -47,6 +47,16 @@ async function reflect(
   return { draft, applied };
 }
 
+/** Five flow rows from the instance to the mining pool's port: decisive with a malicious intel verdict. */
+const POOL_FLOWS = Array.from({ length: 5 }, (_, i) => ({
+  dest_ip: "203.0.113.50",
+  dest_port: 3333,
+  flows: 10,
+  bytes_sent: 900_000,
+  first_seen: `2025-03-04T08:0${i}:00Z`,
+  last_seen: `2025-03-04T09:0${i}:00Z`,
+}));
+
 const adds = (updates: readonly PlanUpdate[]) => updates.flatMap((u) => (u.op === "add" ? [u.step] : []));
 
 describe("offline reflector", () => {
@@ -175,14 +185,7 @@ describe("offline reflector", () => {
 
   it("declares the objective achieved on decisive evidence and cancels what is moot", async () => {
     const finding = cryptominingFinding();
-    const flows = Array.from({ length: 5 }, (_, i) => ({
-      dest_ip: "203.0.113.50",
-      dest_port: 3333,
-      flows: 10,
-      bytes_sent: 900_000,
-      first_seen: `2025-03-04T08:0${i}:00Z`,
-      last_seen: `2025-03-04T09:0${i}:00Z`,
-    }));
+    const flows = POOL_FLOWS;
     const results = [
       result("intel-iocs", "answered", [
         intelCall([{ type: "ip", value: "203.0.113.50", verdict: "malicious", tags: ["mining-pool"] }]),
@@ -212,14 +215,6 @@ describe("offline reflector", () => {
 
   describe("an acting step (a built-in response action)", () => {
     const WITH_ACTION = [...TOOLS, "add_deny_egress_tag"];
-    const poolFlows = Array.from({ length: 5 }, (_, i) => ({
-      dest_ip: "203.0.113.50",
-      dest_port: 3333,
-      flows: 10,
-      bytes_sent: 900_000,
-      first_seen: `2025-03-04T08:0${i}:00Z`,
-      last_seen: `2025-03-04T09:0${i}:00Z`,
-    }));
     const respond = (status: "pending" | "done" = "pending") =>
       step("respond", "Cut the instance's egress", ["add_deny_egress_tag"], {
         dependsOn: ["intel-iocs", "egress-top", "host-logs"],
@@ -237,7 +232,7 @@ describe("offline reflector", () => {
         ]),
       ]),
       result("egress-top", "answered", [
-        rowsCall("vpc_flows_from_instance", { instance: "batch-7" }, poolFlows),
+        rowsCall("vpc_flows_from_instance", { instance: "batch-7" }, POOL_FLOWS),
       ]),
     ];
     const planWith = (results: StepResult[], respondStep: ReturnType<typeof respond>, hostLogs = "pending") =>
