@@ -223,6 +223,7 @@ describe("console views", () => {
           category: "Execution: Cryptocurrency Mining Combined Detection",
           eventTime: "2024-05-03T11:00:00.000Z",
           queuedAt: "2024-05-03T11:00:01.000Z",
+          announced: true,
           reason: "at most 10 at once",
         },
       ],
