@@ -111,25 +111,30 @@ export class FirestoreGovernorStore implements GovernorStore {
       const groupRefs = keys.map((key) => this.col("groups").doc(groupDocId(key)));
       const groups = await tx.getAll(...groupRefs);
       const leads = groups.map((g) => leadOf(g.data()));
-      const index = leads.findIndex(
-        (l) => l !== undefined && joinsLead(l, related.findingId, now, windowMinutes),
+      // The live leads among the finding's groups; one whose activity it repeats covers it.
+      const live = leads.flatMap((l, i) =>
+        l !== undefined && joinsLead(l, related.findingId, now, windowMinutes)
+          ? [{ lead: l, key: keys[i] as GroupKey }]
+          : [],
       );
-      const joined = index >= 0 ? leads[index] : undefined;
-      const key = keys[index];
-      if (joined && key) {
+      const compared = live.map((c) => ({
+        ...c,
+        differences: c.lead.subject
+          ? differencesFromLead(c.lead.subject, subject)
+          : ["the lead's group was opened without what it is about"],
+      }));
+      const met = compared.find((c) => c.differences.length === 0) ?? compared[0];
+      if (met) {
         // The lead's verdict stands only for the same activity; anything else gets its own investigation.
-        const differences = joined.subject
-          ? differencesFromLead(joined.subject, subject)
-          : ["the lead's group was opened without what it is about"];
-        const examination = differences.length === 0 ? "covered" : "own";
+        const examination = met.differences.length === 0 ? "covered" : "own";
         const reason =
-          examination === "covered" && joined.subject
-            ? coveredBecause(joined.subject)
-            : differences.join("; ");
+          examination === "covered" && met.lead.subject
+            ? coveredBecause(met.lead.subject)
+            : met.differences.join("; ");
         const row: RelatedFinding = {
           ...related,
-          matchedOn: key.kind,
-          value: key.value,
+          matchedOn: met.key.kind,
+          value: met.key.value,
           joinedAt: now.toISOString(),
           examination,
           reason,
@@ -137,29 +142,56 @@ export class FirestoreGovernorStore implements GovernorStore {
           resource: subject.resource,
         };
         tx.set(this.col("members").doc(related.findingId), {
-          leadId: joined.leadId,
+          leadId: met.lead.leadId,
           joinedAt: row.joinedAt,
           examination,
         });
-        tx.set(this.relatedCol(joined.leadId).doc(related.findingId), row);
-        return { kind: "joined", leadId: joined.leadId, matchedOn: key.kind, examination, reason };
+        tx.set(this.relatedCol(met.lead.leadId).doc(related.findingId), row);
+        // A finding examined on its own leads the groups nobody leads yet (its resource, say),
+        // so its own repeats are covered by its investigation rather than each investigated.
+        if (examination === "own")
+          this.open(
+            tx,
+            related,
+            keys,
+            subject,
+            leads,
+            groupRefs,
+            now,
+            live.map((c) => c.key),
+          );
+        return { kind: "joined", leadId: met.lead.leadId, matchedOn: met.key.kind, examination, reason };
       }
-      let opened = false;
-      keys.forEach((k, i) => {
-        const ref = groupRefs[i] as DocumentReference;
-        // A redelivered lead keeps the time it opened its group.
-        if (leads[i]?.leadId === related.findingId) return;
-        opened = true;
-        tx.set(ref, { leadId: related.findingId, openedAt: now.toISOString(), subject, ...k });
-      });
-      if (opened)
-        tx.set(this.col("leads").doc(related.findingId), {
-          leadId: related.findingId,
-          openedAt: now.toISOString(),
-          category: related.category,
-        });
+      this.open(tx, related, keys, subject, leads, groupRefs, now, []);
       return { kind: "lead" };
     });
+  }
+
+  /** Makes the finding the lead of its groups, except those in `taken` (led by a live investigation). */
+  private open(
+    tx: Transaction,
+    related: Pick<RelatedFinding, "findingId" | "category">,
+    keys: readonly GroupKey[],
+    subject: GroupSubject,
+    leads: readonly (GroupLead | undefined)[],
+    groupRefs: readonly DocumentReference[],
+    now: Date,
+    taken: readonly GroupKey[],
+  ): void {
+    let opened = false;
+    keys.forEach((k, i) => {
+      const ref = groupRefs[i] as DocumentReference;
+      // A redelivered lead keeps the time it opened its group.
+      if (leads[i]?.leadId === related.findingId || taken.includes(k)) return;
+      opened = true;
+      tx.set(ref, { leadId: related.findingId, openedAt: now.toISOString(), subject, ...k });
+    });
+    if (opened)
+      tx.set(this.col("leads").doc(related.findingId), {
+        leadId: related.findingId,
+        openedAt: now.toISOString(),
+        category: related.category,
+      });
   }
 
   async enqueue(entry: QueueEntry): Promise<EnqueueOutcome> {
