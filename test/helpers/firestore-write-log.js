@@ -1,6 +1,6 @@
 // Preloaded into each function process of a storm test (NODE_OPTIONS=--import <this file>),
 // before the function's own code: every Firestore commit and batchWrite that succeeds appends one
-// line per written document, {"t": <ms>, "doc": "<path>"}, to FERRET_TEST_WRITE_LOG. The test
+// line per written document, {"t": <ms>, "doc": "<path>"}, to TEST_FIRESTORE_WRITE_LOG. The test
 // reads the lines to count writes per document per second. Plain JavaScript because Node loads
 // NODE_OPTIONS imports before the command line's `--import tsx`. It wraps the client's own
 // request method (@google-cloud/firestore build/src/index.js `Firestore.prototype.request`, the
@@ -10,7 +10,7 @@ import { appendFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
-const file = process.env.FERRET_TEST_WRITE_LOG;
+const file = process.env.TEST_FIRESTORE_WRITE_LOG;
 if (file) {
   const require = createRequire(join(process.cwd(), "package.json"));
   const { Firestore } = require("@google-cloud/firestore");

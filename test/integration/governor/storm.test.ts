@@ -83,8 +83,8 @@ function stormFinding(i: number): StormFinding {
   const repeat = Math.floor(i / ACTIVITIES);
   const base = BASES[activity % BASES.length] as JsonObject;
   const copy = structuredClone(base) as Record<string, JsonObject>;
-  // Notifications carry `finding`; the SecOps samples are exports, with `findings`.
-  const f = (copy.finding ?? copy.findings) as JsonObject & { access?: JsonObject };
+  // Notifications carry `finding`; the SecOps samples are exports, with `findings`, or bare findings.
+  const f = (copy.finding ?? copy.findings ?? copy) as JsonObject & { access?: JsonObject };
   const baseResource = String(
     f.resourceName ?? (copy.resource as JsonObject | undefined)?.name ?? "//unknown",
   );
@@ -161,7 +161,7 @@ describe(`a storm of ${STORM} findings under the governor`, { timeout: 3_600_000
         SLACK_BOT_TOKEN: TOKEN,
         FERRET_SLACK_CHANNEL: "C0FERRET",
         FERRET_SLACK_API_URL: slack.url,
-        FERRET_TEST_WRITE_LOG: writeLog,
+        TEST_FIRESTORE_WRITE_LOG: writeLog,
         NODE_OPTIONS:
           `${process.env.NODE_OPTIONS ?? ""} --import ${fromRoot("test/helpers/firestore-write-log.js")}`.trim(),
       },
