@@ -21,6 +21,7 @@ import { fromRoot } from "../platform/paths.js";
 import { TOPICS } from "../platform/topics.js";
 import { DEFAULT_CONSOLE_PORT } from "./console.js";
 import { type DemoSlack, startDemoSlack } from "./demo-click.js";
+import { checkModel, checkSources } from "./preflight.js";
 import {
   type Printer,
   printConclusion,
@@ -95,6 +96,16 @@ export async function investigate(
   }
   const skip = policySkipReason(finding, config.ingest);
   if (skip) throw new NotInvestigatedError(`ingest skips this finding: ${skip}`);
+  // What the functions would refuse minutes from now, refused in seconds with what to do.
+  const checked = [
+    checkSources(config),
+    ...(await checkModel({
+      provider: options.model,
+      config,
+      env: { ...process.env, ...stackEnv },
+      now: new Date(),
+    })),
+  ];
   const workDir = fromRoot(".ferret", "runs", new Date().toISOString().replace(/[:.]/g, "-"));
   mkdirSync(workDir, { recursive: true });
   const say = (text: string) => {
@@ -102,6 +113,7 @@ export async function investigate(
   };
   say(`ferret: investigating ${scenario.name} on the local stack (work dir ${workDir})`);
   for (const line of logLines) say(`  · ${line}`);
+  for (const line of checked) say(`  · ${terminalText(line)}`);
   const demo: DemoSlack | undefined = options.click ? await startDemoSlack() : undefined;
   if (demo) say("  · Slack Web API and SCC stand-ins listening (the demo ends with a click)");
   const stack = await startLocalStack({

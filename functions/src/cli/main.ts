@@ -30,6 +30,20 @@ const modelOption = () =>
     .env("FERRET_MODEL_PROVIDER")
     .default("auto");
 
+/**
+ * The exit code of a finished run, and for one that ended without a conclusion its reason on
+ * stderr (with --json too, where stdout is for machines): the function's own words, which the
+ * workflow carried into the investigation's reason.
+ */
+function outcome(investigation: { status: string; reason?: string | undefined }): number {
+  if (investigation.status === "concluded") return 0;
+  const what = investigation.status === "failed" ? "failed" : `stopped as ${investigation.status}`;
+  process.stderr.write(
+    `ferret: the investigation ${what}: ${terminalText(investigation.reason ?? "no reason recorded")}\n`,
+  );
+  return 3;
+}
+
 const program = new Command()
   .name("ferret")
   .description("Investigate Google Cloud Security Command Center findings with a plan-execute-reflect agent.")
@@ -81,7 +95,7 @@ program
         printer,
       );
       if (opts.json) printer.line(JSON.stringify(report, null, 2));
-      process.exitCode = report.investigation.status === "concluded" ? 0 : 3;
+      process.exitCode = outcome(report.investigation);
     },
   );
 
@@ -99,7 +113,7 @@ program
       printer,
     );
     if (opts.json) printer.line(JSON.stringify(report, null, 2));
-    process.exitCode = report.investigation.status === "concluded" ? 0 : 3;
+    process.exitCode = outcome(report.investigation);
   });
 
 program
