@@ -57,9 +57,17 @@ const program = new Command()
 program
   .command("investigate")
   .description(
-    "Run one investigation on the local stack (Firestore and Pub/Sub emulators, functions-framework servers, the workflow runner). <path> is a scenario directory or a notification.json.",
+    "Run one investigation on the local stack (Firestore and Pub/Sub emulators, functions-framework servers, the workflow runner). [path] is a scenario directory or a notification.json; or --finding reads one of your SCC findings by name, and --bigquery queries your Cloud Logging sink (your application default credentials; state, events and the workflow stay on this machine).",
   )
-  .argument("<path>", "scenario directory (notification.json, logs/, intel/) or a notification JSON file")
+  .argument("[path]", "scenario directory (notification.json, logs/, intel/) or a notification JSON file")
+  .option(
+    "--finding <name>",
+    "an SCC finding's full name (organizations|folders|projects/…/sources/…[/locations/…]/findings/…), read from the SCC API with your application default credentials",
+  )
+  .option(
+    "--bigquery <project.dataset>",
+    "query your Cloud Logging sink's BigQuery dataset (partitioned tables) instead of local logs, with the production dry-run guard and scan cap (logs.maxBytesBilled); jobs run in GOOGLE_CLOUD_PROJECT, else the dataset's project",
+  )
   .option("--json", "print the final investigation as JSON instead of progress", false)
   .addOption(modelOption())
   .option(
@@ -74,13 +82,15 @@ program
   )
   .action(
     async (
-      path: string,
+      path: string | undefined,
       opts: {
         json: boolean;
         model: "auto" | "gemini" | "offline";
         keepRunning: boolean;
         timeout: number;
         logs?: string;
+        finding?: string;
+        bigquery?: string;
       },
     ) => {
       const report = await investigate(
@@ -91,6 +101,8 @@ program
           keepRunning: opts.keepRunning,
           timeoutSeconds: opts.timeout,
           ...(opts.logs !== undefined ? { logsDir: opts.logs } : {}),
+          ...(opts.finding !== undefined ? { finding: opts.finding } : {}),
+          ...(opts.bigquery !== undefined ? { bigquery: opts.bigquery } : {}),
         },
         printer,
       );

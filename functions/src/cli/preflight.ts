@@ -207,3 +207,68 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
     clearTimeout(timer);
   }
 }
+
+/** A table of the log dataset as describeSinkTables reads it (adapters/bigquery/sink-coverage.ts). */
+export interface DatasetTable {
+  name: string;
+  type: string;
+  rows?: number;
+  partitionedBy?: string;
+  from?: number;
+  to?: number;
+}
+
+const DAY_MS = 86_400_000;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The log dataset against the finding: it holds the Cloud Logging sink's tables (ferret's
+ * catalog names, partitioned as `--use-partitioned-tables` writes them, not date-sharded), and
+ * their time span reaches the finding's event time (a day's slack either side: the sink writes
+ * late entries, and the agent's windows reach around the event). Anything else would let the
+ * run start and find nothing, so it is refused with what to do.
+ */
+export function checkDataset(
+  dataset: string,
+  tables: readonly DatasetTable[],
+  eventTime: string,
+  logTables: readonly string[],
+): string {
+  const where = `--bigquery ${dataset}`;
+  if (tables.length === 0)
+    throw new ConfigError(
+      `${where}: the dataset has no tables. Point it at the dataset your Cloud Logging sink writes to (\`gcloud logging sinks describe SINK\` shows the destination).`,
+    );
+  const known = new Set(logTables);
+  const sharded = tables.filter((t) => {
+    const m = /^(.+)_(\d{8})$/.exec(t.name);
+    return m && known.has(m[1] as string);
+  });
+  const logs = tables.filter((t) => known.has(t.name) && t.type !== "EXTERNAL");
+  if (logs.length === 0) {
+    const found = tables
+      .map((t) => t.name)
+      .slice(0, 8)
+      .join(", ");
+    throw new ConfigError(
+      sharded.length > 0
+        ? `${where}: the sink writes date-sharded tables (${sharded[0]?.name}, …); ferret queries partitioned ones. Update the sink: gcloud logging sinks update SINK --use-partitioned-tables (new entries then land in ${[...new Set(sharded.map((t) => t.name.replace(/_\d{8}$/, "")))].slice(0, 3).join(", ")}).`
+        : `${where}: none of the tables is a Cloud Logging sink table ferret knows (${logTables.slice(0, 4).join(", ")}, …); found ${found}${tables.length > 8 ? ", …" : ""}. Point --bigquery at your log sink's dataset.`,
+    );
+  }
+  const event = Date.parse(eventTime);
+  const spans = logs.map(
+    (t) => `${t.name} ${t.from !== undefined ? day(t.from) : "?"} → ${t.to !== undefined ? day(t.to) : "?"}`,
+  );
+  const covering = logs.filter(
+    (t) =>
+      (t.from === undefined || t.from - DAY_MS <= event) && (t.to === undefined || event <= t.to + DAY_MS),
+  );
+  if (Number.isFinite(event) && covering.length === 0) {
+    throw new ConfigError(
+      `${where}: the finding happened at ${eventTime}, outside the time the log tables cover (${spans.join("; ")}), so ferret would find no logs for it. Investigate a finding from that span, or point --bigquery at a dataset that covers it.`,
+    );
+  }
+  const empty = logs.filter((t) => t.rows === 0).map((t) => t.name);
+  return `logs: ${dataset}: ${spans.join("; ")}${empty.length ? ` (no rows yet: ${empty.join(", ")})` : ""}; the finding's event time ${eventTime} is inside`;
+}
