@@ -21,7 +21,7 @@ import { ConfigError, InvalidInputError, NotFoundError } from "../../../function
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { type SccStandIn, startSccStandIn } from "../../../functions/src/local/scc-stand-in.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
-import { type BigQueryDataset, BigQueryStandIn, recordedDataset } from "../../helpers/bigquery-stand-in.js";
+import { BigQueryStandIn, recordedDataset, sinkDataset } from "../../helpers/bigquery-stand-in.js";
 import { loadTerraform } from "../terraform/hcl.js";
 
 /**
@@ -40,37 +40,6 @@ const scc = (name: string) =>
   };
 const BAD_IP = scc("sra-etd-bad-ip");
 const CHOKEPOINT = scc("secops-chokepoint-firewall");
-
-/**
- * A Cloud Logging sink's dataset, from the hand-written replay fixtures (test/fixtures/bigquery/,
- * checked against the recorded ones), with the creation and last-modified times this test's
- * dataset has (hand-written: the span the sink has been writing).
- */
-export function sinkDataset(from: string, to: string): BigQueryDataset {
-  const read = (file: string) =>
-    JSON.parse(readFileSync(fromRoot("test/fixtures/bigquery", file), "utf8")) as Record<string, unknown>;
-  const span = { creationTime: String(Date.parse(from)), lastModifiedTime: String(Date.parse(to)) };
-  const activity = { ...read("table-activity.json"), ...span };
-  const syslog = { ...read("table-syslog.json"), ...span };
-  const entry = (t: Record<string, unknown>) => ({
-    kind: "bigquery#table",
-    id: `acme-logs:scc_logs.${(t.tableReference as { tableId: string }).tableId}`,
-    tableReference: t.tableReference,
-    type: "TABLE",
-    creationTime: span.creationTime,
-  });
-  return {
-    project: "acme-logs",
-    dataset: "scc_logs",
-    list: {
-      kind: "bigquery#tableList",
-      etag: "c2luay1kYXRhc2V0",
-      tables: [entry(activity), entry(syslog)],
-      totalItems: 2,
-    },
-    tables: { cloudaudit_googleapis_com_activity: activity, syslog },
-  };
-}
 
 describe("finding names and dataset targets", () => {
   it("reads v1 and v2 names under organizations, folders and projects", () => {
