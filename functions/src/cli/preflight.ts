@@ -71,7 +71,7 @@ export async function checkApplicationDefaultCredentials(
     await withTimeout(probe(), timeoutMs, "no answer from the credential source");
   } catch (error) {
     throw new ConfigError(
-      `${needs.join(" and ")} need${needs.length > 1 ? "" : "s"} Google application default credentials, and none are usable: ${firstLine(errorMessage(error))}. To fix: ${ADC_HELP}.`,
+      `${needs.join(" and ")} need${needs.length > 1 ? "" : "s"} Google application default credentials, and none are usable: ${firstLine(errorMessage(error)).replace(/\.+$/, "")}. To fix: ${ADC_HELP}.`,
     );
   }
   return `application default credentials: usable (for ${needs.join(", ")})`;
