@@ -89,6 +89,7 @@ export const RESOURCE_CONSUMED: { [key: string]: Consumed } = {
   type: true,
   project: true,
   project_name: true,
+  projectName: true,
   projectDisplayName: true,
   project_display_name: true,
   gcpMetadata: { project: true, projectDisplayName: true },
