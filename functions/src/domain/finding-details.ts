@@ -53,7 +53,8 @@ export const FINDING_CONSUMED: { [key: string]: Consumed } = {
     methodName: true,
     serviceAccountKeyName: true,
     userName: true,
-    serviceAccountDelegationInfo: { principalEmail: true, principalSubject: true },
+    // The chain keeps one identity per delegate (the email); a subject beside it stays verbatim.
+    serviceAccountDelegationInfo: { principalEmail: true },
   },
   processes: {
     name: true,

@@ -61,7 +61,7 @@ export interface FindingIocReport {
   resources: ResourceOccurrence[];
   /** Private addresses: internal endpoints, evidence for log queries, never sent to intel. */
   internalEndpoints: { value: string; path: string }[];
-  /** IOC-shaped values that are context, each with its rule (one per value). */
+  /** IOC-shaped values that are context, each with its rule (one per value and rule). */
   excluded: ExcludedOccurrence[];
 }
 
@@ -109,7 +109,7 @@ class Collector {
     if (!this.internal.some((i) => i.value === value)) this.internal.push({ value, path });
   }
   exclude(type: IocType, value: string, path: string, rule: IocRuleId): void {
-    if (!this.excluded.some((e) => e.type === type && e.value === value))
+    if (!this.excluded.some((e) => e.type === type && e.value === value && e.rule === rule))
       this.excluded.push({ type, value, path, rule });
   }
   /** An address from a documented field: an IOC, an internal endpoint, or masked. */

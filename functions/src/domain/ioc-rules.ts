@@ -180,6 +180,7 @@ const CONTEXT_KEYS: Readonly<Record<string, IocRuleId>> = {
   fuzzedUrl: "own-application",
   reproductionUrl: "own-application",
   vulnerableUrl: "own-application",
+  actionUri: "own-application",
   // Finding.application (the scanned app) and Finding.externalExposure (the org's exposed endpoint).
   application: "own-application",
   externalExposure: "own-application",

@@ -137,7 +137,8 @@ function leaf(
   const value = raw.trim();
   const owner = serviceAccountKeyOwner(value);
   if (owner) hits.push({ kind: "ioc", type: "principal", value: owner, path, key });
-  if (RESOURCE_NAME.test(value)) {
+  // A resource name, bare or as a principal:// / principalSet:// member (a workload identity pool).
+  if (RESOURCE_NAME.test(value) || RESOURCE_NAME.test(value.replace(/^principal(?:Set)?:/i, ""))) {
     hits.push({ kind: "resource", value, path, key });
     return;
   }
@@ -164,6 +165,8 @@ function leaf(
   if (FILE_PATH.test(value)) return;
   for (const c of scanText(value)) {
     if (owner && c.type === "email" && c.value.toLowerCase() === owner) continue;
+    // 0.0.0.0 is "any address" (0.0.0.0/0 in a firewall rule), not an endpoint.
+    if (c.type === "ip" && c.value === "0.0.0.0") continue;
     const why = rule ?? c.excludedBy;
     if (why === "private-address") hits.push({ kind: "internal", type: "ip", value: c.value, path, key });
     else if (why) hits.push({ kind: "excluded", type: c.type, value: c.value, path, key, rule: why });
