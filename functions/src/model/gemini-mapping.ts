@@ -171,9 +171,22 @@ export function thinkingConfigFor(
 ): ThinkingConfig | undefined {
   const generation = geminiGeneration(model);
   if (generation === undefined) return undefined;
-  if (generation >= 3) return { thinkingLevel: role.thinkingLevel.toUpperCase() as ThinkingLevel };
+  if (generation >= 3) return { thinkingLevel: levelFor(model, role.thinkingLevel) as ThinkingLevel };
   if (/gemini-2\.5-/.test(model)) return { thinkingBudget: role.thinkingBudget };
   return undefined;
+}
+
+/**
+ * The role's level, moved to the nearest one the model takes: Gemini 3 Pro takes only LOW and
+ * HIGH, 3.x Pro no MINIMAL (https://ai.google.dev/gemini-api/docs/gemini-3; 400s recorded in
+ * test/fixtures/real/gemini/issues). Sending the role's level anyway would make every call of
+ * that role a 400 and the investigation fall back to the offline model.
+ */
+function levelFor(model: string, level: string): string {
+  const upper = level.toUpperCase();
+  if (/(?:^|\/)gemini-3-pro/.test(model)) return upper === "MINIMAL" || upper === "LOW" ? "LOW" : "HIGH";
+  if (/(?:^|\/)gemini-3\.\d+-pro/.test(model) && upper === "MINIMAL") return "LOW";
+  return upper;
 }
 
 /** Gemini 2.5 and 3.x take at most this many output tokens (thinking included) per request. */

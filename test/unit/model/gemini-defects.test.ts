@@ -234,28 +234,59 @@ describe("every finish reason of @google/genai 3.1.0 has a decided outcome", () 
 
 describe("a 400 caused by ferret's own request", () => {
   it("is ferret's bug, not retried, and the call continues on the offline model", async () => {
-    // gemini-3.1-pro-preview takes no MINIMAL thinking level: the fake refuses with the recorded 400.
-    const primary = withRetry(
-      gemini({
-        model: "gemini-3.1-pro-preview",
-        roles: {
-          planner: { model: "main", thinkingLevel: "minimal", thinkingBudget: 0, maxOutputTokens: 4_096 },
-        },
-      }),
-      noWait,
-    );
-    const offline = new ScriptedModel(["offline plan"], { name: "offline-playbook", offline: true });
+    // A history whose tool turn answers one of the model's two calls: Gemini refuses it (the
+    // fake answers with the recorded 400), whichever model family.
+    const primary = withRetry(gemini(), noWait);
+    const offline = new ScriptedModel(["offline answer"], { name: "offline-playbook", offline: true });
     const reasons: unknown[] = [];
     const model = withFallback(primary, offline, { onFallback: (reason) => reasons.push(reason.error) });
-    const response = await model.generate({ ...executorTurn, purpose: "planner" });
+    const response = await model.generate({
+      ...executorTurn,
+      messages: [
+        ...executorTurn.messages,
+        {
+          role: "model",
+          toolCalls: [
+            { id: "c1", name: "count_flows", args: {} },
+            { id: "c2", name: "lookup_ip", args: {} },
+          ],
+        },
+        { role: "tool", responses: [{ id: "c1", name: "count_flows", response: { ok: true } }] },
+      ],
+    });
 
-    assert.equal(response.text, "offline plan");
+    assert.equal(response.text, "offline answer");
     assert.equal(server.requests.length, 1, "not retried: the same request would be refused again");
-    assert.equal(server.requests[0]!.refusedBy, "thinking-level-per-model");
+    assert.equal(server.requests[0]!.refusedBy, "function-response-count");
     const [error] = reasons;
     assert.ok(error instanceof RequestRejectedError);
     assert.equal(error.ferretBug, true);
-    assert.match(error.message, /Thinking level MINIMAL is not supported for this model/);
+    assert.match(error.message, /Please ensure that the number of function response parts is equal/);
     assert.match(error.message, /a ferret bug/);
+  });
+});
+
+describe("thinking levels a model does not take", () => {
+  it("are moved to the nearest it does, instead of a 400 on every call of the role", async () => {
+    const cases: Array<[string, "minimal" | "low" | "medium" | "high", string]> = [
+      ["gemini-3-pro-preview", "medium", "HIGH"],
+      ["gemini-3-pro-preview", "minimal", "LOW"],
+      ["gemini-3.1-pro-preview", "minimal", "LOW"],
+      ["gemini-3.1-pro-preview", "medium", "MEDIUM"],
+      ["gemini-3.1-flash-lite", "minimal", "MINIMAL"],
+    ];
+    for (const [model, thinkingLevel, sent] of cases) {
+      server.reset().reply(geminiAnswer([{ text: "ok" }]));
+      await gemini({
+        model,
+        roles: { planner: { model: "main", thinkingLevel, thinkingBudget: 0, maxOutputTokens: 1_024 } },
+      }).generate({ ...executorTurn, purpose: "planner" });
+      const request = server.requests[0]!;
+      assert.equal(request.refusedBy, undefined, `${model} ${thinkingLevel}`);
+      assert.deepEqual(
+        (request.body as { generationConfig: { thinkingConfig: unknown } }).generationConfig.thinkingConfig,
+        { thinkingLevel: sent },
+      );
+    }
   });
 });

@@ -16,7 +16,7 @@ import { GeminiModel } from "../../../functions/src/model/gemini.js";
 import { usageOf } from "../../../functions/src/model/gemini-mapping.js";
 import type { GenerateRequest, ToolDeclaration } from "../../../functions/src/model/port.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
-import { FakeGemini, type FakeReply } from "../../helpers/fake-gemini.js";
+import { FakeGemini, type FakeReply, textAnswer } from "../../helpers/fake-gemini.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 /**
@@ -349,14 +349,26 @@ describe("replay: Gemini's refusals of requests ferret built", () => {
     );
   });
 
-  it("so is the recorded Vertex thinking-level 400 (array-wrapped), which the fake sends for MEDIUM on 3 Pro", async () => {
-    // The executor role thinks at MEDIUM; gemini-3-pro-preview takes only LOW and HIGH.
-    await assert.rejects(vertex("gemini-3-pro-preview").generate(ask("hi")), (error) => {
+  it("so is the recorded Vertex thinking-level 400 (array-wrapped)", async () => {
+    server.reply(quoted("vertex-400-thinking-level-medium.json", 400));
+    await assert.rejects(vertex("gemini-3.5-flash").generate(ask("hi")), (error) => {
       assert.ok(error instanceof RequestRejectedError);
       assert.match(error.providerMessage, /thinking_level MEDIUM is not supported by this model/);
       return true;
     });
-    assert.equal(server.requests[0]!.refusedBy, "thinking-level-per-model");
+  });
+
+  it("ferret moves a role's level to one the model takes, so Gemini 3 Pro is not refused", async () => {
+    // The executor role thinks at MEDIUM; gemini-3-pro-preview takes only LOW and HIGH.
+    server.reply(textAnswer("ok"));
+    const response = await vertex("gemini-3-pro-preview").generate(ask("hi"));
+    assert.equal(response.text, "ok");
+    assert.equal(server.requests[0]!.refusedBy, undefined);
+    assert.deepEqual(
+      (server.requests[0]!.body as { generationConfig: { thinkingConfig: unknown } }).generationConfig
+        .thinkingConfig,
+      { thinkingLevel: "HIGH" },
+    );
   });
 });
 
