@@ -50,6 +50,8 @@ export interface InvestigateOptions {
   timeoutSeconds: number;
   /** Logs to investigate with instead of the scenario's own (raw LogEntry JSON or sink rows). */
   logsDir?: string;
+  /** Which finding of a file holding several (0-based; the first by default). */
+  findingIndex?: number;
   /**
    * End with an analyst's click (the demo): the functions post to a Slack Web API stand-in and
    * write to an SCC stand-in, and after the verdict a configured analyst clicks Confirm.
@@ -107,16 +109,29 @@ export async function investigate(
   // The finding and the logs are the user's: one credential check for everything that reads them.
   const needsAdc = realGoogleCalls(env, { finding: options.finding, bigquery });
   const adcLine = needsAdc.length > 0 ? await checkApplicationDefaultCredentials(needsAdc) : undefined;
-  const scenario: ScenarioInput =
-    options.finding !== undefined
-      ? {
-          name: options.finding,
-          notification: await readFindingNotification(options.finding, env),
-          notificationPath: options.finding,
-          ...(options.logsDir !== undefined ? { logsDir: resolve(options.logsDir) } : {}),
-        }
-      : loadScenario(path as string, options.logsDir !== undefined ? { logsDir: options.logsDir } : {});
-  const finding = normalizeNotification(parseNotification(scenario.notification));
+  let scenario: Pick<ScenarioInput, "name" | "logsDir" | "stixBundle">;
+  let notification: unknown;
+  if (options.finding !== undefined) {
+    notification = await readFindingNotification(options.finding, env);
+    scenario = {
+      name: options.finding,
+      ...(options.logsDir !== undefined ? { logsDir: resolve(options.logsDir) } : {}),
+    };
+  } else {
+    const loaded = loadScenario(
+      path as string,
+      options.logsDir !== undefined ? { logsDir: options.logsDir } : {},
+    );
+    // One finding per investigation: a file of several (domain/finding-file.ts) is run finding by finding.
+    const item = loaded.findings.items[options.findingIndex ?? 0];
+    if (!item)
+      throw new InvalidInputError(
+        `${path}: ${loaded.findings.container} with no finding at ${(options.findingIndex ?? 0) + 1}`,
+      );
+    notification = item.payload;
+    scenario = loaded;
+  }
+  const finding = normalizeNotification(parseNotification(notification));
   // Before the stack starts: an unreadable log directory is the user's to fix, within seconds.
   const logLines = scenario.logsDir ? checkLogDir(scenario.logsDir).lines : [];
   const id = investigationIdFor(finding.name, finding.eventTime);
@@ -137,7 +152,7 @@ export async function investigate(
   // What the functions would refuse, refused here in a second rather than after the
   // timeout: their configuration, the message size ingest accepts, the ingest policy.
   const config = loadConfig({ env: { ...env, ...stackEnv } });
-  const bytes = jsonBytes(scenario.notification);
+  const bytes = jsonBytes(notification);
   if (bytes > MAX_MESSAGE_BYTES) {
     throw new InvalidInputError(
       `the notification is ${bytes} bytes; ingest accepts at most ${MAX_MESSAGE_BYTES} and would dead-letter it`,
@@ -187,7 +202,7 @@ export async function investigate(
   const deadLetters = watchDeadLetters(client, deadLetterSubscriptionName(TOPICS.findings));
   try {
     const store = new FirestoreInvestigationStore(createFirestore({ projectId }));
-    const messageId = await bus.publish(TOPICS.findings, scenario.notification as JsonObject);
+    const messageId = await bus.publish(TOPICS.findings, notification as JsonObject);
     say(`  · published the notification to ${TOPICS.findings} (message ${messageId})\n`);
     const investigation = await follow(store, id, options, printer, started, { stack, deadLetters });
     const [results, reflections, events] = await Promise.all([

@@ -1,15 +1,16 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { loadConfig } from "../config/config.js";
-import { errorMessage, FerretError } from "../domain/errors.js";
+import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
 import { consoleCommand } from "./console.js";
 import { doctorCommand } from "./doctor.js";
 import { evalCommand } from "./eval.js";
-import { describeCatalogEntry, inspectNotification, printInspectReport } from "./inspect.js";
+import { inspectFile, printInspectFile } from "./inspect.js";
 import { investigate, NotInvestigatedError } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
 import { queueCommand } from "./queue.js";
 import { reportCommand } from "./report.js";
+import { loadScenario } from "./scenario.js";
 import { sweepCommand } from "./sweep.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -61,8 +62,8 @@ program
   )
   .argument("[path]", "scenario directory (notification.json, logs/, intel/) or a notification JSON file")
   .option(
-    "--finding <name>",
-    "an SCC finding's full name (organizations|folders|projects/…/sources/…[/locations/…]/findings/…), read from the SCC API with your application default credentials",
+    "--finding <name|n>",
+    "an SCC finding's full name (organizations|folders|projects/…/sources/…[/locations/…]/findings/…), read from the SCC API with your application default credentials; or, with a [path] holding several findings, the n-th of them only",
   )
   .option(
     "--bigquery <project.dataset>",
@@ -93,21 +94,37 @@ program
         bigquery?: string;
       },
     ) => {
-      const report = await investigate(
-        path,
-        {
-          json: opts.json,
-          model: opts.model,
-          keepRunning: opts.keepRunning,
-          timeoutSeconds: opts.timeout,
-          ...(opts.logs !== undefined ? { logsDir: opts.logs } : {}),
-          ...(opts.finding !== undefined ? { finding: opts.finding } : {}),
-          ...(opts.bigquery !== undefined ? { bigquery: opts.bigquery } : {}),
-        },
-        printer,
-      );
-      if (opts.json) printer.line(JSON.stringify(report, null, 2));
-      process.exitCode = outcome(report.investigation);
+      // --finding is a name to read from SCC, or (a number, with a path) one finding of the file.
+      const index =
+        opts.finding !== undefined && /^\d+$/.test(opts.finding) ? Number(opts.finding) : undefined;
+      if (index === 0) throw new InvalidInputError("--finding counts findings from 1");
+      if (index !== undefined && path === undefined)
+        throw new InvalidInputError(
+          `--finding ${index} picks the n-th finding of a file: give the file, or an SCC finding's full name`,
+        );
+      const name = index === undefined ? opts.finding : undefined;
+      const common = {
+        json: opts.json,
+        model: opts.model,
+        keepRunning: opts.keepRunning,
+        timeoutSeconds: opts.timeout,
+        ...(opts.logs !== undefined ? { logsDir: opts.logs } : {}),
+        ...(name !== undefined ? { finding: name } : {}),
+        ...(opts.bigquery !== undefined ? { bigquery: opts.bigquery } : {}),
+      };
+      // A file of several findings is investigated finding by finding, each its own run.
+      const total = path !== undefined && name === undefined ? loadScenario(path).findings.items.length : 1;
+      const indices =
+        index !== undefined ? [index - 1] : Array.from({ length: Math.max(total, 1) }, (_, i) => i);
+      let exitCode = 0;
+      for (const findingIndex of indices) {
+        if (indices.length > 1 && !opts.json)
+          printer.line(`\nferret: finding ${findingIndex + 1} of ${total}`);
+        const report = await investigate(path, { ...common, findingIndex }, printer);
+        if (opts.json) printer.line(JSON.stringify(report, null, 2));
+        exitCode = Math.max(exitCode, outcome(report.investigation));
+      }
+      process.exitCode = exitCode;
     },
   );
 
@@ -144,18 +161,22 @@ program
 program
   .command("inspect")
   .description(
-    "Show what ferret makes of a notification without investigating: the normalized finding, what was truncated, every IOC with its JSON path, the resources touched, the category's catalog entry and the ingest decision with its reason. Accepts a Pub/Sub notification, an SCC export row or a bare finding (the console's JSON tab).",
+    "Show what ferret makes of each finding of a file without investigating: the normalized finding, its detector and catalog match, what was truncated, every IOC with its JSON path (and the values that are context, with the rule), internal endpoints, the resources touched and the ingest decision with its reason. Accepts a Pub/Sub notification, a ListFindings response (v1 or v2), `gcloud scc findings list --format=json` output, continuous-export and BigQuery export rows, a bare finding (the console's JSON tab), or JSON Lines of these.",
   )
-  .argument("<path>", "a notification JSON file, or a scenario directory holding notification.json")
-  .option("--json", "print the report as JSON", false)
+  .argument(
+    "<path>",
+    "a file of findings (JSON or JSON Lines), or a scenario directory holding notification.json",
+  )
+  .option(
+    "--json",
+    "print the report as JSON (one finding: its report; several: {file, container, findings})",
+    false,
+  )
   .action((path: string, opts: { json: boolean }) => {
-    const report = inspectNotification(path, {
-      json: opts.json,
-      config: loadConfig(),
-      describeCategory: describeCatalogEntry,
-    });
-    if (opts.json) printer.line(JSON.stringify(report, null, 2));
-    else printInspectReport(printer, report, false);
+    const report = inspectFile(path, { json: opts.json, config: loadConfig() });
+    if (opts.json)
+      printer.line(JSON.stringify(report.findings.length === 1 ? report.findings[0] : report, null, 2));
+    else printInspectFile(printer, report);
   });
 
 program.addCommand(memoriesCommand());
