@@ -13,6 +13,7 @@ export function renderGoogleLists(): string {
     p.categories.map((c) => ({
       category: c.category,
       apiNames: c.apiNames,
+      alsoKnownAs: c.alsoKnownAs,
       detector: c.detector,
       findingClass: c.findingClass,
       page: c.page,
@@ -25,6 +26,8 @@ export function renderGoogleLists(): string {
 export interface GoogleListedCategory {
   category: string;
   apiNames: readonly string[];
+  /** Other names the page gives the same detection (a display name, a name before a rename). */
+  alsoKnownAs: readonly string[];
   detector: string;
   findingClass: string;
   page: string;

@@ -8,13 +8,16 @@ import { join } from "node:path";
  *   # detector: <default detector>
  *   ## class: <THREAT|VULNERABILITY|…>
  *   ### detector: <detector for the rows that follow>
- *   <category as the page names it> [| <API name> [<API name>…]]
+ *   <category as the page names it> [| <API name> [<API name>…] [| also: <other name>; <other name>…]]
+ * "also:" gives the other names the page gives the same detection (a display name, the name
+ * before a rename); they become aliases, as the API names do.
  * Used by generate-google-lists.ts (which writes functions/src/domain/catalog/google-lists.ts)
  * and by the catalog test, which fails when a saved page names a category the catalog lacks.
  */
 export interface ListedCategory {
   category: string;
   apiNames: string[];
+  alsoKnownAs: string[];
   detector: string;
   findingClass: string;
   page: string;
@@ -56,12 +59,19 @@ export function parseSavedPage(file: string, text: string): SavedPage {
       continue;
     }
     if (line.startsWith("#")) continue;
-    const [name = "", api = ""] = line.split("|").map((s) => s.trim());
+    const [name = "", api = "", also = "", ...rest] = line.split("|").map((s) => s.trim());
     if (!url || !detector || !findingClass)
       throw new Error(`${file}: "${name}" before its url, detector or class`);
+    if (rest.length > 0 || (also !== "" && !also.startsWith("also:")))
+      throw new Error(`${file}: "${line}": a third column must start with "also:"`);
     categories.push({
       category: name,
       apiNames: api.split(/\s+/).filter(Boolean),
+      alsoKnownAs: also
+        .replace(/^also:/, "")
+        .split(";")
+        .map((s) => s.trim())
+        .filter(Boolean),
       detector,
       findingClass,
       page: url,

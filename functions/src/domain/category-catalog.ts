@@ -33,28 +33,16 @@ export function categoryKey(category: string): string {
 }
 
 /**
- * One detection, two names across Google's pages or over time: [spelling, the catalogued one].
- * API names come from the saved lists themselves; these are the display-name renames.
+ * One detection, two names, where no saved page says so: [spelling, the catalogued one]. API
+ * names and the renames Google's pages document come from the saved lists themselves (their
+ * API-name column and "also:" names, e.g. the release notes' rename tables); these are spellings
+ * seen in real findings and exports.
  */
 const RENAMED: readonly (readonly [string, string])[] = [
   ["Persistence: GCE Admin Added SSH Key", "Persistence: Compute Engine Admin Added SSH Key"],
   ["Persistence: GCE Admin Added Startup Script", "Persistence: Compute Engine Admin Added Startup Script"],
-  [
-    "Privilege Escalation: External Member Added To Privileged Group",
-    "Credential Access: External Member Added To Privileged Group",
-  ],
-  [
-    "Privilege Escalation: Privileged Group Opened To Public",
-    "Credential Access: Privileged Group Opened To Public",
-  ],
-  [
-    "Privilege Escalation: Sensitive Role Granted To Hybrid Group",
-    "Credential Access: Sensitive Role Granted To Hybrid Group",
-  ],
   ["Brute force SSH", "Brute Force: SSH"],
   ["Brute_force: SSH Brute Force", "Brute Force: SSH"],
-  ["Persistence: Strong Authentication Disabled", "Impair Defenses: Strong Authentication Disabled"],
-  ["Persistence: Two Step Verification Disabled", "Impair Defenses: Two Step Verification Disabled"],
   ["Exfiltration: Cloud SQL SQL Over-Privileged Grant", "Exfiltration: Cloud SQL Over-Privileged Grant"],
   ["C2: Bad IP", "Malware: Bad IP"],
   ["C2: Bad Domain", "Malware: Bad Domain"],
@@ -83,6 +71,10 @@ const THREAT_PLAYBOOKS: readonly (readonly [RegExp, CatalogEntry["playbook"]])[]
 export function generatedPlaybook(
   listed: Pick<GoogleListedCategory, "category" | "detector" | "findingClass">,
 ): CatalogEntry["playbook"] {
+  // Cloud Armor's findings (a spike of allowed requests, a rising deny ratio on a backend) ask
+  // what the backend exposes under its security policy and who changed that policy: the posture
+  // plan's questions. ferret has no playbook for L7 traffic itself.
+  if (listed.detector === "cloud_armor") return "posture";
   if (listed.findingClass !== "THREAT") {
     return /^PUBLIC_(?:BUCKET_ACL|STORAGE_OBJECT|LOG_BUCKET)$/.test(listed.category)
       ? "public_bucket"
@@ -117,6 +109,12 @@ const DETECTOR_NAMES: Readonly<Record<Detector, string>> = {
   sensitive_actions: "Sensitive Actions Service",
   security_posture: "Security posture",
   scc_errors: "Security Command Center (an error, not a threat)",
+  sensitive_data_protection: "Sensitive Data Protection",
+  data_security_posture: "Data Security Posture Management",
+  model_armor: "Model Armor",
+  cloud_armor: "Google Cloud Armor",
+  anomaly_detection: "Cloud Anomaly Detection",
+  vulnerability_assessment: "Vulnerability Assessment",
 };
 
 export function detectorName(detector: Detector): string {
@@ -151,7 +149,7 @@ function generatedEntry(listed: GoogleListedCategory): CatalogEntryInput {
     category: listed.category,
     detector,
     findingClass,
-    meaning: `A ${findingClass.toLowerCase().replace(/_/g, " ")} finding of ${DETECTOR_NAMES[detector]}, as Google's page lists it; ferret has no hand-written entry for it.`,
+    meaning: `${findingClass === "UNSPECIFIED" ? "A finding" : `A ${findingClass.toLowerCase().replace(/_/g, " ")} finding`} of ${DETECTOR_NAMES[detector]}, as Google's page lists it; ferret has no hand-written entry for it.`,
     mitre: [],
     investigate: [GENERIC_CHECKS[playbook]],
     playbook,
@@ -161,12 +159,36 @@ function generatedEntry(listed: GoogleListedCategory): CatalogEntryInput {
   };
 }
 
-interface Built {
+export interface Built {
   byKey: ReadonlyMap<string, CatalogEntry>;
   entries: readonly CatalogEntry[];
 }
 
-function build(hand: readonly CatalogEntryInput[], listed: readonly GoogleListedCategory[]): Built {
+/** Keys of names that are one detection, merged: a tiny union-find over category keys. */
+class SameDetection {
+  private readonly parent = new Map<string, string>();
+  root(key: string): string {
+    let k = key;
+    for (let p = this.parent.get(k); p !== undefined && p !== k; p = this.parent.get(k)) k = p;
+    this.parent.set(key, k);
+    return k;
+  }
+  join(keys: readonly string[]): void {
+    const [first, ...rest] = keys.map((k) => this.root(k));
+    if (first === undefined) return;
+    for (const r of rest) if (r !== first) this.parent.set(r, first);
+  }
+}
+
+function rowNames(item: GoogleListedCategory): string[] {
+  return [item.category, ...item.apiNames, ...item.alsoKnownAs];
+}
+
+/** Builds the catalog from hand-written entries and listed rows; exported for its tests. */
+export function buildCatalog(
+  hand: readonly CatalogEntryInput[],
+  listed: readonly GoogleListedCategory[],
+): Built {
   const entries: CatalogEntry[] = z.array(CatalogEntrySchema).parse(hand);
   const byKey = new Map<string, CatalogEntry>();
   for (const entry of entries) {
@@ -175,6 +197,19 @@ function build(hand: readonly CatalogEntryInput[], listed: readonly GoogleListed
     if (byKey.has(key)) throw new Error(`category catalog: duplicate entry for "${entry.category}"`);
     byKey.set(key, entry);
   }
+  // A page lists the API name, another the display name, the release notes the name before a
+  // rename: every name any row or rename joins is one detection, whatever the order of the pages.
+  const same = new SameDetection();
+  for (const [spelling, catalogued] of RENAMED) same.join([categoryKey(spelling), categoryKey(catalogued)]);
+  for (const item of listed) same.join(rowNames(item).map(categoryKey));
+  const byDetection = new Map<string, CatalogEntry>();
+  for (const entry of entries) {
+    const root = same.root(categoryKey(entry.category));
+    const other = byDetection.get(root);
+    if (other)
+      throw new Error(`category catalog: "${entry.category}" and "${other.category}" are one detection`);
+    byDetection.set(root, entry);
+  }
   const alias = (spelling: string, entry: CatalogEntry) => {
     const key = categoryKey(spelling);
     if (byKey.has(key)) return;
@@ -182,24 +217,32 @@ function build(hand: readonly CatalogEntryInput[], listed: readonly GoogleListed
     if (spelling !== entry.category && !entry.aliases.includes(spelling)) entry.aliases.push(spelling);
   };
   for (const [spelling, catalogued] of RENAMED) {
-    const entry = byKey.get(categoryKey(catalogued));
+    const entry = byDetection.get(same.root(categoryKey(catalogued)));
     if (entry) alias(spelling, entry);
   }
   for (const item of listed) {
-    const existing = byKey.get(categoryKey(item.category));
-    if (existing) {
-      for (const api of item.apiNames) alias(api, existing);
-      continue;
+    const root = same.root(categoryKey(item.category));
+    let entry = byDetection.get(root);
+    if (!entry) {
+      entry = CatalogEntrySchema.parse(generatedEntry(item));
+      entries.push(entry);
+      byDetection.set(root, entry);
+      byKey.set(categoryKey(entry.category), entry);
+    } else if (
+      entry.origin === "google-list" &&
+      entry.findingClass === "UNSPECIFIED" &&
+      item.findingClass !== "UNSPECIFIED"
+    ) {
+      // A page that names no class (the release notes) gives way to one that does.
+      const { findingClass, meaning, investigate, playbook } = CatalogEntrySchema.parse(generatedEntry(item));
+      Object.assign(entry, { findingClass, meaning, investigate, playbook });
     }
-    const entry = CatalogEntrySchema.parse(generatedEntry(item));
-    entries.push(entry);
-    byKey.set(categoryKey(entry.category), entry);
-    for (const api of item.apiNames) alias(api, entry);
+    for (const name of rowNames(item)) alias(name, entry);
   }
   return { byKey, entries };
 }
 
-const BUILT = build(CATALOG_ENTRIES, GOOGLE_LISTED_CATEGORIES);
+const BUILT = buildCatalog(CATALOG_ENTRIES, GOOGLE_LISTED_CATEGORIES);
 
 /** Every catalogued category, hand-written entries first, in catalog order. */
 export const CATEGORY_CATALOG: readonly CatalogEntry[] = BUILT.entries;

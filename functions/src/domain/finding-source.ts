@@ -32,6 +32,14 @@ const BUILT_IN_SOURCES = new Set(
     "GKE Security Posture",
     "IAM Recommender",
     "Security Command Center Risk Engine",
+    "Risk Engine",
+    // Source display names the detection services page gives its other services.
+    "Cloud Anomaly Detection",
+    "Vulnerability Assessment",
+    "Compliance Evaluation Service",
+    "Mandiant Attack Surface Management",
+    "Notebook Security Scanner",
+    "Policy Controller",
   ].map((s) => s.toLowerCase()),
 );
 
@@ -43,7 +51,11 @@ export interface FindingSource {
   catalog?: CatalogEntry;
   /** One line: the catalog match, or why there is none. */
   match: string;
-  /** A custom source's (or an unknown source's) uncatalogued category: the generic plan applies. */
+  /**
+   * The generic plan applies by rule: a custom source's (or an unknown source's) uncatalogued
+   * category, or a Risk Engine toxic combination or chokepoint (whose category names an attack
+   * path, not something a detector saw; Google's pages list no such categories).
+   */
   custom: boolean;
 }
 
@@ -68,9 +80,13 @@ export function isBuiltInSource(displayName: string | undefined): boolean {
   return displayName !== undefined && BUILT_IN_SOURCES.has(displayName.trim().toLowerCase());
 }
 
-export function findingSource(
-  f: Pick<Finding, "category"> & Partial<Pick<Finding, "parentDisplayName" | "sourceProperties">>,
-): FindingSource {
+/** Risk Engine's finding classes: a path through several issues, not one detection. */
+const PATH_CLASSES = new Set(["TOXIC_COMBINATION", "CHOKEPOINT"]);
+
+type SourceFields = Pick<Finding, "category"> &
+  Partial<Pick<Finding, "parentDisplayName" | "sourceProperties" | "findingClass">>;
+
+export function findingSource(f: SourceFields): FindingSource {
   const entry = catalogEntryFor(f.category);
   const hint = detectorHint(f.sourceProperties ?? {});
   const named = f.parentDisplayName?.trim() || undefined;
@@ -88,6 +104,14 @@ export function findingSource(
       custom: false,
     };
   }
+  if (f.findingClass !== undefined && PATH_CLASSES.has(f.findingClass.toUpperCase())) {
+    return {
+      detector: named ?? "Security Command Center Risk Engine",
+      detectorFrom: named ? "parentDisplayName" : "findingClass",
+      match: `none: a ${f.findingClass.toLowerCase().replace(/_/g, " ")} (an attack path Risk Engine found, not one detection; Google's pages list no such categories); the generic plan applies`,
+      custom: true,
+    };
+  }
   // Custom: a source that names itself and is not a built-in service, or source properties
   // none of the built-in services would write. With neither, nothing says (not custom).
   const props = Object.keys(f.sourceProperties ?? {}).length > 0;
@@ -103,9 +127,10 @@ export function findingSource(
   };
 }
 
-/** The explicit rule for routing: a custom source's uncatalogued category gets the generic plan. */
-export function isCustomSource(
-  f: Pick<Finding, "category"> & Partial<Pick<Finding, "parentDisplayName" | "sourceProperties">>,
-): boolean {
+/**
+ * The explicit rule for routing: a custom source's uncatalogued category, or a toxic combination
+ * or chokepoint, gets the generic plan.
+ */
+export function isCustomSource(f: SourceFields): boolean {
   return findingSource(f).custom;
 }

@@ -18,6 +18,12 @@ export const DetectorSchema = z.enum([
   "sensitive_actions",
   "security_posture",
   "scc_errors",
+  "sensitive_data_protection",
+  "data_security_posture",
+  "model_armor",
+  "cloud_armor",
+  "anomaly_detection",
+  "vulnerability_assessment",
 ]);
 export type Detector = z.infer<typeof DetectorSchema>;
 
@@ -50,6 +56,9 @@ export const CatalogEntrySchema = z.strictObject({
     "OBSERVATION",
     "SCC_ERROR",
     "POSTURE_VIOLATION",
+    "TOXIC_COMBINATION",
+    "SENSITIVE_DATA_RISK",
+    "CHOKEPOINT",
     "UNSPECIFIED",
   ]),
   /** What the detector saw, in ferret's words. */
