@@ -16,6 +16,7 @@ import {
   createServer as createH2Server,
   type IncomingHttpHeaders as H2Headers,
   type Http2Server,
+  type ServerHttp2Session,
   constants as h2,
 } from "node:http2";
 import type { AddressInfo } from "node:net";
@@ -125,6 +126,12 @@ export async function startGrpcRecorder(options: {
     return session;
   };
   const server: Http2Server = createH2Server();
+  // http2 servers close only when every session has: keep them to end them on close.
+  const sessions = new Set<ServerHttp2Session>();
+  server.on("session", (s) => {
+    sessions.add(s);
+    s.on("close", () => sessions.delete(s));
+  });
   server.on("sessionError", () => {});
   server.on("stream", (stream, headers) => {
     stream.on("error", () => {});
@@ -177,6 +184,7 @@ export async function startGrpcRecorder(options: {
     address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: async () => {
       session?.destroy();
+      for (const s of sessions) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
