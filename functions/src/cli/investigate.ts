@@ -40,6 +40,8 @@ export interface InvestigateOptions {
   timeoutSeconds: number;
   /** Logs to investigate with instead of the scenario's own (raw LogEntry JSON or sink rows). */
   logsDir?: string;
+  /** Which finding of a file holding several (0-based; the first by default). */
+  findingIndex?: number;
   /**
    * End with an analyst's click (the demo): the functions post to a Slack Web API stand-in and
    * write to an SCC stand-in, and after the verdict a configured analyst clicks Confirm.
@@ -75,7 +77,14 @@ export async function investigate(
 ): Promise<InvestigateReport> {
   const started = Date.now();
   const scenario = loadScenario(path, options.logsDir !== undefined ? { logsDir: options.logsDir } : {});
-  const finding = normalizeNotification(parseNotification(scenario.notification));
+  // One finding per investigation: a file of several (domain/finding-file.ts) is run finding by finding.
+  const item = scenario.findings.items[options.findingIndex ?? 0];
+  if (!item)
+    throw new InvalidInputError(
+      `${path}: ${scenario.findings.container} with no finding at ${(options.findingIndex ?? 0) + 1}`,
+    );
+  const notification = item.payload;
+  const finding = normalizeNotification(parseNotification(notification));
   // Before the stack starts: an unreadable log directory is the user's to fix, within seconds.
   const logLines = scenario.logsDir ? checkLogDir(scenario.logsDir).lines : [];
   const id = investigationIdFor(finding.name, finding.eventTime);
@@ -87,7 +96,7 @@ export async function investigate(
   // What the functions would refuse, refused here in a second rather than after the
   // timeout: their configuration, the message size ingest accepts, the ingest policy.
   const config = loadConfig({ env: { ...process.env, ...stackEnv } });
-  const bytes = jsonBytes(scenario.notification);
+  const bytes = jsonBytes(notification);
   if (bytes > MAX_MESSAGE_BYTES) {
     throw new InvalidInputError(
       `the notification is ${bytes} bytes; ingest accepts at most ${MAX_MESSAGE_BYTES} and would dead-letter it`,
@@ -119,7 +128,7 @@ export async function investigate(
   const deadLetters = watchDeadLetters(client, deadLetterSubscriptionName(TOPICS.findings));
   try {
     const store = new FirestoreInvestigationStore(createFirestore({ projectId: PROJECT_ID }));
-    const messageId = await bus.publish(TOPICS.findings, scenario.notification as JsonObject);
+    const messageId = await bus.publish(TOPICS.findings, notification as JsonObject);
     say(`  · published the notification to ${TOPICS.findings} (message ${messageId})\n`);
     const investigation = await follow(store, id, options, printer, started, { stack, deadLetters });
     const [results, reflections, events] = await Promise.all([

@@ -5,11 +5,12 @@ import { fromRoot } from "../platform/paths.js";
 import { consoleCommand } from "./console.js";
 import { doctorCommand } from "./doctor.js";
 import { evalCommand } from "./eval.js";
-import { describeCatalogEntry, inspectNotification, printInspectReport } from "./inspect.js";
+import { inspectFile, printInspectFile } from "./inspect.js";
 import { investigate, NotInvestigatedError } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
 import { queueCommand } from "./queue.js";
 import { reportCommand } from "./report.js";
+import { loadScenario } from "./scenario.js";
 import { sweepCommand } from "./sweep.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -54,6 +55,7 @@ program
     false,
   )
   .option("--timeout <seconds>", "give up after this many seconds", positiveInt, 600)
+  .option("--finding <n>", "investigate only the n-th finding of a file holding several", positiveInt)
   .option(
     "--logs <dir>",
     "log directory to query instead of the scenario's logs/: BigQuery-sink <table>.jsonl rows, or raw LogEntry JSON as `gcloud logging read --format=json` or a Cloud Storage sink writes it (converted; unknown files are refused by name)",
@@ -67,21 +69,35 @@ program
         keepRunning: boolean;
         timeout: number;
         logs?: string;
+        finding?: number;
       },
     ) => {
-      const report = await investigate(
-        path,
-        {
-          json: opts.json,
-          model: opts.model,
-          keepRunning: opts.keepRunning,
-          timeoutSeconds: opts.timeout,
-          ...(opts.logs !== undefined ? { logsDir: opts.logs } : {}),
-        },
-        printer,
-      );
-      if (opts.json) printer.line(JSON.stringify(report, null, 2));
-      process.exitCode = report.investigation.status === "concluded" ? 0 : 3;
+      // A file of several findings is investigated finding by finding, each its own run.
+      const total = loadScenario(path).findings.items.length;
+      const indices =
+        opts.finding !== undefined
+          ? [opts.finding - 1]
+          : Array.from({ length: Math.max(total, 1) }, (_, i) => i);
+      let exitCode = 0;
+      for (const findingIndex of indices) {
+        if (indices.length > 1 && !opts.json)
+          printer.line(`\nferret: finding ${findingIndex + 1} of ${total}`);
+        const report = await investigate(
+          path,
+          {
+            json: opts.json,
+            model: opts.model,
+            keepRunning: opts.keepRunning,
+            timeoutSeconds: opts.timeout,
+            findingIndex,
+            ...(opts.logs !== undefined ? { logsDir: opts.logs } : {}),
+          },
+          printer,
+        );
+        if (opts.json) printer.line(JSON.stringify(report, null, 2));
+        if (report.investigation.status !== "concluded") exitCode = 3;
+      }
+      process.exitCode = exitCode;
     },
   );
 
@@ -118,18 +134,22 @@ program
 program
   .command("inspect")
   .description(
-    "Show what ferret makes of a notification without investigating: the normalized finding, what was truncated, every IOC with its JSON path, the resources touched, the category's catalog entry and the ingest decision with its reason. Accepts a Pub/Sub notification, an SCC export row or a bare finding (the console's JSON tab).",
+    "Show what ferret makes of each finding of a file without investigating: the normalized finding, its detector and catalog match, what was truncated, every IOC with its JSON path (and the values that are context, with the rule), internal endpoints, the resources touched and the ingest decision with its reason. Accepts a Pub/Sub notification, a ListFindings response (v1 or v2), `gcloud scc findings list --format=json` output, continuous-export and BigQuery export rows, a bare finding (the console's JSON tab), or JSON Lines of these.",
   )
-  .argument("<path>", "a notification JSON file, or a scenario directory holding notification.json")
-  .option("--json", "print the report as JSON", false)
+  .argument(
+    "<path>",
+    "a file of findings (JSON or JSON Lines), or a scenario directory holding notification.json",
+  )
+  .option(
+    "--json",
+    "print the report as JSON (one finding: its report; several: {file, container, findings})",
+    false,
+  )
   .action((path: string, opts: { json: boolean }) => {
-    const report = inspectNotification(path, {
-      json: opts.json,
-      config: loadConfig(),
-      describeCategory: describeCatalogEntry,
-    });
-    if (opts.json) printer.line(JSON.stringify(report, null, 2));
-    else printInspectReport(printer, report, false);
+    const report = inspectFile(path, { json: opts.json, config: loadConfig() });
+    if (opts.json)
+      printer.line(JSON.stringify(report.findings.length === 1 ? report.findings[0] : report, null, 2));
+    else printInspectFile(printer, report);
   });
 
 program.addCommand(memoriesCommand());

@@ -1,4 +1,4 @@
-import type { CatalogEntry, Detector, PlaybookId } from "./schema.js";
+import type { CatalogEntryInput, Detector, PlaybookId } from "./schema.js";
 
 /*
  * SCC finding categories, written in ferret's own words from Google's detector documentation
@@ -19,10 +19,10 @@ type Row = [category: string, playbook: PlaybookId, mitre: string[], meaning: st
 
 function rows(
   detector: Detector,
-  findingClass: CatalogEntry["findingClass"],
+  findingClass: CatalogEntryInput["findingClass"],
   source: string,
   list: readonly Row[],
-): CatalogEntry[] {
+): CatalogEntryInput[] {
   return list.map(([category, playbook, mitre, meaning, investigate]) => ({
     category,
     detector,
@@ -1048,7 +1048,7 @@ const WEB: Row[] = [
   ],
 ];
 
-export const CATALOG_ENTRIES: readonly CatalogEntry[] = [
+export const CATALOG_ENTRIES: readonly CatalogEntryInput[] = [
   ...rows("event_threat_detection", "THREAT", ETD, EVENT_THREATS),
   ...rows("container_threat_detection", "THREAT", CTD, CONTAINER_THREATS),
   ...rows("vm_threat_detection", "THREAT", VMTD, VM_THREATS),
