@@ -16,8 +16,8 @@ import {
   createServer as createH2Server,
   type IncomingHttpHeaders as H2Headers,
   type Http2Server,
-  type ServerHttp2Session,
   constants as h2,
+  type ServerHttp2Session,
 } from "node:http2";
 import type { AddressInfo } from "node:net";
 import protobuf from "protobufjs";
