@@ -64,10 +64,16 @@ const BASES = readdirSync(fromRoot("test/fixtures/real/scc"))
   .filter((f) => f.endsWith(".json") && !f.endsWith(".expected.json"))
   .sort()
   .map((file) => JSON.parse(readFileSync(fromRoot(`test/fixtures/real/scc/${file}`), "utf8")) as JsonObject)
-  .filter(
-    (n) =>
-      ingestDecision(normalizeNotification(parseNotification(n)), config.ingest).action === "investigate",
-  );
+  .filter((n) => {
+    // Only notifications (and exports) ingest takes and would investigate; a bare finding is not one.
+    try {
+      return (
+        ingestDecision(normalizeNotification(parseNotification(n)), config.ingest).action === "investigate"
+      );
+    } catch {
+      return false;
+    }
+  });
 
 interface StormFinding {
   notification: JsonObject;
