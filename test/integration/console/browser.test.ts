@@ -174,6 +174,7 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
     assert.match((await page.textContent("#plan")) ?? "", /203\.0\.113\.88/, "and the rows it returned");
     assert.match((await page.textContent("#timeline")) ?? "", /concluded/);
     await page.screenshot({ path: join(shots, "investigation.png"), fullPage: true });
+    await page.screenshot({ path: join(shots, "investigation-top.png") });
     await page.locator("#plan-graph").screenshot({ path: join(shots, "plan-graph.png") });
     await page.locator("#usage").screenshot({ path: join(shots, "usage.png") });
     // Every box's text stays inside its box, as the browser lays it out (issue 29: "cancelle…").
@@ -220,10 +221,10 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
       for (let i = 0; i < (await links.count()); i++)
         hrefs.push((await links.nth(i).getAttribute("href")) ?? "");
       found[value] = hrefs;
+      if (value === "ETL-Worker") await page.screenshot({ path: join(shots, "search.png") });
     }
     const expected = Object.fromEntries(searches.map((v) => [v, [`/investigations/${crypto.id}`]]));
     assert.deepEqual(found, expected, "each finds the demo investigation, and only it");
-    await page.screenshot({ path: join(shots, "search.png"), fullPage: true });
 
     await page.selectOption("select[name=field]", "principal");
     await page.fill("input[name=q]", "etl-worker-1");
