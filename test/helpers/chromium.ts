@@ -17,7 +17,7 @@ import { createBrotliDecompress } from "node:zlib";
  * The browser for the console's browser tests and the docs' pictures: the headless Chromium
  * that the @sparticuz/chromium npm package carries inside itself (bin/chromium.br), so the
  * README's `npm install` brings it — no download at install time, nothing from apt
- * (docs/decisions/0034-browser-from-npm.md).
+ * (docs/decisions/0038-browser-from-npm.md).
  *
  * Not the package's own `executablePath()`: that one inflates to a fixed `$TMPDIR/chromium`
  * and reuses whatever is there, of any version, and two processes starting at once can run a
