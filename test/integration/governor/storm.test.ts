@@ -36,9 +36,10 @@ import { figure } from "../faults/support/figures.js";
 /**
  * A storm on the whole local stack: findings shaped like the real corpus published to the
  * Pub/Sub emulator within two minutes, delivered to ingest under functions-framework, investigated
- * by the workflow on the offline model, under the governor. `npm test` runs FERRET_STORM_FINDINGS
- * = 400 (the default here); the 2,000-finding storm is the same test with FERRET_STORM_FINDINGS=2000
- * (docs/reliability.md gives the command and its figures).
+ * by the workflow on the offline model, under the governor. `npm test` runs STORM_FINDINGS
+ * = 400 (the default here); the 2,000-finding storm is the same test with STORM_FINDINGS=2000
+ * (docs/reliability.md gives the command and its figures). Not FERRET_*: the functions inherit
+ * this process's environment, and their configuration refuses FERRET_ variables it does not know.
  *
  * The shape: each finding is one of the real SCC notifications under test/fixtures/real/scc (see
  * its PROVENANCE.md; those ingest would investigate), renamed and re-timed. An activity (one per
@@ -49,11 +50,11 @@ import { figure } from "../faults/support/figures.js";
  * Firestore write it commits (test/helpers/firestore-write-log.js), so the test counts writes per
  * document per second.
  */
-const STORM = Number(process.env.FERRET_STORM_FINDINGS ?? 400);
+const STORM = Number(process.env.STORM_FINDINGS ?? 400);
 const PER_ACTIVITY = 20;
 const ACTIVITIES = Math.ceil(STORM / PER_ACTIVITY);
 const PRINCIPALS = 5;
-const MAX_CONCURRENT = Number(process.env.FERRET_STORM_CONCURRENCY ?? 6);
+const MAX_CONCURRENT = Number(process.env.STORM_CONCURRENCY ?? 6);
 /** Publishing is spread over this long, as a storm arrives (within the issue's two minutes). */
 const PUBLISH_SECONDS = Math.min(90, Math.max(10, Math.round(STORM / 25)));
 const TOKEN = "xoxb-test-storm";
