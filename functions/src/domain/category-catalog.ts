@@ -3,7 +3,6 @@ import { CATALOG_ENTRIES } from "./catalog/entries.js";
 import { type CatalogEntry, CatalogEntrySchema } from "./catalog/schema.js";
 
 export type { CatalogEntry, Detector, PlaybookId } from "./catalog/schema.js";
-export { PlaybookIdSchema } from "./catalog/schema.js";
 
 /**
  * Category spellings differ between API versions, exports and hand-written findings
