@@ -5,7 +5,7 @@ import type { Issue, IssueType, Reporter } from "knip";
  * How `npm run check:dead-code` prints what knip found: under each kind of problem, what to
  * do about it, then one line per place (file:line and the name). knip's own reporters list the
  * places without saying what to do, and this check fails `npm test` for people who did not set
- * it up. See docs/decisions/0034-dead-code-and-cycle-check.md.
+ * it up. See docs/decisions/0037-dead-code-and-cycle-check.md.
  */
 const ADVICE: Partial<Record<IssueType, [title: string, what: string]>> = {
   files: [

@@ -14,7 +14,7 @@ import { generateStructured } from "../model/structured.js";
 
 /**
  * The one tool-calling loop: the step executor, the log-analysis sub-agent and thread answers
- * each configure it (docs/decisions/0034-one-tool-loop.md). A round is one model turn that
+ * each configure it (docs/decisions/0035-one-tool-loop.md). A round is one model turn that
  * may call tools, and the tools' answers. The loop ends in one of three ways:
  * - answered: the model answered without calling tools and `done` accepted the answer (or a
  *   repair turn fixed its format);

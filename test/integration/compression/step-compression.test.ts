@@ -23,7 +23,7 @@ import { plan, step } from "../../fixtures/plans.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { type Script, ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { countFlows, lookupIp, PureCatalog } from "../../unit/agent/support.js";
-import { buildInvestigation } from "../firestore/builders.js";
+import { buildInvestigation } from "../../helpers/investigation-builders.js";
 
 /**
  * The step executor, the compressor operation and the Firestore history store together,
