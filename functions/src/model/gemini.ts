@@ -6,7 +6,7 @@ import {
   type GoogleGenAIOptions,
 } from "@google/genai";
 import { DEFAULT_ROLE_SETTINGS, type ModelRole, roleModelId } from "../config/model-settings.js";
-import { ConfigError, ModelOutputError } from "../domain/errors.js";
+import { ConfigError, type FerretError, ModelOutputError } from "../domain/errors.js";
 import { type Usage, UsageSchema } from "../domain/results.js";
 import { estimateCostUsd, priceOf } from "./cost.js";
 import { classifyProviderError } from "./errors.js";
@@ -89,7 +89,9 @@ export class GeminiModel implements Model {
    * Asks the provider whether each configured model exists (models.get): a retired id answers
    * 404, which this reports per model instead of failing the first investigation at planning.
    */
-  async checkModels(): Promise<Array<{ model: string; ok: boolean; error?: string }>> {
+  async checkModels(): Promise<
+    Array<{ model: string; ok: boolean; error?: string; code?: FerretError["code"]; retryable?: boolean }>
+  > {
     const ids = [...this.modelIds(), this.embeddingModel];
     return Promise.all(
       ids.map(async (model) => {
@@ -97,7 +99,15 @@ export class GeminiModel implements Model {
           await this.client.models.get({ model });
           return { model, ok: true };
         } catch (error) {
-          return { model, ok: false, error: classifyProviderError(error).message };
+          // code and retryable let a pre-flight tell "no such model" from "could not ask".
+          const classified = classifyProviderError(error);
+          return {
+            model,
+            ok: false,
+            error: classified.message,
+            code: classified.code,
+            retryable: classified.retryable,
+          };
         }
       }),
     );
