@@ -14,11 +14,6 @@ export function canonicalToolName(name: string): string {
   return name.normalize("NFKC");
 }
 
-/** Whether two names are the same tool. */
-export function sameToolName(a: string, b: string): boolean {
-  return canonicalToolName(a) === canonicalToolName(b);
-}
-
 /**
  * A config pattern against a tool name: `*` any run of characters, `?` one character,
  * everything else literal and case-sensitive; the whole name must match.

@@ -338,15 +338,3 @@ export function claimRefusal(claim: string): string | undefined {
     return `it addresses the agent or later findings ("${instruction}") instead of describing the data`;
   return undefined;
 }
-
-/** Claims split into those that may be kept and those refused, with why. */
-export function checkClaims(claims: readonly string[]): { kept: string[]; refused: ClaimRefusal[] } {
-  const kept: string[] = [];
-  const refused: ClaimRefusal[] = [];
-  for (const claim of claims) {
-    const reason = claimRefusal(claim);
-    if (reason) refused.push({ claim, reason });
-    else kept.push(claim);
-  }
-  return { kept, refused };
-}
