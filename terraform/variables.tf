@@ -281,7 +281,7 @@ variable "functions" {
     }), {})
     # Scheduled sweeps and the storm governor's drains; each run is short. One instance: it is
     # the governor's only drainer, which coalesces drain requests into at most one drain (one
-    # write of the governor's state document) a second (decision 0034). More instances would
+    # write of the governor's state document) a second (decision 0039). More instances would
     # drain in parallel and write that document faster than Firestore sustains.
     # Its one instance takes many pushed requests at once (each waits for the next coalesced
     # drain), which Cloud Run allows only with a whole CPU.

@@ -5,7 +5,7 @@
  * the requests are coalesced: a request waits for the next drain that starts after it (with
  * every finished investigation named by the requests it covers), and drains start at least
  * `minIntervalMs` apart. Deployed, the sweep function runs one instance (terraform
- * `functions.sweep.max_instances = 1`), which makes this the only drainer (decision 0034).
+ * `functions.sweep.max_instances = 1`), which makes this the only drainer (decision 0039).
  */
 export class DrainCoalescer<R> {
   private waiting: {

@@ -20,7 +20,7 @@ import type { SweepRequest } from "./sweep-request.js";
  * draining the queue. Ingest writes only documents of its own finding (its queue entry, its
  * group membership) and asks for a drain; the drain, run by one coalescing drainer in the sweep
  * function at most once a second (app/drain-coalescer.ts), is the only writer of the governor's
- * state document (decision 0034).
+ * state document (decision 0039).
  */
 export type GovernedDeps = IngestDeps & { governor: GovernorStore };
 

@@ -59,7 +59,7 @@ export interface DrainOutcome {
 /**
  * The governor's durable state. Ingest only writes documents of its own finding (its queue
  * entry, its group membership): the state document (running set, usage buckets) is written by
- * the drain alone, which one coalescing drainer runs at most once a second (decision 0034), so
+ * the drain alone, which one coalescing drainer runs at most once a second (decision 0039), so
  * no document is written faster than Firestore sustains. Every operation is idempotent, so a
  * Pub/Sub redelivery or a retried transaction repeats nothing.
  */

@@ -31,7 +31,7 @@ import { ambiguousCommit, toStorageError } from "./errors.js";
 import { COLLECTIONS } from "./paths.js";
 
 /**
- * Layout (decision 0034: which documents each operation writes, and how often):
+ * Layout (decision 0039: which documents each operation writes, and how often):
  *   governor/state                          GovernorState (running set, usage buckets): written by drains only
  *   governorQueue/{investigationId}         QueueEntry, drained in sortKey order: created by ingest, deleted by a drain
  *   governorAdmitted/{investigationId}      { seq, admittedAt }: written once, by the drain that admitted it
