@@ -146,23 +146,23 @@ function outcomeOf(inv: Investigation | undefined): string {
   return inv.status;
 }
 
-export type QueueOutcome =
-  | { kind: "queued"; repeat: boolean }
-  /** A drain admitted it already (a redelivery after admission): launch it with this admission. */
-  | { kind: "admitted"; admission: Admission };
+/** `repeat`: an earlier delivery queued it already (or a drain has admitted it since). */
+export interface QueueOutcome {
+  repeat: boolean;
+}
 
 /**
  * Puts a new investigation in the queue and asks the drainer to run: every investigation
  * starts through the queue, so admissions never contend on the state document, and the drain
- * order (severity, then age) holds for the first finding of a storm as for the last.
+ * order (severity, then age) holds for the first finding of a storm as for the last. Only the
+ * drainer launches: an investigation a drain admitted but never launched (its launch failed)
+ * is the next drain's, so ingest needs no right to start workflow executions.
  */
 export async function queueInvestigation(inv: Investigation, deps: GovernedDeps): Promise<QueueOutcome> {
   const outcome = await deps.governor.enqueue(queueEntryFor(inv.finding, inv.id, deps.now(), ""));
-  if (outcome.kind === "admitted")
-    return { kind: "admitted", admission: { seq: outcome.seq, at: outcome.admittedAt } };
   // Also on a repeat: the first delivery may have died before it asked.
   await requestDrain(deps.bus);
-  return { kind: "queued", repeat: outcome.repeat };
+  return { repeat: outcome.kind === "admitted" || outcome.repeat };
 }
 
 export interface DrainReport {

@@ -163,24 +163,20 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
   ]);
   await publishEvents(deps.bus, created.events);
   const current = created.investigation;
-  let admission: Admission | undefined;
   // Only an investigation nobody launched yet is the governor's to queue; a late duplicate of
   // a finished one must not take a slot it would never give back.
   if (governed && current.status === "queued" && !current.executionId) {
     const gate = await queueInvestigation(current, governed);
-    if (gate.kind === "queued") {
-      deps.logger.info("investigation queued for the governor's drainer", { investigationId: id, ...gate });
-      return gate.repeat
-        ? { outcome: "duplicate", investigationId: id }
-        : {
-            outcome: "queued",
-            investigationId: id,
-            ...(current.groupLeadId ? { groupLeadId: current.groupLeadId } : {}),
-          };
-    }
-    admission = gate.admission;
+    deps.logger.info("investigation queued for the governor's drainer", { investigationId: id, ...gate });
+    return gate.repeat
+      ? { outcome: "duplicate", investigationId: id }
+      : {
+          outcome: "queued",
+          investigationId: id,
+          ...(current.groupLeadId ? { groupLeadId: current.groupLeadId } : {}),
+        };
   }
-  return launchInvestigation(id, deps, admission);
+  return launchInvestigation(id, deps);
 }
 
 /**
