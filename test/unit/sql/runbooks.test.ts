@@ -30,6 +30,13 @@ const SAMPLE_PARAMS: Record<string, Record<string, string>> = {
   ssh_logins_on_host: { instance: "etl-worker-1" },
   bucket_iam_changes: { bucket: "acme-analytics-raw" },
   bucket_data_access: { bucket: "acme-analytics-raw" },
+  principal_history: {
+    principal: "terraform@acme-analytics-prod.iam.gserviceaccount.com",
+    recent: "2025-06-11T02:00:00Z",
+  },
+  access_denied_then_allowed: {},
+  lb_requests_from_ip: { ip: "198.51.100.77" },
+  lb_requests_to_backend: { backend_service: "shop-web-backend" },
 };
 
 describe("runbook library", () => {
