@@ -151,7 +151,7 @@ function build(rng: Rng): Map<string, string> {
         serviceName: "accesscontextmanager.googleapis.com",
         methodName: "google.identity.accesscontextmanager.v1.AccessContextManager.UpdateServicePerimeter",
       },
-      mitreAttack: { primaryTactic: "DEFENSE_EVASION", primaryTechniques: ["MODIFY_AUTHENTICATION_PROCESS"] },
+      mitreAttack: { primaryTactic: "DEFENSE_EVASION", primaryTechniques: ["IMPAIR_DEFENSES"] },
     },
   });
 
