@@ -47,6 +47,12 @@ export function describeIntent(intent: Intent): string {
         return `List data-access log entries for bucket ${list(p.bucket, "the bucket")}${window(intent)}: anonymous versus authenticated reads, objects read, caller IPs.`;
       case "bucket_policy":
         return `List IAM/ACL changes on bucket ${list(p.bucket, "the bucket")}${window(intent)}: who added which members (allUsers, allAuthenticatedUsers) and when.`;
+      case "principal_history":
+        return `Compare ${list(p.principal, "the principal")}'s calls since ${p.recent?.[0] ?? "the window"} with its history back to ${p.start?.[0] ?? "the look-back start"}: caller addresses, networks, user agents and access levels seen before or first now, and methods it repeats on many days.`;
+      case "denied_allowed":
+        return `Find callers that were denied (IAM, VPC Service Controls) and then allowed${window(intent)}: who, from where, to which service, and when the first success came.`;
+      case "lb_requests":
+        return `List load balancer requests${p.ips ? ` from ${list(p.ips, "")}` : p.backend ? ` to backend ${p.backend[0]}` : ""}${window(intent)}: HTTP status, Cloud Armor policy and outcome, whether any reached a backend.`;
     }
   })();
   const runbooks = [...new Set(runbooksFor(intent).map((r) => r.runbook))];

@@ -84,6 +84,18 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
       return each(p.bucket, 1).map((bucket) => rb("bucket_data_access", { bucket }));
     case "bucket_policy":
       return each(p.bucket, 1).map((bucket) => rb("bucket_iam_changes", { bucket }));
+    case "principal_history": {
+      // The look-back runs from `start` to `end`; `recent` splits it into history and window.
+      const recent = p.recent?.[0] ?? start;
+      return each(p.principal, 2).map((principal) => rb("principal_history", { principal, recent }));
+    }
+    case "denied_allowed":
+      return [rb("access_denied_then_allowed", {})];
+    case "lb_requests": {
+      const ips = each(p.ips?.filter(isIpv4), 3);
+      if (ips.length > 0) return ips.map((ip) => rb("lb_requests_from_ip", { ip }));
+      return each(p.backend, 1).map((backend_service) => rb("lb_requests_to_backend", { backend_service }));
+    }
   }
 }
 

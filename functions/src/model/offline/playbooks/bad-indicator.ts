@@ -58,7 +58,7 @@ export function badIndicatorPlaybook(subject: Subject): Playbook {
         intent: {
           kind: "host_logs",
           params: {
-            ...paramIfPresent("instance", subject.instance ?? subject.resourceShort),
+            ...paramIfPresent("instance", subject.instance),
             terms: [...subject.domains, ...subject.remoteIps, ...subject.processNames].slice(0, 4),
             // Lines rarely name the domain; what ran in the minutes of the first lookup does.
             ...(subject.domains.length > 0 ? { near: ["prior"] } : {}),
