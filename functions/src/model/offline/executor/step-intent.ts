@@ -110,8 +110,8 @@ export function enrichIntent(intent: Intent, subject: Subject, prior: readonly R
       }
       break;
     case "flows":
-      fill(p, "ips", [...priorIocs(prior, "ip"), ...subject.remoteIps]);
-      if (none("ips")) fill(p, "instance", subject.instance);
+      if (none("domains")) fill(p, "ips", [...priorIocs(prior, "ip"), ...subject.remoteIps]);
+      if (none("ips", "domains")) fill(p, "instance", subject.instance);
       break;
     case "egress":
       fill(p, "instance", subject.instance);
@@ -195,7 +195,7 @@ export function readsPriorResults(intent: Intent): boolean {
     case "intel":
       return none("ips", "domains", "hashes");
     case "flows":
-      return none("ips");
+      return none("ips", "domains");
     case "dns":
       return none("domains", "instance");
     default:
