@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { FinishReason } from "@google/genai";
+import { type Backend, check, familyOf, routeOf } from "./gemini-rules.js";
 
 /**
  * The one local stand-in for the Gemini Developer API (and the Vertex paths the SDK uses),
@@ -11,11 +13,29 @@ import type { AddressInfo } from "node:net";
  * given at construction; a request neither can answer gets a 599, so the test fails
  * visibly. Every request is recorded with its raw text, parsed body, the ferret role its
  * system instruction names, and the status it got.
+ *
+ * It is as strict as Gemini (unless built with `strict: false`, for tests of the fake itself):
+ * - a generateContent request that breaks a rule of its model family (test/helpers/gemini-rules.ts,
+ *   each rule with its source) is refused with the 400 Gemini sends, before any reply is used;
+ * - a Gemini 3 answer with function calls carries a thought signature on the first call, as
+ *   https://ai.google.dev/gemini-api/docs/thought-signatures says every such response does (and
+ *   the Gemini 3 Pro recordings in test/fixtures/real/gemini/js-genai show); scripted replies
+ *   that lack one get a fresh opaque one, and every signature served is remembered, so only
+ *   those (or the documented dummies) are accepted back;
+ * - thinking counts against maxOutputTokens: a scripted answer whose thoughtsTokenCount plus
+ *   candidatesTokenCount exceeds the request's cap is cut there and ends MAX_TOKENS, as measured
+ *   on Gemini 3 (vectorize-io/hindsight#3365: 478 + 18 of a 500 cap, MAX_TOKENS;
+ *   googleapis/python-genai#2062) and on 2.5 (langchain-ai/langchain-google#1020: 3071 thinking
+ *   tokens of a 3072 cap, no answer);
+ * - a scripted finish reason the SDK's FinishReason enum does not know fails the test (599);
+ * - continuation tokens served are remembered; a request may only continue from one of them.
  */
 export type Role = "planner" | "executor" | "reflector" | "concluder" | "compressor" | "unknown";
 
 export interface GeminiPart {
   text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
   functionCall?: { id?: string; name: string; args: Record<string, unknown> };
   functionResponse?: { id?: string; name: string; response: Record<string, unknown> };
 }
@@ -37,8 +57,13 @@ export interface GeminiRequest {
   system: string;
   role: Role;
   contents: GeminiContent[];
+  /** The model and backend a generateContent path names. */
+  model: string | undefined;
+  backend: Backend | undefined;
   /** The status the fake answered with (0 until answered). */
   status: number;
+  /** The Gemini rule the request broke, when the fake refused it (see gemini-rules.ts). */
+  refusedBy?: string;
 }
 
 export interface FakeReply {
@@ -60,6 +85,8 @@ export interface FakeGeminiOptions {
   respond?: (request: GeminiRequest) => FakeReply;
   /** Answer embedding requests with one fixed unit vector each, outside the queue and unrecorded. */
   embeddings?: boolean;
+  /** Enforce Gemini's rules (default true); only the fake's own tests turn it off. */
+  strict?: boolean;
 }
 
 const ROLE_BY_OPENING: Array<[string, Role]> = [
@@ -72,7 +99,10 @@ const ROLE_BY_OPENING: Array<[string, Role]> = [
 
 export class FakeGemini {
   readonly requests: GeminiRequest[] = [];
+  /** Thought signatures and continuation tokens this server has served. */
+  readonly issued = { signatures: new Set<string>(), continuationTokens: new Set<string>() };
   private readonly queue: FakeHandler[] = [];
+  private signed = 0;
   private server: Server | undefined;
   private address: string | undefined;
 
@@ -88,6 +118,13 @@ export class FakeGemini {
   /** Queues replies, answered in order before `respond` is asked. */
   reply(...handlers: FakeHandler[]): this {
     this.queue.push(...handlers);
+    return this;
+  }
+
+  /** Forgets queued replies and recorded requests (what it has issued stays valid, as on the API). */
+  reset(): this {
+    this.queue.length = 0;
+    this.requests.length = 0;
     return this;
   }
 
@@ -126,17 +163,140 @@ export class FakeGemini {
       return;
     }
     this.requests.push(request);
+    const strict = this.options.strict !== false;
+    const generates =
+      request.model !== undefined && /generateContent$/i.test(request.path.split("?")[0] ?? "");
+    if (strict && generates && request.backend) {
+      const refusal = check({ model: request.model!, backend: request.backend }, request.body, this.issued);
+      if (refusal) {
+        request.refusedBy = refusal.rule;
+        request.status = refusal.status;
+        send(res, { status: refusal.status, json: refusal.body });
+        return;
+      }
+    }
     const handler = this.queue.shift() ?? this.options.respond;
-    const reply: FakeReply =
+    let reply: FakeReply =
       handler === undefined
         ? apiError(599, "UNKNOWN", `unexpected request ${request.path}`)
         : typeof handler === "function"
           ? handler(request)
           : handler;
+    if (strict && generates) reply = this.asGeminiWould(request, reply);
     request.status = reply.status ?? 200;
     if (reply.delayMs) setTimeout(() => send(res, reply), reply.delayMs).unref();
     else send(res, reply);
   }
+
+  /** A scripted reply as Gemini would have sent it for this request (see the class comment). */
+  private asGeminiWould(request: GeminiRequest, reply: FakeReply): FakeReply {
+    if ((reply.status ?? 200) !== 200) return reply;
+    if (reply.raw !== undefined) {
+      // Recorded streams (SSE) and raw bodies are served as they are; what they hand out is remembered.
+      for (const chunk of sseChunks(reply.raw)) this.remember(chunk);
+      return reply;
+    }
+    if (reply.json === undefined) return reply;
+    const json = structuredClone(reply.json) as AnswerJson;
+    for (const candidate of json.candidates ?? []) {
+      const reason = candidate.finishReason;
+      if (reason !== undefined && !(Object.values(FinishReason) as string[]).includes(reason)) {
+        return apiError(
+          599,
+          "UNKNOWN",
+          `scripted finishReason ${reason} is not in @google/genai's FinishReason`,
+        );
+      }
+    }
+    const family = familyOf(request.model ?? "");
+    if (family.generation !== undefined && family.generation >= 3 && !family.image) {
+      for (const candidate of json.candidates ?? []) {
+        const first = candidate.content?.parts?.find((p) => p.functionCall !== undefined);
+        if (first && !first.thoughtSignature) {
+          first.thoughtSignature = Buffer.from(`fake-gemini-signature-${++this.signed}`).toString("base64");
+        }
+      }
+    }
+    const cap = (request.body as { generationConfig?: { maxOutputTokens?: number } } | undefined)
+      ?.generationConfig?.maxOutputTokens;
+    if (cap !== undefined) capOutput(json, cap);
+    this.remember(json);
+    return { ...reply, json };
+  }
+
+  private remember(json: AnswerJson): void {
+    for (const candidate of json.candidates ?? []) {
+      if (candidate.continuationToken) this.issued.continuationTokens.add(candidate.continuationToken);
+      for (const part of candidate.content?.parts ?? []) {
+        if (part.thoughtSignature) this.issued.signatures.add(part.thoughtSignature);
+      }
+    }
+  }
+}
+
+interface AnswerPart {
+  text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+  functionCall?: unknown;
+}
+interface AnswerJson {
+  candidates?: Array<{
+    content?: { parts?: AnswerPart[] };
+    finishReason?: string;
+    continuationToken?: string;
+  }>;
+  usageMetadata?: {
+    promptTokenCount?: number;
+    candidatesTokenCount?: number;
+    thoughtsTokenCount?: number;
+    totalTokenCount?: number;
+  };
+}
+
+/**
+ * Thinking and answer share maxOutputTokens: past the cap the answer is cut and the candidate
+ * ends MAX_TOKENS. Thinking comes first, so when it alone reaches the cap nothing visible is left;
+ * otherwise the text keeps its share and a function call (which cannot arrive half-written) is
+ * dropped.
+ */
+function capOutput(json: AnswerJson, cap: number): void {
+  const usage = json.usageMetadata;
+  const candidate = json.candidates?.[0];
+  if (!usage || !candidate) return;
+  const thoughts = usage.thoughtsTokenCount ?? 0;
+  const answer = usage.candidatesTokenCount ?? 0;
+  if (thoughts + answer <= cap) return;
+  const keptThoughts = Math.min(thoughts, cap);
+  const keptAnswer = cap - keptThoughts;
+  const share = answer === 0 ? 0 : keptAnswer / answer;
+  const parts = candidate.content?.parts ?? [];
+  const kept = parts
+    .filter((p) => p.functionCall === undefined && (p.thought === true || keptAnswer > 0))
+    .map((p) =>
+      p.thought === true || typeof p.text !== "string"
+        ? p
+        : { ...p, text: p.text.slice(0, Math.floor(p.text.length * share)) },
+    );
+  candidate.content = { ...candidate.content, parts: kept };
+  candidate.finishReason = "MAX_TOKENS";
+  usage.thoughtsTokenCount = keptThoughts;
+  usage.candidatesTokenCount = keptAnswer;
+  usage.totalTokenCount = (usage.promptTokenCount ?? 0) + keptAnswer + keptThoughts;
+}
+
+/** The JSON objects of an SSE body (`data: {...}` lines), as streamGenerateContent sends them. */
+function sseChunks(raw: string): AnswerJson[] {
+  return raw
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith("data:"))
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line.slice(5)) as AnswerJson];
+      } catch {
+        return [];
+      }
+    });
 }
 
 function recordOf(
@@ -154,9 +314,12 @@ function recordOf(
   }
   const fields = (body ?? {}) as { systemInstruction?: { parts?: GeminiPart[] }; contents?: unknown };
   const system = (fields.systemInstruction?.parts ?? []).map((p) => p.text ?? "").join("");
+  const route = routeOf(url ?? "");
   return {
     method: method ?? "",
     path: url ?? "",
+    model: route?.model,
+    backend: route?.backend,
     headers,
     text,
     body,

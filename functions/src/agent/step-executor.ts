@@ -219,10 +219,12 @@ export async function askStepExecutor(input: ExecutorInput): Promise<StepResult>
         `token allowance of ${input.tokenAllowance} reached (${spent} spent) before the step finished`,
       );
     }
-    if (input.journal?.overBudget(response.usage.inputTokens)) {
+    // The context size is the prompt counted once; usage may bill it several times (retries, hops).
+    const context = response.promptTokens ?? response.usage.inputTokens;
+    if (input.journal?.overBudget(context)) {
       throw await input.journal.pressure(state(), {
-        reason: `the last request used ${response.usage.inputTokens} input tokens, past the compression threshold`,
-        inputTokens: response.usage.inputTokens,
+        reason: `the last request used ${context} input tokens, past the compression threshold`,
+        inputTokens: context,
       });
     }
   }

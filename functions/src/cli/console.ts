@@ -7,7 +7,12 @@ import { buildConsoleRuntime } from "../console/compose.js";
 import { authenticatorFor } from "../console/identity.js";
 import { InvalidInputError } from "../domain/errors.js";
 import { type EmulatorStack, startEmulators } from "../local/emulators.js";
-import { FIRESTORE_EXPORT_DIR, importableExport, newestExportedRun } from "../local/firestore-export.js";
+import {
+  exportedProject,
+  FIRESTORE_EXPORT_DIR,
+  importableExport,
+  newestExportedRun,
+} from "../local/firestore-export.js";
 import { fromRoot } from "../platform/paths.js";
 import { LOCAL_PROJECT, projectFromEnv } from "./project.js";
 import type { Printer } from "./sweep.js";
@@ -103,8 +108,10 @@ export function consoleCommand(
         const logDir = join(runDir, "console-emulators");
         mkdirSync(logDir, { recursive: true });
         printer.line(`ferret console: starting the emulators with ${exported}`);
+        // The documents live under the project the run wrote them in (the user's, on their own project).
+        const projectId = exportedProject(join(runDir, FIRESTORE_EXPORT_DIR), LOCAL_PROJECT);
         emulators = await startEmulators({
-          projectId: LOCAL_PROJECT,
+          projectId,
           logDir,
           firestoreImportDir: exported,
           env: {},

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { createPubSub } from "../adapters/pubsub/client.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
+import { parseFindingName } from "../adapters/scc/finding-reader.js";
 import { blocksToPlain } from "../adapters/slack/render-plain.js";
 import { policySkipReason } from "../app/ingest.js";
 import { loadConfig } from "../config/config.js";
@@ -22,6 +23,14 @@ import { TOPICS } from "../platform/topics.js";
 import { DEFAULT_CONSOLE_PORT } from "./console.js";
 import { type DemoSlack, startDemoSlack } from "./demo-click.js";
 import {
+  checkBigQueryDataset,
+  parseBigQueryTarget,
+  readFindingNotification,
+  realGoogleCalls,
+  stackProjectFor,
+} from "./own-project.js";
+import { checkApplicationDefaultCredentials, checkModel, checkSources } from "./preflight.js";
+import {
   type Printer,
   printConclusion,
   printEvent,
@@ -30,7 +39,8 @@ import {
   printReflection,
   printStepResult,
 } from "./progress.js";
-import { checkLogDir, loadScenario } from "./scenario.js";
+import { LOCAL_PROJECT } from "./project.js";
+import { checkLogDir, loadScenario, type ScenarioInput } from "./scenario.js";
 import { terminalText } from "./terminal-text.js";
 
 export interface InvestigateOptions {
@@ -40,11 +50,17 @@ export interface InvestigateOptions {
   timeoutSeconds: number;
   /** Logs to investigate with instead of the scenario's own (raw LogEntry JSON or sink rows). */
   logsDir?: string;
+  /** Which finding of a file holding several (0-based; the first by default). */
+  findingIndex?: number;
   /**
    * End with an analyst's click (the demo): the functions post to a Slack Web API stand-in and
    * write to an SCC stand-in, and after the verdict a configured analyst clicks Confirm.
    */
   click?: boolean;
+  /** An SCC finding's full name: read from the SCC API (ADC) instead of a file. */
+  finding?: string;
+  /** PROJECT.DATASET of the user's Cloud Logging sink, queried instead of local logs. */
+  bigquery?: string;
 }
 
 export interface InvestigateReport {
@@ -56,7 +72,8 @@ export interface InvestigateReport {
   wallMs: number;
 }
 
-const PROJECT_ID = "ferret-local";
+/** The local stack's project when nothing real is called (the emulators take any id). */
+const PROJECT_ID = LOCAL_PROJECT;
 
 /** The run ended without an investigation: ingest skipped the finding (exit code 3). */
 export class NotInvestigatedError extends Error {
@@ -69,13 +86,52 @@ export class NotInvestigatedError extends Error {
  * notifier do the rest while this command narrates from Firestore.
  */
 export async function investigate(
-  path: string,
+  path: string | undefined,
   options: InvestigateOptions,
   printer: Printer,
 ): Promise<InvestigateReport> {
   const started = Date.now();
-  const scenario = loadScenario(path, options.logsDir !== undefined ? { logsDir: options.logsDir } : {});
-  const finding = normalizeNotification(parseNotification(scenario.notification));
+  const now = new Date();
+  // Cheap refusals first: what the user typed.
+  if (options.finding !== undefined && path !== undefined)
+    throw new InvalidInputError("give either a scenario or notification <path>, or --finding NAME, not both");
+  if (options.finding === undefined && path === undefined)
+    throw new InvalidInputError(
+      "nothing to investigate: give a scenario directory or notification file, or --finding organizations/…/sources/…/findings/…",
+    );
+  if (options.bigquery !== undefined && options.logsDir !== undefined)
+    throw new InvalidInputError("--logs and --bigquery are two log sources; give one");
+  const bigquery = options.bigquery !== undefined ? parseBigQueryTarget(options.bigquery) : undefined;
+  if (options.finding !== undefined) parseFindingName(options.finding);
+  const env = process.env;
+  const projectId = stackProjectFor(env, bigquery);
+  const modelEnv = { ...env, FERRET_MODEL_PROVIDER: options.model };
+  // The finding and the logs are the user's: one credential check for everything that reads them.
+  const needsAdc = realGoogleCalls(env, { finding: options.finding, bigquery });
+  const adcLine = needsAdc.length > 0 ? await checkApplicationDefaultCredentials(needsAdc) : undefined;
+  let scenario: Pick<ScenarioInput, "name" | "logsDir" | "stixBundle">;
+  let notification: unknown;
+  if (options.finding !== undefined) {
+    notification = await readFindingNotification(options.finding, env);
+    scenario = {
+      name: options.finding,
+      ...(options.logsDir !== undefined ? { logsDir: resolve(options.logsDir) } : {}),
+    };
+  } else {
+    const loaded = loadScenario(
+      path as string,
+      options.logsDir !== undefined ? { logsDir: options.logsDir } : {},
+    );
+    // One finding per investigation: a file of several (domain/finding-file.ts) is run finding by finding.
+    const item = loaded.findings.items[options.findingIndex ?? 0];
+    if (!item)
+      throw new InvalidInputError(
+        `${path}: ${loaded.findings.container} with no finding at ${(options.findingIndex ?? 0) + 1}`,
+      );
+    notification = item.payload;
+    scenario = loaded;
+  }
+  const finding = normalizeNotification(parseNotification(notification));
   // Before the stack starts: an unreadable log directory is the user's to fix, within seconds.
   const logLines = scenario.logsDir ? checkLogDir(scenario.logsDir).lines : [];
   const id = investigationIdFor(finding.name, finding.eventTime);
@@ -83,11 +139,20 @@ export async function investigate(
     FERRET_MODEL_PROVIDER: options.model,
     ...(scenario.logsDir ? { FERRET_DUCKDB_DIR: scenario.logsDir } : {}),
     ...(scenario.stixBundle ? { FERRET_STIX_BUNDLE: scenario.stixBundle } : {}),
+    ...(bigquery
+      ? {
+          FERRET_LOG_WAREHOUSE: "bigquery",
+          FERRET_BIGQUERY_PROJECT: bigquery.project,
+          FERRET_BIGQUERY_DATASET: bigquery.dataset,
+        }
+      : {}),
+    // A laptop run only reads the user's finding: nothing is written back to their SCC.
+    ...(options.finding !== undefined ? { FERRET_SCC_WRITEBACK: "false" } : {}),
   };
   // What the functions would refuse, refused here in a second rather than after the
   // timeout: their configuration, the message size ingest accepts, the ingest policy.
-  const config = loadConfig({ env: { ...process.env, ...stackEnv } });
-  const bytes = jsonBytes(scenario.notification);
+  const config = loadConfig({ env: { ...env, ...stackEnv } });
+  const bytes = jsonBytes(notification);
   if (bytes > MAX_MESSAGE_BYTES) {
     throw new InvalidInputError(
       `the notification is ${bytes} bytes; ingest accepts at most ${MAX_MESSAGE_BYTES} and would dead-letter it`,
@@ -95,6 +160,23 @@ export async function investigate(
   }
   const skip = policySkipReason(finding, config.ingest);
   if (skip) throw new NotInvestigatedError(`ingest skips this finding: ${skip}`);
+  // What the functions would refuse minutes from now, refused in seconds with what to do.
+  const checked = [
+    ...(options.finding !== undefined
+      ? [
+          `finding: ${finding.category} on ${finding.resource.name}, event time ${finding.eventTime} (read from SCC)`,
+        ]
+      : []),
+    ...(adcLine ? [adcLine] : []),
+    checkSources(config),
+    ...(bigquery ? [await checkBigQueryDataset(bigquery, projectId, finding.eventTime, env, now)] : []),
+    ...(await checkModel({ provider: options.model, config, env: { ...modelEnv, ...stackEnv }, now })),
+    ...(projectId !== PROJECT_ID
+      ? [
+          `project: ${projectId} (BigQuery jobs and Vertex calls); Firestore, Pub/Sub and the workflow stay on this machine`,
+        ]
+      : []),
+  ];
   const workDir = fromRoot(".ferret", "runs", new Date().toISOString().replace(/[:.]/g, "-"));
   mkdirSync(workDir, { recursive: true });
   const say = (text: string) => {
@@ -102,10 +184,11 @@ export async function investigate(
   };
   say(`ferret: investigating ${scenario.name} on the local stack (work dir ${workDir})`);
   for (const line of logLines) say(`  · ${line}`);
+  for (const line of checked) say(`  · ${terminalText(line)}`);
   const demo: DemoSlack | undefined = options.click ? await startDemoSlack() : undefined;
   if (demo) say("  · Slack Web API and SCC stand-ins listening (the demo ends with a click)");
   const stack = await startLocalStack({
-    projectId: PROJECT_ID,
+    projectId,
     workDir,
     env: { ...stackEnv, ...demo?.env },
     progress: (line) => say(`  · ${terminalText(line)}`),
@@ -114,12 +197,12 @@ export async function investigate(
     await demo?.close();
     throw error;
   });
-  const bus = new PubSubEventBus(PROJECT_ID);
-  const client = createPubSub({ projectId: PROJECT_ID });
+  const bus = new PubSubEventBus(projectId);
+  const client = createPubSub({ projectId });
   const deadLetters = watchDeadLetters(client, deadLetterSubscriptionName(TOPICS.findings));
   try {
-    const store = new FirestoreInvestigationStore(createFirestore({ projectId: PROJECT_ID }));
-    const messageId = await bus.publish(TOPICS.findings, scenario.notification as JsonObject);
+    const store = new FirestoreInvestigationStore(createFirestore({ projectId }));
+    const messageId = await bus.publish(TOPICS.findings, notification as JsonObject);
     say(`  · published the notification to ${TOPICS.findings} (message ${messageId})\n`);
     const investigation = await follow(store, id, options, printer, started, { stack, deadLetters });
     const [results, reflections, events] = await Promise.all([
@@ -152,15 +235,16 @@ export async function investigate(
     say(
       `Firestore documents exported to ${join(workDir, "investigation.json")}; process logs in ${stack.logDir}`,
     );
-    if (demo && stack.env.FIRESTORE_EMULATOR_HOST) {
-      // The demo's documents outlive its emulators: `ferret console` serves this export.
+    if (stack.env.FIRESTORE_EMULATOR_HOST) {
+      // The run's documents outlive its emulators: `ferret console`, `report`, `queue` and
+      // `memories` serve this export with --run.
       await exportFirestoreEmulator(
         stack.env.FIRESTORE_EMULATOR_HOST,
-        PROJECT_ID,
+        projectId,
         join(workDir, FIRESTORE_EXPORT_DIR),
       );
       say(
-        `Open it in the web console: npm run ferret -- console, then http://127.0.0.1:${DEFAULT_CONSOLE_PORT}/investigations/${investigation.id}`,
+        `Open it in the web console: npm run ferret -- console --run ${workDir}, then http://127.0.0.1:${DEFAULT_CONSOLE_PORT}/investigations/${investigation.id} (report, queue and memories take --run too)`,
       );
     }
     if (options.keepRunning) {

@@ -1,15 +1,16 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { loadConfig } from "../config/config.js";
-import { errorMessage, FerretError } from "../domain/errors.js";
+import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import { fromRoot } from "../platform/paths.js";
 import { consoleCommand } from "./console.js";
 import { doctorCommand } from "./doctor.js";
 import { evalCommand } from "./eval.js";
-import { describeCatalogEntry, inspectNotification, printInspectReport } from "./inspect.js";
+import { inspectFile, printInspectFile } from "./inspect.js";
 import { investigate, NotInvestigatedError } from "./investigate.js";
 import { memoriesCommand } from "./memories.js";
 import { queueCommand } from "./queue.js";
 import { reportCommand } from "./report.js";
+import { loadScenario } from "./scenario.js";
 import { sweepCommand } from "./sweep.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -30,6 +31,20 @@ const modelOption = () =>
     .env("FERRET_MODEL_PROVIDER")
     .default("auto");
 
+/**
+ * The exit code of a finished run, and for one that ended without a conclusion its reason on
+ * stderr (with --json too, where stdout is for machines): the function's own words, which the
+ * workflow carried into the investigation's reason.
+ */
+function outcome(investigation: { status: string; reason?: string | undefined }): number {
+  if (investigation.status === "concluded") return 0;
+  const what = investigation.status === "failed" ? "failed" : `stopped as ${investigation.status}`;
+  process.stderr.write(
+    `ferret: the investigation ${what}: ${terminalText(investigation.reason ?? "no reason recorded")}\n`,
+  );
+  return 3;
+}
+
 const program = new Command()
   .name("ferret")
   .description("Investigate Google Cloud Security Command Center findings with a plan-execute-reflect agent.")
@@ -43,9 +58,17 @@ const program = new Command()
 program
   .command("investigate")
   .description(
-    "Run one investigation on the local stack (Firestore and Pub/Sub emulators, functions-framework servers, the workflow runner). <path> is a scenario directory or a notification.json.",
+    "Run one investigation on the local stack (Firestore and Pub/Sub emulators, functions-framework servers, the workflow runner). [path] is a scenario directory or a notification.json; or --finding reads one of your SCC findings by name, and --bigquery queries your Cloud Logging sink (your application default credentials; state, events and the workflow stay on this machine).",
   )
-  .argument("<path>", "scenario directory (notification.json, logs/, intel/) or a notification JSON file")
+  .argument("[path]", "scenario directory (notification.json, logs/, intel/) or a notification JSON file")
+  .option(
+    "--finding <name|n>",
+    "an SCC finding's full name (organizations|folders|projects/…/sources/…[/locations/…]/findings/…), read from the SCC API with your application default credentials; or, with a [path] holding several findings, the n-th of them only",
+  )
+  .option(
+    "--bigquery <project.dataset>",
+    "query your Cloud Logging sink's BigQuery dataset (partitioned tables) instead of local logs, with the production dry-run guard and scan cap (logs.maxBytesBilled); jobs run in GOOGLE_CLOUD_PROJECT, else the dataset's project",
+  )
   .option("--json", "print the final investigation as JSON instead of progress", false)
   .addOption(modelOption())
   .option(
@@ -60,28 +83,48 @@ program
   )
   .action(
     async (
-      path: string,
+      path: string | undefined,
       opts: {
         json: boolean;
         model: "auto" | "gemini" | "offline";
         keepRunning: boolean;
         timeout: number;
         logs?: string;
+        finding?: string;
+        bigquery?: string;
       },
     ) => {
-      const report = await investigate(
-        path,
-        {
-          json: opts.json,
-          model: opts.model,
-          keepRunning: opts.keepRunning,
-          timeoutSeconds: opts.timeout,
-          ...(opts.logs !== undefined ? { logsDir: opts.logs } : {}),
-        },
-        printer,
-      );
-      if (opts.json) printer.line(JSON.stringify(report, null, 2));
-      process.exitCode = report.investigation.status === "concluded" ? 0 : 3;
+      // --finding is a name to read from SCC, or (a number, with a path) one finding of the file.
+      const index =
+        opts.finding !== undefined && /^\d+$/.test(opts.finding) ? Number(opts.finding) : undefined;
+      if (index === 0) throw new InvalidInputError("--finding counts findings from 1");
+      if (index !== undefined && path === undefined)
+        throw new InvalidInputError(
+          `--finding ${index} picks the n-th finding of a file: give the file, or an SCC finding's full name`,
+        );
+      const name = index === undefined ? opts.finding : undefined;
+      const common = {
+        json: opts.json,
+        model: opts.model,
+        keepRunning: opts.keepRunning,
+        timeoutSeconds: opts.timeout,
+        ...(opts.logs !== undefined ? { logsDir: opts.logs } : {}),
+        ...(name !== undefined ? { finding: name } : {}),
+        ...(opts.bigquery !== undefined ? { bigquery: opts.bigquery } : {}),
+      };
+      // A file of several findings is investigated finding by finding, each its own run.
+      const total = path !== undefined && name === undefined ? loadScenario(path).findings.items.length : 1;
+      const indices =
+        index !== undefined ? [index - 1] : Array.from({ length: Math.max(total, 1) }, (_, i) => i);
+      let exitCode = 0;
+      for (const findingIndex of indices) {
+        if (indices.length > 1 && !opts.json)
+          printer.line(`\nferret: finding ${findingIndex + 1} of ${total}`);
+        const report = await investigate(path, { ...common, findingIndex }, printer);
+        if (opts.json) printer.line(JSON.stringify(report, null, 2));
+        exitCode = Math.max(exitCode, outcome(report.investigation));
+      }
+      process.exitCode = exitCode;
     },
   );
 
@@ -99,7 +142,7 @@ program
       printer,
     );
     if (opts.json) printer.line(JSON.stringify(report, null, 2));
-    process.exitCode = report.investigation.status === "concluded" ? 0 : 3;
+    process.exitCode = outcome(report.investigation);
   });
 
 program
@@ -118,18 +161,22 @@ program
 program
   .command("inspect")
   .description(
-    "Show what ferret makes of a notification without investigating: the normalized finding, what was truncated, every IOC with its JSON path, the resources touched, the category's catalog entry and the ingest decision with its reason. Accepts a Pub/Sub notification, an SCC export row or a bare finding (the console's JSON tab).",
+    "Show what ferret makes of each finding of a file without investigating: the normalized finding, its detector and catalog match, what was truncated, every IOC with its JSON path (and the values that are context, with the rule), internal endpoints, the resources touched and the ingest decision with its reason. Accepts a Pub/Sub notification, a ListFindings response (v1 or v2), `gcloud scc findings list --format=json` output, continuous-export and BigQuery export rows, a bare finding (the console's JSON tab), or JSON Lines of these.",
   )
-  .argument("<path>", "a notification JSON file, or a scenario directory holding notification.json")
-  .option("--json", "print the report as JSON", false)
+  .argument(
+    "<path>",
+    "a file of findings (JSON or JSON Lines), or a scenario directory holding notification.json",
+  )
+  .option(
+    "--json",
+    "print the report as JSON (one finding: its report; several: {file, container, findings})",
+    false,
+  )
   .action((path: string, opts: { json: boolean }) => {
-    const report = inspectNotification(path, {
-      json: opts.json,
-      config: loadConfig(),
-      describeCategory: describeCatalogEntry,
-    });
-    if (opts.json) printer.line(JSON.stringify(report, null, 2));
-    else printInspectReport(printer, report, false);
+    const report = inspectFile(path, { json: opts.json, config: loadConfig() });
+    if (opts.json)
+      printer.line(JSON.stringify(report.findings.length === 1 ? report.findings[0] : report, null, 2));
+    else printInspectFile(printer, report);
   });
 
 program.addCommand(memoriesCommand());

@@ -10,7 +10,8 @@ import type { MemoryStore } from "../memory/store.js";
 import { createOfflineModel } from "../model/offline/index.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
 import { createLogger } from "../platform/logger.js";
-import { LOCAL_PROJECT, projectFromEnv } from "./project.js";
+import { OPERATOR_DATA_HELP, type OperatorDataOptions, openOperatorData } from "./project.js";
+import { dataOptions } from "./report.js";
 
 export interface MemoriesBackend {
   store: MemoryStore;
@@ -18,31 +19,30 @@ export interface MemoriesBackend {
   embedder: () => { model: Pick<Model, "embed">; space: string };
   minSimilarity: number;
   maxRecalled: number;
+  /** Releases what opening it started (a run's emulators). */
+  close?: () => Promise<void>;
 }
 
 export interface Printer {
   line(text: string): void;
 }
 
-const HELP_AFTER = `
-Where: the Firestore database of the configuration (FERRET_FIRESTORE_DATABASE, default
-"(default)") in GOOGLE_CLOUD_PROJECT. With FIRESTORE_EMULATOR_HOST set (e.g. the emulator
-of \`ferret investigate --keep-running\`) it reads and writes the emulator instead, and the
-project defaults to "${LOCAL_PROJECT}", the local stack's.
+const HELP_AFTER = `${OPERATOR_DATA_HELP}
 
 search embeds the text the way the sub-agent's recall does (Gemini when configured,
 otherwise the offline hashed-token embedding): use the same model settings as the
 functions that stored the memories. It does not count as a use.`;
 
 /** Reads the environment the way the functions do; nothing is contacted until a command runs. */
-export function backendFromEnv(env: NodeJS.ProcessEnv = process.env): MemoriesBackend {
+export async function backendFromEnv(
+  options: OperatorDataOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<MemoriesBackend> {
   const config = loadConfig({ env });
-  const projectId = projectFromEnv(env);
-  const store = new FirestoreMemoryStore(
-    createFirestore({ projectId, databaseId: config.firestore.databaseId }),
-  );
+  const data = await openOperatorData(env, options);
+  const db = createFirestore({ projectId: data.projectId, databaseId: data.databaseId });
   return {
-    store,
+    store: new FirestoreMemoryStore(db),
     embedder: () => {
       const logger = createLogger({ minSeverity: "WARNING" });
       const model = choosePrimaryModel(config, env, createOfflineModel(), logger);
@@ -50,6 +50,10 @@ export function backendFromEnv(env: NodeJS.ProcessEnv = process.env): MemoriesBa
     },
     minSimilarity: config.memory.minSimilarity,
     maxRecalled: config.memory.maxRecalled,
+    close: async () => {
+      await db.terminate();
+      await data.stop();
+    },
   };
 }
 
@@ -69,7 +73,8 @@ function unitInterval(value: string): number {
 
 /** `ferret memories …`; `backend` is resolved per command, so --help needs no configuration. */
 export function memoriesCommand(
-  backend: () => MemoriesBackend = () => backendFromEnv(),
+  open: (options: OperatorDataOptions) => MemoriesBackend | Promise<MemoriesBackend> = (options) =>
+    backendFromEnv(options),
   printer: Printer = { line: (text) => process.stdout.write(`${text}\n`) },
 ): Command {
   const command = new Command("memories")
@@ -81,11 +86,14 @@ export function memoriesCommand(
     .description("Memories by score, highest first.")
     .option("--limit <n>", "how many", positiveInt, 50)
     .option("--json", "one JSON object per line, without the embedding", false)
-    .action(async (opts: { limit: number; json: boolean }) => {
-      const memories = await backend().store.list({ limit: opts.limit });
-      if (!opts.json && memories.length === 0) printer.line("no memories");
-      for (const memory of memories) printer.line(opts.json ? toJson(memory) : summaryLine(memory));
-    });
+    .action(async (opts: { limit: number; json: boolean } & DataFlags) =>
+      using(opts, async (b) => {
+        const memories = await b.store.list({ limit: opts.limit });
+        if (!opts.json && memories.length === 0)
+          printer.line("no memories yet: the log-analysis sub-agent adds claims after its sessions");
+        for (const memory of memories) printer.line(opts.json ? toJson(memory) : summaryLine(memory));
+      }),
+    );
 
   command
     .command("search")
@@ -105,50 +113,75 @@ export function memoriesCommand(
     .action(
       async (
         text: string,
-        opts: { minSimilarity?: number; limit?: number; scope: string; json: boolean },
-      ) => {
-        const b = backend();
-        const { model, space } = b.embedder();
-        const [vector] = await model.embed({
-          texts: [text],
-          task: "RETRIEVAL_QUERY",
-          dimensions: EMBEDDING_DIMENSIONS,
-        });
-        const matches = await b.store.search({
-          scope: opts.scope,
-          embeddingSpace: space,
-          vector: vector ?? [],
-          minSimilarity: opts.minSimilarity ?? b.minSimilarity,
-          limit: opts.limit ?? b.maxRecalled,
-        });
-        if (!opts.json && matches.length === 0) printer.line("no memory is similar enough");
-        for (const match of matches)
-          printer.line(opts.json ? toJson(match.memory, match) : matchLine(match, space));
-      },
+        opts: { minSimilarity?: number; limit?: number; scope: string; json: boolean } & DataFlags,
+      ) =>
+        using(opts, async (b) => {
+          const { model, space } = b.embedder();
+          const [vector] = await model.embed({
+            texts: [text],
+            task: "RETRIEVAL_QUERY",
+            dimensions: EMBEDDING_DIMENSIONS,
+          });
+          const matches = await b.store.search({
+            scope: opts.scope,
+            embeddingSpace: space,
+            vector: vector ?? [],
+            minSimilarity: opts.minSimilarity ?? b.minSimilarity,
+            limit: opts.limit ?? b.maxRecalled,
+          });
+          if (!opts.json && matches.length === 0) printer.line("no memory is similar enough");
+          for (const match of matches)
+            printer.line(opts.json ? toJson(match.memory, match) : matchLine(match, space));
+        }),
     );
 
   command
     .command("show")
     .description("One memory in full (the embedding as its length).")
     .argument("<id>", "a memory id, mem_…")
-    .action(async (id: string) => {
-      const memory = await backend().store.get(id);
-      if (!memory) throw new NotFoundError(`memory ${id} not found`);
-      printer.line(JSON.stringify(withoutEmbedding(memory), null, 2));
-    });
+    .action(async (id: string, opts: DataFlags) =>
+      using(opts, async (b) => {
+        const memory = await b.store.get(id);
+        if (!memory) throw new NotFoundError(`memory ${id} not found`);
+        printer.line(JSON.stringify(withoutEmbedding(memory), null, 2));
+      }),
+    );
 
   command
     .command("delete")
     .description("Delete one memory, e.g. a wrong claim an operator spotted.")
     .argument("<id>", "a memory id, mem_…")
-    .action(async (id: string) => {
-      if (!(await backend().store.delete(id))) throw new NotFoundError(`memory ${id} not found`);
-      printer.line(`deleted ${id}`);
-    });
+    .action(async (id: string, opts: DataFlags) =>
+      using(opts, async (b) => {
+        if (!(await b.store.delete(id))) throw new NotFoundError(`memory ${id} not found`);
+        printer.line(`deleted ${id}`);
+      }),
+    );
 
-  const where = `\nFirestore: GOOGLE_CLOUD_PROJECT's, or the emulator at FIRESTORE_EMULATOR_HOST (see \`ferret memories --help\`).`;
-  for (const sub of command.commands) sub.addHelpText("after", where);
+  const where = "\nData: --run, FIRESTORE_EMULATOR_HOST or the deployment (see `ferret memories --help`).";
+  for (const sub of command.commands)
+    sub
+      .option("--run <dir>", "a finished run's Firestore export (a directory under .ferret/runs, or latest)")
+      .option(
+        "--database <id>",
+        "the Firestore database, against a deployment (default: Terraform's, ferret)",
+      )
+      .addHelpText("after", where);
   return command;
+
+  async function using(flags: DataFlags, work: (b: MemoriesBackend) => Promise<void>): Promise<void> {
+    const b = await open(dataOptions(flags));
+    try {
+      await work(b);
+    } finally {
+      await b.close?.();
+    }
+  }
+}
+
+interface DataFlags {
+  run?: string;
+  database?: string;
 }
 
 function withoutEmbedding(memory: Memory): Record<string, unknown> {

@@ -4,7 +4,8 @@ import { FirestoreGovernorStore } from "../adapters/firestore/governor-store.js"
 import { type QueueReport, queueReport } from "../app/queue-report.js";
 import { type Config, loadConfig } from "../config/config.js";
 import type { GovernorStore } from "../ports/governor-store.js";
-import { projectFromEnv } from "./project.js";
+import { OPERATOR_DATA_HELP, type OperatorDataOptions, openOperatorData } from "./project.js";
+import { dataOptions } from "./report.js";
 import type { Printer } from "./sweep.js";
 
 const limitText = (n: number) => (n === 0 ? "no limit" : String(n));
@@ -40,10 +41,21 @@ export interface QueueBackend {
   close(): Promise<void>;
 }
 
-export function queueBackendFromEnv(env: NodeJS.ProcessEnv = process.env): QueueBackend {
+export async function queueBackendFromEnv(
+  options: OperatorDataOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<QueueBackend> {
   const config = loadConfig({ env });
-  const db = createFirestore({ projectId: projectFromEnv(env), databaseId: config.firestore.databaseId });
-  return { governor: new FirestoreGovernorStore(db), config, close: () => db.terminate() };
+  const data = await openOperatorData(env, options);
+  const db = createFirestore({ projectId: data.projectId, databaseId: data.databaseId });
+  return {
+    governor: new FirestoreGovernorStore(db),
+    config,
+    close: async () => {
+      await db.terminate();
+      await data.stop();
+    },
+  };
 }
 
 function count(value: string): number {
@@ -54,7 +66,8 @@ function count(value: string): number {
 
 /** `ferret queue`: what the storm governor holds back, what runs, and what it grouped. */
 export function queueCommand(
-  backend: () => QueueBackend = () => queueBackendFromEnv(),
+  backend: (options: OperatorDataOptions) => QueueBackend | Promise<QueueBackend> = (options) =>
+    queueBackendFromEnv(options),
   printer: Printer = { line: (text) => process.stdout.write(`${text}\n`) },
   now: () => Date = () => new Date(),
 ): Command {
@@ -65,18 +78,22 @@ export function queueCommand(
     .option("--next <n>", "queued findings to list", count, 10)
     .option("--groups <n>", "investigations with grouped findings to list", count, 10)
     .option("--json", "print the report as JSON", false)
+    .option("--run <dir>", "a finished run's Firestore export (a directory under .ferret/runs, or latest)")
+    .option("--database <id>", "the Firestore database, against a deployment (default: Terraform's, ferret)")
     .addHelpText(
       "after",
-      "\nLimits come from the configuration (governor.*, FERRET_GOVERNOR_*). Firestore: GOOGLE_CLOUD_PROJECT's, or the emulator at FIRESTORE_EMULATOR_HOST.",
+      `\nLimits come from the configuration (governor.*, FERRET_GOVERNOR_*).${OPERATOR_DATA_HELP}`,
     )
-    .action(async (opts: { next: number; groups: number; json: boolean }) => {
-      const { governor, config, close } = backend();
-      try {
-        const report = await queueReport(governor, config.governor, now(), opts);
-        if (opts.json) printer.line(JSON.stringify(report, null, 2));
-        else printQueueReport(printer, report);
-      } finally {
-        await close();
-      }
-    });
+    .action(
+      async (opts: { next: number; groups: number; json: boolean; run?: string; database?: string }) => {
+        const { governor, config, close } = await backend(dataOptions(opts));
+        try {
+          const report = await queueReport(governor, config.governor, now(), opts);
+          if (opts.json) printer.line(JSON.stringify(report, null, 2));
+          else printQueueReport(printer, report);
+        } finally {
+          await close();
+        }
+      },
+    );
 }

@@ -2,10 +2,9 @@ import { Command, InvalidArgumentError } from "commander";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { type DecisionReport, decisionReport } from "../app/decision-report.js";
-import { loadConfig } from "../config/config.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
-import { projectFromEnv } from "./project.js";
+import { OPERATOR_DATA_HELP, type OperatorDataOptions, openOperatorData } from "./project.js";
 
 export interface Printer {
   line(text: string): void;
@@ -16,10 +15,19 @@ export interface ReportBackend {
   close(): Promise<void>;
 }
 
-function reportBackendFromEnv(env: NodeJS.ProcessEnv = process.env): ReportBackend {
-  const config = loadConfig({ env });
-  const db = createFirestore({ projectId: projectFromEnv(env), databaseId: config.firestore.databaseId });
-  return { store: new FirestoreInvestigationStore(db), close: () => db.terminate() };
+async function reportBackendFromEnv(
+  options: OperatorDataOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ReportBackend> {
+  const data = await openOperatorData(env, options);
+  const db = createFirestore({ projectId: data.projectId, databaseId: data.databaseId });
+  return {
+    store: new FirestoreInvestigationStore(db),
+    close: async () => {
+      await db.terminate();
+      await data.stop();
+    },
+  };
 }
 
 function positiveInt(value: string): number {
@@ -56,9 +64,18 @@ export function formatReport(report: DecisionReport, days: number): string[] {
   return lines.map((l) => l.replace(/\p{Cc}/gu, ""));
 }
 
+/** The --run / --database options as openOperatorData takes them. */
+export function dataOptions(opts: { run?: string; database?: string }): OperatorDataOptions {
+  return {
+    ...(opts.run !== undefined ? { run: opts.run } : {}),
+    ...(opts.database !== undefined ? { database: opts.database } : {}),
+  };
+}
+
 /** `ferret report`: how analysts judged ferret's verdicts. */
 export function reportCommand(
-  backend: () => ReportBackend = () => reportBackendFromEnv(),
+  backend: (options: OperatorDataOptions) => ReportBackend | Promise<ReportBackend> = (options) =>
+    reportBackendFromEnv(options),
   printer: Printer = { line: (text) => process.stdout.write(`${text}\n`) },
   now: () => Date = () => new Date(),
 ): Command {
@@ -69,9 +86,11 @@ export function reportCommand(
     .option("--days <n>", "investigations finished in the last n days", positiveInt, 30)
     .option("--limit <n>", "most investigations read per status", positiveInt, 1_000)
     .option("--json", "print the report as JSON", false)
-    .addHelpText("after", "\nFirestore: GOOGLE_CLOUD_PROJECT's, or the emulator at FIRESTORE_EMULATOR_HOST.")
-    .action(async (opts: { days: number; limit: number; json: boolean }) => {
-      const b = backend();
+    .option("--run <dir>", "a finished run's Firestore export (a directory under .ferret/runs, or latest)")
+    .option("--database <id>", "the Firestore database, against a deployment (default: Terraform's, ferret)")
+    .addHelpText("after", OPERATOR_DATA_HELP)
+    .action(async (opts: { days: number; limit: number; json: boolean; run?: string; database?: string }) => {
+      const b = await backend(dataOptions(opts));
       try {
         const since = new Date(now().getTime() - opts.days * 86_400_000).toISOString();
         const found: Investigation[] = [];

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describeProblem, type LogDirReport, stageLogDir } from "../adapters/duckdb/log-files.js";
 import { InvalidInputError } from "../domain/errors.js";
+import { type FindingFile, readFindingsText } from "../domain/finding-file.js";
 import { LOG_TABLES } from "../sql/log-catalog.js";
 
 /**
@@ -11,7 +12,10 @@ import { LOG_TABLES } from "../sql/log-catalog.js";
  */
 export interface ScenarioInput {
   name: string;
+  /** The first finding of the file, in the shape it came in (what one investigation publishes). */
   notification: unknown;
+  /** Every finding of the file (domain/finding-file.ts): a notification, a ListFindings response, gcloud output, JSON Lines… */
+  findings: FindingFile;
   notificationPath: string;
   logsDir?: string;
   stixBundle?: string;
@@ -29,12 +33,8 @@ export function loadScenario(path: string, options: ScenarioOptions = {}): Scena
   const isDir = statSync(full).isDirectory();
   const notificationPath = isDir ? join(full, "notification.json") : full;
   if (!existsSync(notificationPath)) throw new InvalidInputError(`${path} has no notification.json`);
-  let notification: unknown;
-  try {
-    notification = JSON.parse(readFileSync(notificationPath, "utf8"));
-  } catch (error) {
-    throw new InvalidInputError(`${notificationPath} is not valid JSON: ${(error as Error).message}`);
-  }
+  const findings = readFindingsText(readFileSync(notificationPath, "utf8"), notificationPath);
+  const notification = findings.items[0]?.payload;
   const optional = (p: string) => (isDir && existsSync(join(full, p)) ? join(full, p) : undefined);
   if (options.logsDir !== undefined) {
     const dir = resolve(options.logsDir);
@@ -47,6 +47,7 @@ export function loadScenario(path: string, options: ScenarioOptions = {}): Scena
   return {
     name: isDir ? (full.split("/").at(-1) ?? "scenario") : "notification",
     notification,
+    findings,
     notificationPath,
     ...(logsDir ? { logsDir } : {}),
     ...(stixBundle ? { stixBundle } : {}),

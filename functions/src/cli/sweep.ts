@@ -5,7 +5,7 @@ import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
 import { type SweepDeps, sweepStalled } from "../app/sweep.js";
 import { loadConfig } from "../config/config.js";
 import { createLogger } from "../platform/logger.js";
-import { projectFromEnv } from "./project.js";
+import { openOperatorData } from "./project.js";
 
 export interface Printer {
   line(text: string): void;
@@ -17,10 +17,14 @@ export interface SweepBackend {
   close(): Promise<void>;
 }
 
-export function sweepBackendFromEnv(env: NodeJS.ProcessEnv = process.env): SweepBackend {
+export async function sweepBackendFromEnv(
+  options: { database?: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SweepBackend> {
   const config = loadConfig({ env });
-  const projectId = projectFromEnv(env);
-  const db = createFirestore({ projectId, databaseId: config.firestore.databaseId });
+  // The deployment's database is the one Terraform creates, unless told otherwise.
+  const { projectId, databaseId } = await openOperatorData(env, options);
+  const db = createFirestore({ projectId, databaseId });
   const bus = new PubSubEventBus(projectId);
   return {
     deps: {
@@ -45,7 +49,8 @@ function positiveInt(value: string): number {
 
 /** `ferret sweep`: the same sweep the `sweep` function runs on Cloud Scheduler's request, on demand. */
 export function sweepCommand(
-  backend: () => SweepBackend = () => sweepBackendFromEnv(),
+  backend: (options: { database?: string }) => SweepBackend | Promise<SweepBackend> = (options) =>
+    sweepBackendFromEnv(options),
   printer: Printer = { line: (text) => process.stdout.write(`${text}\n`) },
 ): Command {
   return new Command("sweep")
@@ -54,12 +59,13 @@ export function sweepCommand(
     )
     .option("--limit <n>", "most investigations to mark", positiveInt, 25)
     .option("--dry-run", "list what would be marked, change nothing", false)
+    .option("--database <id>", "the Firestore database, against a deployment (default: Terraform's, ferret)")
     .addHelpText(
       "after",
-      "\nFirestore and Pub/Sub: GOOGLE_CLOUD_PROJECT's, or the emulators at FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST.",
+      '\nFirestore and Pub/Sub: GOOGLE_CLOUD_PROJECT\'s (in the database Terraform creates, "ferret", unless --database or FERRET_FIRESTORE_DATABASE names another), or the emulators at FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST.',
     )
-    .action(async (opts: { limit: number; dryRun: boolean }) => {
-      const { deps, close } = backend();
+    .action(async (opts: { limit: number; dryRun: boolean; database?: string }) => {
+      const { deps, close } = await backend(opts.database !== undefined ? { database: opts.database } : {});
       try {
         const report = await sweepStalled(deps, { limit: opts.limit, dryRun: opts.dryRun });
         printer.line(

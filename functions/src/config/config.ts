@@ -274,6 +274,8 @@ export const PROCESS_ENV_VARIABLES: readonly string[] = [
   "FERRET_SLACK_API_URL",
   // A local SCC stand-in's host:port (the demo's local stack); never set when deployed.
   "FERRET_SCC_API_ENDPOINT",
+  // A local BigQuery stand-in's URL (tests of `ferret investigate --bigquery`); never set when deployed.
+  "FERRET_BIGQUERY_API_ENDPOINT",
   // A local stand-in's root URL for the response actions' Google APIs; never set when deployed.
   "FERRET_GOOGLEAPIS_ROOT_URL",
   // The bearer token standing for the function's identity on the local stack (local/identities.ts); never set when deployed.

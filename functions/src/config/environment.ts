@@ -45,6 +45,11 @@ const EnvironmentVariablesSchema = z.object({
   FERRET_WORKFLOW_NAME: optional,
   FERRET_WORKFLOW_LOCATION: optional,
   FERRET_SCC_API_ENDPOINT: optional,
+  // A local BigQuery stand-in's root URL (tests of `investigate --bigquery`); like the root URL
+  // below, requests to it carry no Google credentials, so only loopback is accepted.
+  FERRET_BIGQUERY_API_ENDPOINT: optional.pipe(
+    z.url({ protocol: /^http$/, hostname: /^(127\.0\.0\.1|localhost|\[::1\])$/ }).optional(),
+  ),
   // Requests to it carry no Google credentials, so only a loopback stand-in makes sense.
   FERRET_GOOGLEAPIS_ROOT_URL: optional.pipe(
     z.url({ protocol: /^http$/, hostname: /^(127\.0\.0\.1|localhost|\[::1\])$/ }).optional(),
@@ -74,6 +79,8 @@ export interface Environment {
   workflows: { url?: string; name: string; location: string };
   /** A local SCC stand-in (loopback host:port) for the official client; unset in production. */
   sccApiEndpoint?: string;
+  /** A local BigQuery stand-in (loopback URL) for the log warehouse; unset in production. */
+  bigqueryApiEndpoint?: string;
   /** A local stand-in's root URL for the IAM, Compute and Resource Manager REST APIs; unset in production. */
   googleApisRootUrl?: string;
   /** Set by the local stack only: the bearer token that stands for this function's identity. */
@@ -143,6 +150,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
       location: v.FERRET_WORKFLOW_LOCATION ?? v.GOOGLE_CLOUD_LOCATION ?? "us-central1",
     },
     ...(v.FERRET_SCC_API_ENDPOINT ? { sccApiEndpoint: v.FERRET_SCC_API_ENDPOINT } : {}),
+    ...(v.FERRET_BIGQUERY_API_ENDPOINT ? { bigqueryApiEndpoint: v.FERRET_BIGQUERY_API_ENDPOINT } : {}),
     ...(v.FERRET_GOOGLEAPIS_ROOT_URL ? { googleApisRootUrl: v.FERRET_GOOGLEAPIS_ROOT_URL } : {}),
     ...(v.FERRET_LOCAL_IDENTITY_TOKEN ? { localIdentityToken: v.FERRET_LOCAL_IDENTITY_TOKEN } : {}),
   };

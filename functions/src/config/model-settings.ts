@@ -35,7 +35,10 @@ export const RoleModelSettingsSchema = z.strictObject({
   thinkingLevel: ThinkingLevelSchema,
   /** Used by Gemini 2.x models (tokens; 0 turns thinking off where the model allows it). */
   thinkingBudget: z.number().int().min(0).max(32_768),
-  /** Cap on the answer; on Gemini 2.5 thinking tokens count against it too. */
+  /**
+   * Cap on the visible answer. Thinking counts against a request's maxOutputTokens on 2.5 and
+   * 3.x, so the adapter sends this plus room for thinking (model/gemini-mapping.ts outputCap).
+   */
   maxOutputTokens: z.number().int().min(64).max(65_536),
 });
 export type RoleModelSettings = z.infer<typeof RoleModelSettingsSchema>;
@@ -43,8 +46,9 @@ export type RoleModelSettings = z.infer<typeof RoleModelSettingsSchema>;
 /**
  * Thinking is billed at the output rate, so every role gets a deliberate level instead of
  * the model's dynamic default: routing and compression think little, planning and the
- * verdict think more. Output caps sit well above what each role's schema needs, so hitting
- * one means a runaway answer, which the adapter treats as a failed answer.
+ * verdict think more. Answer caps sit well above what each role's schema needs, so hitting
+ * one (after the thinking room the adapter adds) means a runaway answer, which the adapter
+ * treats as a failed answer.
  */
 export const DEFAULT_ROLE_SETTINGS: Record<ModelRole, RoleModelSettings> = {
   planner: { model: "main", thinkingLevel: "medium", thinkingBudget: 4_096, maxOutputTokens: 8_192 },

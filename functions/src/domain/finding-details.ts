@@ -53,7 +53,8 @@ export const FINDING_CONSUMED: { [key: string]: Consumed } = {
     methodName: true,
     serviceAccountKeyName: true,
     userName: true,
-    serviceAccountDelegationInfo: { principalEmail: true, principalSubject: true },
+    // The chain keeps one identity per delegate (the email); a subject beside it stays verbatim.
+    serviceAccountDelegationInfo: { principalEmail: true },
   },
   processes: {
     name: true,
@@ -89,6 +90,7 @@ export const RESOURCE_CONSUMED: { [key: string]: Consumed } = {
   type: true,
   project: true,
   project_name: true,
+  projectName: true,
   projectDisplayName: true,
   project_display_name: true,
   gcpMetadata: { project: true, projectDisplayName: true },

@@ -1,27 +1,36 @@
 import { isIP } from "node:net";
-import { isDomainName, normalizeHost } from "./domain-grammar.js";
+import { normalizeHost } from "./domain-grammar.js";
 import type { Finding } from "./finding.js";
-import { extractIocs, type Ioc, type IocType, iocKey, isPrivateOrReservedIpv4 } from "./ioc.js";
-import type { JsonValue } from "./json.js";
-import { childPath } from "./json-cap.js";
+import { type Ioc, type IocType, iocKey, scanText } from "./ioc.js";
+import {
+  type IocRuleId,
+  isGoogleServiceDomain,
+  isInternalAddress,
+  isMaskedValue,
+  isReferenceLink,
+  isResourceUri,
+} from "./ioc-rules.js";
+import { EMAIL, MEMBER_PREFIX, serviceAccountKeyOwner, type WalkHit, walkIocs } from "./ioc-walk.js";
 
 /**
  * Every IOC a finding carries, from every place one lives, each with the JSON path it was
  * read from (relative to the finding; details keys are the finding's own field names):
  * - documented fields: indicator.*, connections[].destinationIp and sourceIp, access
- *   (caller IP, principal, subject, delegation chain), iamBindings[].member, process and
- *   file hashes, IOCs inside process arguments;
+ *   (caller IP, principal, subject, delegation chain, the owner of the key used),
+ *   iamBindings[].member, process and file hashes, IOCs inside process arguments, and the
+ *   owner of a service-account key the resource names (SHA's key findings name it nowhere else);
  * - sourceProperties, nested or flattened (`properties_externalMembers_0`): Event Threat
  *   Detection keeps external members, binding deltas, principals and attacker IPs there;
- * - the verbatim details (exfiltration, kubernetes, dataAccessEvents, process libraries…).
- * Resources an attacker touched (affected resources, exfiltration sources and targets) are
- * listed beside the IOCs: ferret has no IOC type for them, and lookups do not apply.
+ * - the verbatim details (exfiltration, kubernetes bindings, dataAccessEvents…).
+ * Values the rules of ioc-rules.ts make context are listed apart with the rule, private
+ * addresses as internal endpoints (never sent to intel), resources an attacker touched as
+ * resources.
  *
- * Not read: sections that describe the organisation rather than the event (contacts,
- * external ticket systems, mute and mark bookkeeping, compliance mappings, CVE references,
- * SCC's own console and MITRE links) and prose written by Google (Recommendation,
- * Explanation, ExceptionInstructions, description, nextSteps), whose links and example
- * domains ("e.g. gmail.com addresses") are not indicators.
+ * Not read at all: sections that describe the organisation rather than the event (contacts,
+ * external ticket systems, security marks, compliance mappings, CVE references, SCC's own
+ * console and MITRE links) and prose written by Google (Recommendation, Explanation,
+ * ExceptionInstructions, description, nextSteps), whose links and example domains ("e.g.
+ * gmail.com addresses") are not indicators.
  */
 
 export interface IocOccurrence {
@@ -36,20 +45,30 @@ export interface ResourceOccurrence {
   path: string;
 }
 
+/** A value that looks like an IOC and is not one, with the rule that says why. */
+export interface ExcludedOccurrence {
+  type: IocType;
+  value: string;
+  path: string;
+  rule: IocRuleId;
+}
+
 export interface FindingIocReport {
   /** One IOC per type and value, first occurrence's context and path. */
   iocs: Ioc[];
   /** Every occurrence, in reading order. */
   occurrences: IocOccurrence[];
   resources: ResourceOccurrence[];
+  /** Private addresses: internal endpoints, evidence for log queries, never sent to intel. */
+  internalEndpoints: { value: string; path: string }[];
+  /** IOC-shaped values that are context, each with its rule (one per value and rule). */
+  excluded: ExcludedOccurrence[];
 }
 
 /** Sections (by leaf or ancestor key) that are bookkeeping, not evidence. */
 const NOT_EVIDENCE = new Set([
   "contacts",
   "externalSystems",
-  "muteInitiator",
-  "muteInfo",
   "securityMarks",
   "compliances",
   "complianceDetails",
@@ -72,19 +91,13 @@ const PROSE = new Set([
   "explanation",
 ]);
 
-const MEMBER_PREFIX = /^(?:deleted:)?(?:user|serviceAccount|group|domain|principal|principalSet):/i;
-const EMAIL = /^[^\s@]+@([^\s@]+)$/;
-const HASH = /^(?:[a-f0-9]{32}|[a-f0-9]{40}|[a-f0-9]{64})$/i;
-const URL_RE = /^[a-z][a-z0-9+.-]{1,15}:\/\/\S+$/i;
-const RESOURCE = /^\/\/[a-z0-9.-]+\.googleapis\.com\/\S+$/i;
-// Account names: "bob.schmidt" is a user on a VM, not the domain it spells (.schmidt is a TLD).
-const ACCOUNT_KEY = /^(?:user_?name|user|login|account|account_?name|local_?user)$/i;
-// A file system path: "/tmp/.x/start.sh" names a file, not the domain start.sh.
-const FILE_PATH = /^(?:\/|[A-Za-z]:\\)\S*$/;
+const skipSection = (key: string) => NOT_EVIDENCE.has(key) || PROSE.has(key);
 
 class Collector {
   readonly occurrences: IocOccurrence[] = [];
   readonly resources: ResourceOccurrence[] = [];
+  readonly internal: { value: string; path: string }[] = [];
+  readonly excluded: ExcludedOccurrence[] = [];
   add(type: IocType, value: string | undefined, path: string, context: string): void {
     if (!value) return;
     this.occurrences.push({ type, value, path, context });
@@ -92,56 +105,28 @@ class Collector {
   resource(name: string, path: string): void {
     if (!this.resources.some((r) => r.name === name)) this.resources.push({ name, path });
   }
-}
-
-/** A whole value that is itself an indicator; free text is handled by `text`. */
-function classifyWhole(raw: string): { type: IocType; value: string } | undefined {
-  const value = raw.trim();
-  if (!value || value.length > 2_048) return undefined;
-  if (isIP(value)) return value === "0.0.0.0" || value === "::" ? undefined : { type: "ip", value };
-  const member = value.replace(MEMBER_PREFIX, "");
-  const email = EMAIL.exec(member);
-  if (email?.[1] && isDomainName(email[1])) return { type: "principal", value: member };
-  if (HASH.test(value)) return { type: "hash", value: value.toLowerCase() };
-  if (URL_RE.test(value)) return { type: "url", value };
-  if (isDomainName(value) && !/[\s/:@]/.test(value)) return { type: "domain", value: normalizeHost(value) };
-  return undefined;
-}
-
-function lastKey(path: string): string {
-  const m = /(?:\.|\[")?([^.[\]"]+)"?\]?$/.exec(path.replace(/\[\d+\]$/g, ""));
-  return m?.[1] ?? path;
-}
-
-/** Walks free-form JSON (sourceProperties, details); iterative so depth cannot overflow. */
-function walk(root: JsonValue, rootPath: string, label: string, out: Collector): void {
-  const stack: { value: JsonValue; path: string; key: string }[] = [{ value: root, path: rootPath, key: "" }];
-  while (stack.length > 0) {
-    const { value, path, key } = stack.pop() as { value: JsonValue; path: string; key: string };
-    if (NOT_EVIDENCE.has(key) || PROSE.has(key)) continue;
-    if (typeof value === "string") {
-      if (RESOURCE.test(value.trim())) {
-        out.resource(value.trim(), path);
-        continue;
-      }
-      const whole = classifyWhole(value);
-      if (ACCOUNT_KEY.test(key) && whole?.type !== "principal" && whole?.type !== "ip") continue;
-      if (whole) {
-        out.add(whole.type, whole.value, path, `${lastKey(path)} (${label})`);
-        continue;
-      }
-      if (FILE_PATH.test(value.trim())) continue;
-      for (const ioc of extractIocs(value))
-        out.add(ioc.type, ioc.value, path, `in ${lastKey(path)} (${label})`);
-      continue;
+  internalEndpoint(value: string, path: string): void {
+    if (!this.internal.some((i) => i.value === value)) this.internal.push({ value, path });
+  }
+  exclude(type: IocType, value: string, path: string, rule: IocRuleId): void {
+    if (!this.excluded.some((e) => e.type === type && e.value === value && e.rule === rule))
+      this.excluded.push({ type, value, path, rule });
+  }
+  /** An address from a documented field: an IOC, an internal endpoint, or masked. */
+  address(value: string | undefined, path: string, context: string): void {
+    if (!value) return;
+    if (isMaskedValue(value)) this.exclude("ip", value, path, "masked-value");
+    else if (!isIP(value) || value === "0.0.0.0") return;
+    else if (isInternalAddress(value)) this.internalEndpoint(value, path);
+    else this.add("ip", value, path, context);
+  }
+  hits(hits: readonly WalkHit[], label: string): void {
+    for (const h of hits) {
+      if (h.kind === "resource") this.resource(h.value, h.path);
+      else if (h.kind === "internal") this.internalEndpoint(h.value, h.path);
+      else if (h.kind === "excluded" && h.type && h.rule) this.exclude(h.type, h.value, h.path, h.rule);
+      else if (h.kind === "ioc" && h.type) this.add(h.type, h.value, h.path, `${h.key} (${label})`);
     }
-    if (value === null || typeof value !== "object") continue;
-    const entries: [string | number, JsonValue][] = Array.isArray(value)
-      ? value.map((v, i) => [i, v])
-      : Object.entries(value);
-    // Pushed in reverse so the stack pops them in document order.
-    for (const [k, v] of entries.reverse())
-      stack.push({ value: v, path: childPath(path, k), key: typeof k === "number" ? key : k });
   }
 }
 
@@ -153,13 +138,20 @@ function member(value: string | undefined): string | undefined {
 export function findingIocOccurrences(f: Finding): FindingIocReport {
   const out = new Collector();
   f.indicators.ipAddresses.forEach((v, i) => {
-    out.add("ip", v, `indicator.ipAddresses[${i}]`, "SCC indicator");
+    out.address(v, `indicator.ipAddresses[${i}]`, "SCC indicator");
   });
   f.indicators.domains.forEach((v, i) => {
-    out.add("domain", normalizeHost(v), `indicator.domains[${i}]`, "SCC indicator");
+    const host = normalizeHost(v);
+    const path = `indicator.domains[${i}]`;
+    if (isMaskedValue(host)) out.exclude("domain", host, path, "masked-value");
+    else if (isGoogleServiceDomain(host)) out.exclude("domain", host, path, "google-service-domain");
+    else out.add("domain", host, path, "SCC indicator");
   });
   f.indicators.uris.forEach((v, i) => {
-    out.add("url", v, `indicator.uris[${i}]`, "SCC indicator");
+    const path = `indicator.uris[${i}]`;
+    if (isResourceUri(v)) out.resource(v, path);
+    else if (isReferenceLink(v)) out.exclude("url", v, path, "reference-link");
+    else out.add("url", v, path, "SCC indicator");
   });
   for (const hash of f.indicators.hashes) {
     const p = f.processes.findIndex((x) => x.sha256 === hash);
@@ -173,17 +165,14 @@ export function findingIocOccurrences(f: Finding): FindingIocReport {
     out.add("hash", hash, path, "process or file hash");
   }
   f.connections.forEach((c, i) => {
-    if (c.destinationIp && isIP(c.destinationIp))
-      out.add(
-        "ip",
-        c.destinationIp,
-        `connections[${i}].destinationIp`,
-        `connection destination port ${c.destinationPort ?? "?"}`,
-      );
+    out.address(
+      c.destinationIp,
+      `connections[${i}].destinationIp`,
+      `connection destination port ${c.destinationPort ?? "?"}`,
+    );
   });
   // Audit logs redact some callers to "gce-internal-ip" (or "private"); only a real address is an IP IOC.
-  if (f.access?.callerIp && isIP(f.access.callerIp))
-    out.add("ip", f.access.callerIp, "access.callerIp", "caller IP");
+  out.address(f.access?.callerIp, "access.callerIp", "caller IP");
   out.add("principal", f.access?.principalEmail, "access.principalEmail", "acting principal");
   const subject = member(f.access?.principalSubject);
   if (subject && EMAIL.test(subject))
@@ -191,6 +180,8 @@ export function findingIocOccurrences(f: Finding): FindingIocReport {
   f.access?.delegationChain?.forEach((d, i) => {
     out.add("principal", member(d), `access.serviceAccountDelegationInfo[${i}]`, "delegating principal");
   });
+  const keyOwner = serviceAccountKeyOwner(f.access?.serviceAccountKeyName ?? "");
+  out.add("principal", keyOwner, "access.serviceAccountKeyName", "owner of the key used");
   f.iamBindings.forEach((b, i) => {
     out.add(
       "principal",
@@ -201,16 +192,32 @@ export function findingIocOccurrences(f: Finding): FindingIocReport {
   });
   f.connections.forEach((c, i) => {
     // The source of a connection is usually the reporting VM itself; a public one is an inbound peer.
-    if (c.sourceIp && isIP(c.sourceIp) === 4 && !isPrivateOrReservedIpv4(c.sourceIp))
-      out.add("ip", c.sourceIp, `connections[${i}].sourceIp`, "connection source");
+    out.address(c.sourceIp, `connections[${i}].sourceIp`, "connection source");
   });
   f.processes.forEach((p, i) => {
-    for (const ioc of extractIocs(p.args.join(" "))) out.add(ioc.type, ioc.value, `processes[${i}].args`, "");
+    for (const c of scanText(p.args.join(" "))) {
+      const path = `processes[${i}].args`;
+      if (c.excludedBy === "private-address") out.internalEndpoint(c.value, path);
+      else if (c.excludedBy) out.exclude(c.type, c.value, path, c.excludedBy);
+      else out.add(c.type, c.value, path, "");
+    }
   });
-  walk(f.sourceProperties, "sourceProperties", "sourceProperties", out);
+  // A key finding (USER_MANAGED_SERVICE_ACCOUNT_KEY, SERVICE_ACCOUNT_KEY_NOT_ROTATED…) names
+  // the flagged key's owner only in the resource's name or display name.
+  for (const [value, path] of [
+    [f.resource.displayName, "resource.displayName"],
+    [f.resource.name, "resource.name"],
+  ] as const) {
+    const owner = serviceAccountKeyOwner(value ?? "");
+    if (owner) out.add("principal", owner, path, "owner of the flagged service-account key");
+  }
+  out.hits(
+    walkIocs(f.sourceProperties, "sourceProperties", skipSection, ["sourceProperties"]),
+    "sourceProperties",
+  );
   for (const [key, value] of Object.entries(f.details ?? {})) {
-    if (key.startsWith("resource.") || NOT_EVIDENCE.has(key) || PROSE.has(key)) continue;
-    walk(value, key, key, out);
+    if (key.startsWith("resource.") || key.startsWith("notification.") || skipSection(key)) continue;
+    out.hits(walkIocs(value, key, skipSection, [key]), key);
   }
   if (f.resource.name) out.resource(f.resource.name, "resource.name");
 
@@ -226,5 +233,19 @@ export function findingIocOccurrences(f: Finding): FindingIocReport {
         : { type: o.type, value: o.value, path: o.path },
     );
   }
-  return { iocs: [...seen.values()], occurrences: out.occurrences, resources: out.resources };
+  const iocs = [...seen.values()];
+  // A value kept as an IOC somewhere is not listed as excluded elsewhere.
+  const kept = new Set(
+    iocs.map((i) => `${i.type === "email" ? "principal" : i.type}:${i.value.toLowerCase()}`),
+  );
+  const excluded = out.excluded.filter(
+    (e) => !kept.has(`${e.type === "email" ? "principal" : e.type}:${e.value.toLowerCase()}`),
+  );
+  return {
+    iocs,
+    occurrences: out.occurrences,
+    resources: out.resources,
+    internalEndpoints: out.internal,
+    excluded,
+  };
 }

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { InvalidInputError } from "./errors.js";
+import { canonicalNotification } from "./finding-canonical.js";
 import { FINDING_CONSUMED, isProtoDefault, RESOURCE_CONSUMED, residualFields } from "./finding-details.js";
+import { EXPECTED_SHAPES } from "./finding-file.js";
 import { findingIocOccurrences } from "./finding-iocs.js";
 import type { Ioc } from "./ioc.js";
 import { assertJsonBounds, type JsonValue, JsonValueSchema } from "./json.js";
@@ -224,7 +226,10 @@ function readSourceProperties(
 }
 
 /** Raw notifications as received, and their envelope, keyed by the parsed object. */
-const RAW = new WeakMap<object, { raw: Record<string, unknown>; envelope: EnvelopeKind }>();
+const RAW = new WeakMap<
+  object,
+  { raw: Record<string, unknown>; envelope: EnvelopeKind; notes: readonly string[] }
+>();
 
 /**
  * Parses the Pub/Sub payload (already base64-decoded) into an SCC notification. An SCC
@@ -234,14 +239,21 @@ const RAW = new WeakMap<object, { raw: Record<string, unknown>; envelope: Envelo
 export function parseNotification(payload: unknown): SccNotification {
   assertJsonBounds(payload, "the notification");
   const { payload: unwrapped, envelope } = unwrapEnvelope(payload);
-  const result = SccNotificationSchema.safeParse(unwrapped);
+  const canonical = canonicalNotification(unwrapped);
+  if (
+    typeof canonical.payload !== "object" ||
+    canonical.payload === null ||
+    !("finding" in canonical.payload)
+  )
+    throw new InvalidInputError(`not an SCC notification: no finding in it; expected ${EXPECTED_SHAPES}`);
+  const result = SccNotificationSchema.safeParse(canonical.payload);
   if (!result.success) {
     const issues = result.error.issues
       .slice(0, 5)
       .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new InvalidInputError(`not an SCC notification: ${issues.join("; ")}`, { issues });
   }
-  RAW.set(result.data, { raw: unwrapped as Record<string, unknown>, envelope });
+  RAW.set(result.data, { raw: canonical.payload, envelope, notes: canonical.notes });
   return result.data;
 }
 
@@ -274,10 +286,10 @@ function unparsedKeys(raw: Record<string, unknown> | undefined, parsed: Record<s
 export function normalizeNotification(n: SccNotification): Finding {
   const t = new Truncator();
   const cuts = new CutList();
-  const notes: string[] = [];
+  const received = RAW.get(n);
+  const notes: string[] = [...(received?.notes ?? [])];
   const f = n.finding;
   const r = n.resource;
-  const received = RAW.get(n);
   const rawNotification = received?.raw ?? (n as Record<string, unknown>);
   const rawFinding = (rawNotification.finding ?? {}) as Record<string, unknown>;
   const rawResource = isJsonObject(rawNotification.resource)
@@ -355,7 +367,10 @@ export function normalizeNotification(n: SccNotification): Finding {
           "resource.name",
         ) ?? "",
       type: t.str(nonEmpty(r?.type), "resource.type"),
-      project: t.str(nonEmpty(r?.project, r?.gcpMetadata?.project, r?.project_name), "resource.project"),
+      project: t.str(
+        nonEmpty(r?.project, r?.gcpMetadata?.project, r?.projectName, r?.project_name),
+        "resource.project",
+      ),
       projectDisplayName: t.str(
         nonEmpty(r?.projectDisplayName, r?.gcpMetadata?.projectDisplayName, r?.project_display_name),
         "resource.projectDisplayName",

@@ -124,6 +124,8 @@ export const SccResourceSchema = z.looseObject({
   type: lenient(Str),
   project: lenient(Str),
   project_name: lenient(Str),
+  /** ListFindingsResult.Resource (v1) names the project's resource name projectName. */
+  projectName: lenient(Str),
   projectDisplayName: lenient(Str),
   project_display_name: lenient(Str),
   location: lenient(Str),

@@ -1,5 +1,6 @@
 import type { Finding } from "./finding.js";
 import { findingIocs } from "./finding.js";
+import { findingIocOccurrences } from "./finding-iocs.js";
 import { isPrivateOrReservedIpv4 } from "./ioc.js";
 import type { JsonObject, JsonValue } from "./json.js";
 import type { StepResult } from "./results.js";
@@ -139,7 +140,11 @@ function findingValue(f: Finding, field: FindingRef): Resolved {
     case "callerIp":
       return present(f.access?.callerIp, "caller IP (access.callerIp)");
     case "ips":
-      return nonEmpty(ofType("ip"), "IP address");
+      // Internal endpoints are not IOCs (never sent to intel) but they are what log queries need.
+      return nonEmpty(
+        [...ofType("ip"), ...findingIocOccurrences(f).internalEndpoints.map((e) => e.value)],
+        "IP address",
+      );
     case "publicIps":
       return nonEmpty(
         ofType("ip").filter((ip) => !isPrivateOrReservedIpv4(ip)),

@@ -97,8 +97,12 @@ async function openWarehouse(
       );
     }
     // The warehouse client libraries load only in a function that reads logs.
-    const { BigQueryLogWarehouse } = await import("../adapters/bigquery/warehouse.js");
+    const [{ BigQueryLogWarehouse }, { localBigQueryOptions }] = await Promise.all([
+      import("../adapters/bigquery/warehouse.js"),
+      import("../adapters/bigquery/client.js"),
+    ]);
     return new BigQueryLogWarehouse({
+      ...(environment.bigqueryApiEndpoint ? localBigQueryOptions(environment.bigqueryApiEndpoint) : {}),
       dataProject,
       dataset: logs.bigqueryDataset,
       // Jobs run and are billed where the function runs; the dataset may be elsewhere.

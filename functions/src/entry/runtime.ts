@@ -3,6 +3,8 @@ import { type Config, toolAllowed } from "../config/config.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { MemoryStore } from "../memory/store.js";
 import { chooseModel } from "../model/choice.js";
+import { RequestRejectedError } from "../model/errors.js";
+import type { FallbackReason } from "../model/fallback.js";
 import type { Model, Purpose } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";
@@ -81,6 +83,7 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
       fallbackToOffline: runtime.config.model.fallbackToOffline,
     },
     investigation,
+    { onFallback: (reason) => logFallback(base.logger, reason) },
   );
   const { fallback } = choice;
   return {
@@ -106,6 +109,26 @@ export function ingestDepsFor(runtime: Runtime): IngestDeps {
     modelName: runtime.primaryModel.name,
     ...(runtime.governor ? { governor: runtime.governor } : {}),
   };
+}
+
+/**
+ * Why an investigation left its LLM. A provider refusing the request ferret built is ferret's
+ * bug (model/errors.ts RequestRejectedError): logged at error level as such, with the provider's
+ * words, so it is reported and fixed rather than mistaken for an outage.
+ */
+function logFallback(logger: Logger, reason: FallbackReason): void {
+  const fields = { purpose: reason.purpose, from: reason.from, to: reason.to, error: reason.message };
+  if (reason.error instanceof RequestRejectedError) {
+    logger.error(
+      "ferret bug: the model provider refused a request ferret built; continuing on the offline model",
+      {
+        ...fields,
+        providerMessage: reason.error.providerMessage,
+      },
+    );
+  } else {
+    logger.warn("model unavailable; continuing on the offline model", fields);
+  }
 }
 
 /** The catalog with every call marked as coming from an investigation that thinks offline now. */

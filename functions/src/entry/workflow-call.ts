@@ -15,7 +15,8 @@ export interface WorkflowCallAnswer {
  * One call from the workflow to a role, whatever carries it (the HTTP function, or the
  * in-process transport that runs the same YAML in tests, eval and the bench): the body is
  * validated, the operation runs with the investigation's dependencies, and errors become the
- * statuses the workflow's retry policy understands. One place, so both paths answer alike.
+ * statuses the workflow's retry policy understands, with a body naming the function and saying
+ * why. One place, so both paths answer alike.
  */
 export async function answerWorkflowCall<I extends { investigationId: string }>(
   name: string,
@@ -30,7 +31,10 @@ export async function answerWorkflowCall<I extends { investigationId: string }>(
     const message = parsed.error.issues
       .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
       .join("; ");
-    return { status: 400, body: { error: { code: "invalid_input", message, retryable: false } } };
+    return {
+      status: 400,
+      body: { error: { function: name, code: "invalid_input", message, retryable: false } },
+    };
   }
   let deps: AppDeps | undefined;
   try {
@@ -51,7 +55,9 @@ export async function answerWorkflowCall<I extends { investigationId: string }>(
       status: failure.status,
       error: failure.body.error,
     });
-    return { status: failure.status, body: failure.body };
+    // The function's name travels with its message: the workflow words the investigation's
+    // failure reason from both ("the planner refused: …"), so no one reads a bare status code.
+    return { status: failure.status, body: { error: { function: name, ...failure.body.error } } };
   }
 }
 

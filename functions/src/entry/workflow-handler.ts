@@ -19,9 +19,9 @@ export function workflowHandler<I extends { investigationId: string }>(
 ) {
   return async (req: Request, res: Response): Promise<void> => {
     if (req.method !== "POST") {
-      res
-        .status(405)
-        .json({ error: { code: "method_not_allowed", message: "POST a JSON body", retryable: false } });
+      res.status(405).json({
+        error: { function: name, code: "method_not_allowed", message: "POST a JSON body", retryable: false },
+      });
       return;
     }
     const answer = await answerWorkflowCall(

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** Where a run directory keeps its Firestore export (`ferret console --run` imports it). */
@@ -31,6 +31,18 @@ export async function exportFirestoreEmulator(
       `the Firestore emulator refused the export (${response.status}): ${(await response.text()).slice(0, 300)}`,
     );
   }
+  // The documents live under the project they were written in; whoever imports them reads that one.
+  writeFileSync(join(directory, EXPORT_PROJECT_FILE), `${JSON.stringify({ projectId })}\n`);
+}
+
+const EXPORT_PROJECT_FILE = "project.json";
+
+/** The project an export's documents were written under (`fallback` for exports older than the file). */
+export function exportedProject(exportDir: string, fallback: string): string {
+  const file = join(exportDir, EXPORT_PROJECT_FILE);
+  if (!existsSync(file)) return fallback;
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as { projectId?: unknown };
+  return typeof parsed.projectId === "string" && parsed.projectId ? parsed.projectId : fallback;
 }
 
 /** The newest run under `.ferret/runs` that has a Firestore export, if any. */

@@ -2,19 +2,24 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import { apiJsonToMessage, listFindingsResultType } from "../adapters/scc/proto-json.js";
 import type { SccClientOptions } from "../adapters/scc/scc-findings.js";
+import type { JsonObject } from "../domain/json.js";
 
 /**
  * A local stand-in for the Security Command Center API: a gRPC server built from the very
  * .proto files @google-cloud/security-center ships (v1 and v2 SecurityCenter services), so the
  * official client, pointed at it with apiEndpoint/port and insecure credentials, sends its real
  * request shapes. It records SetMute, SetFindingState and UpdateSecurityMarks and answers the
- * way the API does (the updated Finding or SecurityMarks); everything else is UNIMPLEMENTED.
+ * way the API does (the updated Finding or SecurityMarks), and answers ListFindings from the
+ * findings it is given (API JSON, e.g. recorded ones) for the one filter ferret sends,
+ * `name="<finding>"`, checking the parent the way the API's resource patterns do; everything
+ * else is UNIMPLEMENTED.
  */
 
 export interface SccCall {
   version: "v1" | "v2";
-  method: "SetMute" | "SetFindingState" | "UpdateSecurityMarks";
+  method: "SetMute" | "SetFindingState" | "UpdateSecurityMarks" | "ListFindings";
   request: Record<string, unknown>;
 }
 
@@ -36,7 +41,32 @@ const GAX_PROTOS = join(dirname(dirname(require.resolve("google-gax"))), "..", "
 
 type Handler = grpc.handleUnaryCall<Record<string, unknown>, Record<string, unknown>>;
 
-export async function startSccStandIn(): Promise<SccStandIn> {
+export interface SccStandInOptions {
+  /**
+   * Findings ListFindings can return, in the API's JSON: `{finding, resource?}` (a
+   * NotificationMessage or ListFindingsResult shape) or a bare Finding. v1 or v2 by the name.
+   */
+  findings?: readonly JsonObject[];
+  /** Sources (parents) whose findings the caller may not list: PERMISSION_DENIED, as IAM answers. */
+  deniedParents?: readonly string[];
+}
+
+// ListFindings' parent, from the v1 and v2 http bindings in securitycenter_service.proto:
+// {organizations|folders|projects}/*/sources/* (v2 also …/locations/*); "-" lists every source.
+const PARENT: Record<"v1" | "v2", RegExp> = {
+  v1: /^(organizations|folders|projects)\/[^/]+\/sources\/[^/]+$/,
+  v2: /^(organizations|folders|projects)\/[^/]+\/sources\/[^/]+(\/locations\/[^/]+)?$/,
+};
+const NAME_FILTER = /^\s*name\s*=\s*"([^"]+)"\s*$/;
+
+/** Whether `findingParent` is listed under `requested` ("-" for every source). */
+function underParent(findingParent: string, requested: string): boolean {
+  const pattern = requested.replace(/\/sources\/-(?=\/|$)/, "/sources/[^/]+");
+  const withLocation = /\/locations\//.test(requested) ? pattern : `${pattern}(/locations/global)?`;
+  return new RegExp(`^${withLocation.replace(/\./g, "\\.")}$`).test(findingParent);
+}
+
+export async function startSccStandIn(options: SccStandInOptions = {}): Promise<SccStandIn> {
   const calls: SccCall[] = [];
   const failures: grpc.status[] = [];
   const server = new grpc.Server();
@@ -83,6 +113,48 @@ export async function startSccStandIn(): Promise<SccStandIn> {
     implementation.UpdateSecurityMarks = record("UpdateSecurityMarks", (r) => ({
       ...(r.securityMarks as Record<string, unknown>),
     }));
+    const resultType = listFindingsResultType(version);
+    implementation.ListFindings = ((call, callback) => {
+      const request = call.request as { parent?: string; filter?: string; pageSize?: number };
+      calls.push({ version, method: "ListFindings", request: call.request });
+      const failure = failures.shift();
+      if (failure !== undefined) return callback({ code: failure, details: "scripted failure" });
+      const parent = request.parent ?? "";
+      if (!PARENT[version].test(parent))
+        return callback({ code: grpc.status.INVALID_ARGUMENT, details: `Invalid parent: ${parent}` });
+      if (options.deniedParents?.includes(parent))
+        return callback({
+          code: grpc.status.PERMISSION_DENIED,
+          details: `The caller does not have permission (securitycenter.findings.list on ${parent})`,
+        });
+      const filter = NAME_FILTER.exec(request.filter ?? "");
+      if (!filter)
+        return callback({
+          code: grpc.status.UNIMPLEMENTED,
+          details: `the stand-in answers only the filter name="<finding>", not ${JSON.stringify(request.filter)}`,
+        });
+      const found = (options.findings ?? [])
+        .map((entry) => (entry.finding && typeof entry.finding === "object" ? entry : { finding: entry }))
+        .filter((entry) => {
+          const finding = entry.finding as { name?: string; parent?: string };
+          const isV2 = /\/locations\//.test(finding.name ?? "");
+          return (
+            finding.name === filter[1] &&
+            isV2 === (version === "v2") &&
+            underParent(finding.parent ?? "", parent)
+          );
+        })
+        .slice(0, Math.max(1, request.pageSize ?? 10));
+      const results = found.map((entry) =>
+        apiJsonToMessage(resultType, {
+          finding: entry.finding as JsonObject,
+          ...(entry.resource && typeof entry.resource === "object"
+            ? { resource: entry.resource as JsonObject }
+            : {}),
+        }),
+      );
+      callback(null, { listFindingsResults: results, nextPageToken: "", totalSize: results.length });
+    }) as Handler;
     server.addService(service, implementation);
   }
   const port = await new Promise<number>((resolve, reject) =>

@@ -1,4 +1,4 @@
-import { type FallbackModel, withFallback } from "./fallback.js";
+import { type FallbackModel, type FallbackOptions, withFallback } from "./fallback.js";
 import type { Model } from "./port.js";
 
 /** The models a process has: the configured one and the offline playbook model behind it. */
@@ -24,11 +24,15 @@ export interface ModelChoice {
  * not flip between brains; otherwise a fresh fallback wrapper watches this request. Which
  * Gemini model id a role then gets (main or lite) is its role setting (roleModelId).
  */
-export function chooseModel(models: ModelSet, investigation?: { fellBackToOffline?: boolean }): ModelChoice {
+export function chooseModel(
+  models: ModelSet,
+  investigation?: { fellBackToOffline?: boolean },
+  options: Pick<FallbackOptions, "onFallback"> = {},
+): ModelChoice {
   const { primary, offline } = models;
   if (!offline) return { model: primary };
   if (primary.offline || investigation?.fellBackToOffline) return { model: offline };
   if (!models.fallbackToOffline) return { model: primary };
-  const fallback = withFallback(primary, offline);
+  const fallback = withFallback(primary, offline, options);
   return { model: fallback, fallback };
 }

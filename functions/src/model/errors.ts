@@ -18,14 +18,14 @@ export class ProviderUnavailableError extends ModelUnavailableError {
   /** From google.rpc.RetryInfo when the provider sent one (typically on 429). */
   readonly retryAfterMs: number | undefined;
   /** Why no retry helps, when none does. */
-  readonly final: "daily_quota" | "model_not_found" | undefined;
+  readonly final: "daily_quota" | "model_not_found" | "request_rejected" | undefined;
   constructor(
     message: string,
     options: {
       httpStatus?: number;
       retryAfterMs?: number;
       cause?: unknown;
-      final?: "daily_quota" | "model_not_found";
+      final?: "daily_quota" | "model_not_found" | "request_rejected";
     },
   ) {
     super(message, options.cause, { retryable: options.final === undefined });
@@ -36,12 +36,28 @@ export class ProviderUnavailableError extends ModelUnavailableError {
 }
 
 /**
+ * Gemini refused a request ferret built (400 INVALID_ARGUMENT that is neither a token limit nor
+ * a bad key): a ferret bug, not the user's input and not an outage. Nothing the same process
+ * sends next will fix it, so it is not retried; it is still a ModelUnavailableError, so the
+ * investigation carries on with the offline model instead of failing, and whoever logs the
+ * fallback can tell it apart (`ferretBug`) and report it as the bug it is.
+ */
+export class RequestRejectedError extends ProviderUnavailableError {
+  readonly ferretBug = true;
+  readonly providerMessage: string;
+  constructor(message: string, providerMessage: string, cause: unknown) {
+    super(message, { httpStatus: 400, cause, final: "request_rejected" });
+    this.providerMessage = providerMessage;
+  }
+}
+
+/**
  * A passing glitch of the model's answer (a malformed function call, an empty STOP, finish
  * reason OTHER): the same request usually succeeds when asked again with a nudge. Still a
  * ModelOutputError, so callers that do not retry treat it as a bad answer.
  */
 export class ModelGlitchError extends ModelOutputError {
-  readonly glitch: "malformed_function_call" | "empty_answer" | "other";
+  readonly glitch: "malformed_function_call" | "too_many_tool_calls" | "empty_answer" | "other";
   constructor(
     message: string,
     glitch: ModelGlitchError["glitch"],
@@ -95,7 +111,9 @@ const NETWORK_CODES = new Set([
  * - 404 (retired or unknown model) → ModelUnavailableError that is not retried, so the
  *   offline fallback still finishes the investigation,
  * - 401/403 and "API key not valid" → non-retryable "config" (wrong key, missing IAM),
- * - other 4xx → non-retryable "invalid_input" (we built a request the provider rejects),
+ * - any other 400 INVALID_ARGUMENT → RequestRejectedError: ferret built a request the provider
+ *   refuses (its bug), not retried, but the offline fallback still finishes the investigation,
+ * - other 4xx → non-retryable "invalid_input",
  * - anything the SDK raised before sending → non-retryable "config".
  * FerretErrors (e.g. the adapter's own ModelOutputError) pass through unchanged.
  */
@@ -142,6 +160,13 @@ export function classifyProviderError(error: unknown, provider = "Gemini"): Ferr
   // The Developer API answers a bad key with 400 INVALID_ARGUMENT; it is still configuration.
   if (httpStatus === 401 || httpStatus === 403 || /API key not valid|API_KEY_INVALID/i.test(message)) {
     return new FerretError("config", described, { retryable: false, cause: error, details });
+  }
+  if (httpStatus === 400 && (providerStatus === undefined || providerStatus === "INVALID_ARGUMENT")) {
+    return new RequestRejectedError(
+      `${described} — ferret built a request ${provider} refuses: a ferret bug (please report it), not a problem with the finding or the provider`,
+      message,
+      error,
+    );
   }
   if (httpStatus !== undefined && httpStatus >= 400) {
     return new FerretError("invalid_input", described, { retryable: false, cause: error, details });

@@ -1,5 +1,6 @@
 import type {
   Content,
+  FinishReason,
   FunctionDeclaration,
   GenerateContentConfig,
   GenerateContentResponse,
@@ -20,26 +21,86 @@ import type { GenerateRequest, GenerateResponse, Message, ToolCallRequest, ToolD
  */
 export const GENERATED_CALL_ID_PREFIX = "ferret-call-";
 
+/** What ferret does with each finish reason. */
+type FinishOutcome =
+  | { kind: "ok" }
+  /** A passing glitch: asked again with a nudge, the model usually answers (model/retry.ts). */
+  | { kind: "glitch"; glitch: ModelGlitchError["glitch"] }
+  /** Output withheld by a filter: asking again gets the same, so it is final. */
+  | { kind: "refused" }
+  /** Cut at the output cap: half a JSON object or a call cut short is not usable. */
+  | { kind: "truncated" }
+  /** Cut at the per-request limit with a token to continue from (the adapter continues). */
+  | { kind: "continuation" };
+
 /**
- * Finish reasons of a passing glitch: asked again (with a nudge) the model usually answers.
- * UNEXPECTED_TOOL_CALL / MALFORMED_RESPONSE are the same kind of slip in newer models.
+ * Every finish reason of @google/genai 3.1.0 (`FinishReason` in dist/genai.d.ts), decided once:
+ * typed over the SDK's enum, so an SDK that adds a reason does not compile until it is decided
+ * here. TOO_MANY_TOOL_CALLS ("called too many tools consecutively, thus the system exited") is a
+ * glitch: asked again with a nudge to call fewer, the model can finish.
  */
-const GLITCH_FINISH: Record<string, ModelGlitchError["glitch"]> = {
-  MALFORMED_FUNCTION_CALL: "malformed_function_call",
-  UNEXPECTED_TOOL_CALL: "malformed_function_call",
-  MALFORMED_RESPONSE: "malformed_function_call",
-  OTHER: "other",
+export const FINISH_OUTCOMES: Record<`${FinishReason}`, FinishOutcome> = {
+  FINISH_REASON_UNSPECIFIED: { kind: "ok" },
+  STOP: { kind: "ok" },
+  MAX_TOKENS: { kind: "truncated" },
+  SAFETY: { kind: "refused" },
+  RECITATION: { kind: "refused" },
+  LANGUAGE: { kind: "refused" },
+  BLOCKLIST: { kind: "refused" },
+  PROHIBITED_CONTENT: { kind: "refused" },
+  SPII: { kind: "refused" },
+  IMAGE_SAFETY: { kind: "refused" },
+  IMAGE_PROHIBITED_CONTENT: { kind: "refused" },
+  IMAGE_RECITATION: { kind: "refused" },
+  MALFORMED_FUNCTION_CALL: { kind: "glitch", glitch: "malformed_function_call" },
+  UNEXPECTED_TOOL_CALL: { kind: "glitch", glitch: "malformed_function_call" },
+  MALFORMED_RESPONSE: { kind: "glitch", glitch: "malformed_function_call" },
+  TOO_MANY_TOOL_CALLS: { kind: "glitch", glitch: "too_many_tool_calls" },
+  OTHER: { kind: "glitch", glitch: "other" },
+  // ferret never asks for images; a model that stops on one has slipped, like OTHER.
+  NO_IMAGE: { kind: "glitch", glitch: "other" },
+  IMAGE_OTHER: { kind: "glitch", glitch: "other" },
+  CONTINUATION: { kind: "continuation" },
 };
+
+/** An unknown reason (a newer API than the SDK) is treated like OTHER: asked again once. */
+export function finishOutcome(reason: string | undefined): FinishOutcome {
+  if (reason === undefined) return { kind: "ok" };
+  return (FINISH_OUTCOMES as Record<string, FinishOutcome>)[reason] ?? { kind: "glitch", glitch: "other" };
+}
+
+/**
+ * The thought signature Google documents for a function call the model did not make itself
+ * (https://ai.google.dev/gemini-api/docs/thought-signatures#faqs, "skip_thought_signature_validator";
+ * the Vertex page's "Using REST or manual handling" names the same value). The field is bytes on the
+ * wire: this is that text base64-encoded, exactly what google-genai for Python sends when given
+ * the documented value, and accepted by both backends.
+ */
+export const INJECTED_CALL_SIGNATURE = Buffer.from("skip_thought_signature_validator", "utf8").toString(
+  "base64",
+);
 
 /**
  * Our conversation as Gemini `contents`. Tool results go back as functionResponse parts in a
  * user turn, which both the Developer API and Vertex accept. Empty turns are dropped because
  * Gemini rejects a content with no parts.
+ *
+ * Gemini 3 refuses (400) a request whose current turn holds a model content whose first function
+ * call carries no thought signature. Model turns ferret writes itself (a step's planned calls
+ * handed to the executor model, histories saved before this rule was kept, calls another model
+ * made before a fallback) have none, so each such first call gets the documented dummy; a call
+ * that came back signed keeps its own signature. Earlier generations get nothing added.
  */
-export function toGeminiContents(messages: readonly Message[]): Content[] {
+export function toGeminiContents(messages: readonly Message[], options: { model?: string } = {}): Content[] {
+  const generation = options.model ? geminiGeneration(options.model) : undefined;
+  const signInjected = generation !== undefined && generation >= 3;
   const contents: Content[] = [];
   for (const message of messages) {
     const parts = toParts(message);
+    if (signInjected && message.role === "model") {
+      const first = parts.find((part) => part.functionCall !== undefined);
+      if (first && !first.thoughtSignature) first.thoughtSignature = INJECTED_CALL_SIGNATURE;
+    }
     if (parts.length === 0) continue;
     const role = message.role === "model" ? "model" : "user";
     const last = contents.at(-1);
@@ -90,7 +151,7 @@ export interface ConfigDefaults {
   vertexai: boolean;
   /** The model id this request goes to: its family decides the thinking parameter. */
   model?: string;
-  /** The role's settings; a request's own maxOutputTokens wins over the role's cap. */
+  /** The role's settings; a request's own maxOutputTokens wins over the role's answer cap. */
   role?: { thinkingLevel: string; thinkingBudget: number; maxOutputTokens: number };
 }
 
@@ -110,9 +171,60 @@ export function thinkingConfigFor(
 ): ThinkingConfig | undefined {
   const generation = geminiGeneration(model);
   if (generation === undefined) return undefined;
-  if (generation >= 3) return { thinkingLevel: role.thinkingLevel.toUpperCase() as ThinkingLevel };
+  if (generation >= 3) return { thinkingLevel: levelFor(model, role.thinkingLevel) as ThinkingLevel };
   if (/gemini-2\.5-/.test(model)) return { thinkingBudget: role.thinkingBudget };
   return undefined;
+}
+
+/**
+ * The role's level, moved to the nearest one the model takes: Gemini 3 Pro takes only LOW and
+ * HIGH, 3.x Pro no MINIMAL (https://ai.google.dev/gemini-api/docs/gemini-3; 400s recorded in
+ * test/fixtures/real/gemini/issues). Sending the role's level anyway would make every call of
+ * that role a 400 and the investigation fall back to the offline model.
+ */
+function levelFor(model: string, level: string): string {
+  const upper = level.toUpperCase();
+  if (/(?:^|\/)gemini-3-pro/.test(model)) return upper === "MINIMAL" || upper === "LOW" ? "LOW" : "HIGH";
+  if (/(?:^|\/)gemini-3\.\d+-pro/.test(model) && upper === "MINIMAL") return "LOW";
+  return upper;
+}
+
+/** Gemini 2.5 and 3.x take at most this many output tokens (thinking included) per request. */
+export const MAX_OUTPUT_TOKENS = 65_536;
+
+/**
+ * Room for thinking on top of a role's answer cap, per Gemini 3 thinking level. A level is not a
+ * bound (gemini-3-pro-preview at LOW thought 1,000–3,000 tokens, googleapis/python-genai#1795;
+ * gemini-3.6-flash at its default spent 1,232 of a 1,500 cap thinking, vectorize-io/hindsight#3365),
+ * and thinking counts against maxOutputTokens (python-genai#2062), so the cap sent is the answer's
+ * cap plus this room: several times what was observed, still finite so that a runaway thinking
+ * loop (python-genai#2062) stops. Only tokens produced are billed, so unused room costs nothing.
+ */
+export const THINKING_ROOM: Record<"minimal" | "low" | "medium" | "high", number> = {
+  minimal: 4_096,
+  low: 8_192,
+  medium: 16_384,
+  high: 32_768,
+};
+
+/**
+ * The maxOutputTokens a request goes out with: the answer's cap plus room for thinking (the
+ * role's budget on 2.5, which bounds thinking there; THINKING_ROOM per level on Gemini 3), within
+ * the models' 65,536.
+ */
+export function outputCap(
+  model: string | undefined,
+  role: { thinkingLevel: string; thinkingBudget: number } | undefined,
+  answerCap: number,
+): number {
+  const generation = model ? geminiGeneration(model) : undefined;
+  let room = 0;
+  if (generation !== undefined && generation >= 3 && role) {
+    room = THINKING_ROOM[role.thinkingLevel as keyof typeof THINKING_ROOM] ?? THINKING_ROOM.high;
+  } else if (model && /gemini-2\.5-/.test(model) && role) {
+    room = role.thinkingBudget;
+  }
+  return Math.min(MAX_OUTPUT_TOKENS, answerCap + room);
 }
 
 export function toGeminiConfig(request: GenerateRequest, defaults: ConfigDefaults): GenerateContentConfig {
@@ -124,13 +236,17 @@ export function toGeminiConfig(request: GenerateRequest, defaults: ConfigDefault
   if (temperature !== undefined && !(generation !== undefined && generation >= 3)) {
     config.temperature = temperature;
   }
-  const maxOutputTokens = request.maxOutputTokens ?? defaults.role?.maxOutputTokens;
-  if (maxOutputTokens !== undefined) config.maxOutputTokens = maxOutputTokens;
+  const answerCap = request.maxOutputTokens ?? defaults.role?.maxOutputTokens;
+  if (answerCap !== undefined) config.maxOutputTokens = outputCap(defaults.model, defaults.role, answerCap);
   const thinking =
     defaults.model && defaults.role ? thinkingConfigFor(defaults.model, defaults.role) : undefined;
   if (thinking) config.thinkingConfig = thinking;
   // ferret runs its own tool loop; the SDK must never turn one call into several requests.
   config.automaticFunctionCalling = { disable: true };
+  // @google/genai 3.x continues a CONTINUATION answer on its own by default and sums every
+  // *TokenCount of the hops, prompt included, into one response (generateContentWithContinuation
+  // in dist/node/index.mjs). The adapter continues itself instead, one counted request per hop.
+  config.automaticContinuation = false;
   if (request.signal) config.abortSignal = request.signal;
   if (request.tools && request.tools.length > 0) {
     config.tools = [{ functionDeclarations: toFunctionDeclarations(request.tools) }];
@@ -157,8 +273,9 @@ export function fromGeminiResponse(
   raw: GenerateContentResponse,
   model: string,
   newId: () => string,
+  requests = 1,
 ): GenerateResponse {
-  const usage = usageOf(raw);
+  const usage = usageOf(raw, requests);
   const candidate = raw.candidates?.[0];
   if (!candidate) {
     const block = raw.promptFeedback?.blockReason;
@@ -173,24 +290,31 @@ export function fromGeminiResponse(
     );
   }
   const finishReason = candidate.finishReason;
-  const glitch = finishReason !== undefined ? GLITCH_FINISH[finishReason] : undefined;
-  if (glitch) {
-    throw new ModelGlitchError(`${model} stopped with finish reason ${finishReason}`, glitch, {
+  const outcome = finishOutcome(finishReason);
+  if (outcome.kind === "glitch") {
+    throw new ModelGlitchError(`${model} stopped with finish reason ${finishReason}`, outcome.glitch, {
       model,
       finishReason,
       finishMessage: candidate.finishMessage,
       usage,
     });
   }
-  if (finishReason === "MAX_TOKENS") {
-    // A truncated answer is a failed one: half a JSON object or a call cut short is not usable.
+  if (outcome.kind === "truncated") {
     throw new ModelOutputError(`${model} hit its output token limit (MAX_TOKENS) before finishing`, {
       model,
       finishReason,
       usage,
     });
   }
-  if (finishReason !== undefined && finishReason !== "STOP" && finishReason !== "FINISH_REASON_UNSPECIFIED") {
+  if (outcome.kind === "continuation") {
+    // Reached only when the adapter could not continue (no token, or too many hops).
+    throw new ModelOutputError(`${model} stopped with finish reason CONTINUATION and was not continued`, {
+      model,
+      finishReason,
+      usage,
+    });
+  }
+  if (outcome.kind === "refused") {
     // SAFETY, PROHIBITED_CONTENT, BLOCKLIST, SPII, RECITATION, …: asking again gets the same.
     throw new ModelOutputError(`${model} stopped with finish reason ${finishReason}`, {
       model,
@@ -219,14 +343,63 @@ export function fromGeminiResponse(
       usage,
     });
   }
+  const promptTokens = raw.usageMetadata?.promptTokenCount;
   const response: GenerateResponse = {
     toolCalls,
     usage,
     model,
     ...(text !== undefined ? { text } : {}),
     ...(finishReason !== undefined ? { finishReason } : {}),
+    ...(promptTokens !== undefined ? { promptTokens } : {}),
   };
   return response;
+}
+
+/** The token to continue from, when a response stopped at CONTINUATION with one. */
+export function continuationTokenOf(raw: GenerateContentResponse): string | undefined {
+  const candidate = raw.candidates?.[0];
+  return candidate?.finishReason === "CONTINUATION" && candidate.continuationToken
+    ? candidate.continuationToken
+    : undefined;
+}
+
+/**
+ * The hops of one continued answer as one response: the parts in order, the last hop's finish,
+ * every hop's billed tokens summed (each hop is a request the provider bills), and as the prompt
+ * size the first hop's promptTokenCount, since every hop re-reads the same request.
+ */
+export function joinHops(hops: readonly GenerateContentResponse[]): GenerateContentResponse {
+  const first = hops[0];
+  const last = hops.at(-1);
+  if (!first || !last || hops.length === 1) return first ?? ({} as GenerateContentResponse);
+  const sum = (
+    field:
+      | "promptTokenCount"
+      | "candidatesTokenCount"
+      | "thoughtsTokenCount"
+      | "cachedContentTokenCount"
+      | "toolUsePromptTokenCount",
+  ) => hops.reduce((total, hop) => total + (hop.usageMetadata?.[field] ?? 0), 0);
+  const lastCandidate = last.candidates?.[0];
+  return {
+    ...last,
+    candidates: [
+      {
+        ...lastCandidate,
+        content: {
+          role: "model",
+          parts: hops.flatMap((hop) => hop.candidates?.[0]?.content?.parts ?? []),
+        },
+      },
+    ],
+    usageMetadata: {
+      promptTokenCount: sum("promptTokenCount"),
+      candidatesTokenCount: sum("candidatesTokenCount"),
+      thoughtsTokenCount: sum("thoughtsTokenCount"),
+      cachedContentTokenCount: sum("cachedContentTokenCount"),
+      toolUsePromptTokenCount: sum("toolUsePromptTokenCount"),
+    },
+  } as GenerateContentResponse;
 }
 
 /**
@@ -234,10 +407,10 @@ export function fromGeminiResponse(
  * thinkingTokens); tool-use prompt tokens (built-in tools) are input the provider read on our
  * behalf. promptTokenCount already includes the cached part.
  */
-export function usageOf(raw: GenerateContentResponse): Usage {
+export function usageOf(raw: GenerateContentResponse, requests = 1): Usage {
   const meta = raw.usageMetadata;
   return {
-    llmCalls: 1,
+    llmCalls: requests,
     inputTokens: (meta?.promptTokenCount ?? 0) + (meta?.toolUsePromptTokenCount ?? 0),
     outputTokens: (meta?.candidatesTokenCount ?? 0) + (meta?.thoughtsTokenCount ?? 0),
     cachedInputTokens: meta?.cachedContentTokenCount ?? 0,

@@ -1,13 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { type Content, GoogleGenAI, type GoogleGenAIOptions } from "@google/genai";
+import {
+  type Content,
+  type GenerateContentResponse,
+  GoogleGenAI,
+  type GoogleGenAIOptions,
+} from "@google/genai";
 import { DEFAULT_ROLE_SETTINGS, type ModelRole, roleModelId } from "../config/model-settings.js";
-import { ConfigError, ModelOutputError } from "../domain/errors.js";
+import { ConfigError, type FerretError, ModelOutputError } from "../domain/errors.js";
 import { type Usage, UsageSchema } from "../domain/results.js";
 import { estimateCostUsd, priceOf } from "./cost.js";
 import { classifyProviderError } from "./errors.js";
 import {
+  continuationTokenOf,
   fromGeminiResponse,
   GENERATED_CALL_ID_PREFIX,
+  joinHops,
   toGeminiConfig,
   toGeminiContents,
 } from "./gemini-mapping.js";
@@ -27,6 +34,13 @@ import {
 
 /** Vertex embedding requests that go out at once when each carries a single text. */
 const EMBED_CONCURRENCY = 4;
+
+/**
+ * Requests one answer may take when the provider stops it at CONTINUATION: the first plus this
+ * many continuations. Each hop is billed and counted; an answer still unfinished after them is
+ * a failed one, like a MAX_TOKENS stop.
+ */
+const MAX_CONTINUATIONS = 4;
 
 /**
  * The production Model over @google/genai, for the Developer API (key) and Vertex AI (ADC).
@@ -75,7 +89,9 @@ export class GeminiModel implements Model {
    * Asks the provider whether each configured model exists (models.get): a retired id answers
    * 404, which this reports per model instead of failing the first investigation at planning.
    */
-  async checkModels(): Promise<Array<{ model: string; ok: boolean; error?: string }>> {
+  async checkModels(): Promise<
+    Array<{ model: string; ok: boolean; error?: string; code?: FerretError["code"]; retryable?: boolean }>
+  > {
     const ids = [...this.modelIds(), this.embeddingModel];
     return Promise.all(
       ids.map(async (model) => {
@@ -83,7 +99,15 @@ export class GeminiModel implements Model {
           await this.client.models.get({ model });
           return { model, ok: true };
         } catch (error) {
-          return { model, ok: false, error: classifyProviderError(error).message };
+          // code and retryable let a pre-flight tell "no such model" from "could not ask".
+          const classified = classifyProviderError(error);
+          return {
+            model,
+            ok: false,
+            error: classified.message,
+            code: classified.code,
+            retryable: classified.retryable,
+          };
         }
       }),
     );
@@ -91,30 +115,46 @@ export class GeminiModel implements Model {
 
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
     const role = this.roleSettings(request.purpose);
-    let raw: Awaited<ReturnType<GoogleGenAI["models"]["generateContent"]>>;
-    try {
-      raw = await this.client.models.generateContent({
-        model: role.model,
-        contents: toGeminiContents(request.messages),
-        config: toGeminiConfig(request, {
-          vertexai: this.options.vertexai,
-          model: role.model,
-          role,
-          ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
-        }),
-      });
-    } catch (error) {
-      throw classifyProviderError(error);
-    }
+    const contents = toGeminiContents(request.messages, { model: role.model });
+    const config = toGeminiConfig(request, {
+      vertexai: this.options.vertexai,
+      model: role.model,
+      role,
+      ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
+    });
+    // One HTTP request per hop: the SDK's automatic continuation is off (toGeminiConfig), and a
+    // CONTINUATION answer is continued here, each hop counted as the request it is.
+    const hops: GenerateContentResponse[] = [];
+    let token: string | undefined;
+    do {
+      try {
+        hops.push(
+          await this.client.models.generateContent({
+            model: role.model,
+            contents,
+            config: token ? { ...config, continuationToken: token } : config,
+          }),
+        );
+      } catch (error) {
+        throw classifyProviderError(error);
+      }
+      token = continuationTokenOf(hops.at(-1)!);
+    } while (token !== undefined && hops.length <= MAX_CONTINUATIONS);
     const price = priceOf(this.options.prices ?? {}, role.model);
     try {
       // Thought signatures come back on the calls themselves (ToolCallRequest.signature).
       const response = fromGeminiResponse(
-        raw,
+        joinHops(hops),
         role.model,
         () => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`,
+        hops.length,
       );
-      return { ...response, usage: withCost(response.usage, price) };
+      const promptTokens = hops[0]?.usageMetadata?.promptTokenCount;
+      return {
+        ...response,
+        usage: withCost(response.usage, price),
+        ...(promptTokens !== undefined ? { promptTokens } : {}),
+      };
     } catch (error) {
       // A refused or truncated answer was still billed: its usage travels with the error.
       if (error instanceof ModelOutputError && isUsage(error.details?.usage)) {

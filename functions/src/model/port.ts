@@ -40,7 +40,8 @@ export interface ToolCallRequest {
   /**
    * Opaque provider state tied to the call (Gemini's thought signature), echoed back with it
    * on later turns. It travels with the call, so a step history saved to storage and resumed
-   * in another process still carries it.
+   * in another process still carries it. Calls ferret writes itself (a step's planned calls) have
+   * none; the Gemini adapter gives those the documented dummy signature when it sends them.
    */
   signature?: string;
 }
@@ -80,9 +81,16 @@ export interface GenerateRequest {
 export interface GenerateResponse {
   text?: string;
   toolCalls: ToolCallRequest[];
+  /** Everything billed for this answer: every request, continuation hops and nudged retries included. */
   usage: Usage;
   model: string;
   finishReason?: string;
+  /**
+   * The prompt of the request that answered, counted once: the context size. usage.inputTokens
+   * can be a multiple of it (a continued answer re-reads the prompt per hop, a nudged retry sends
+   * it again), so the compression threshold reads this instead.
+   */
+  promptTokens?: number;
 }
 
 export type EmbedTask = "RETRIEVAL_DOCUMENT" | "RETRIEVAL_QUERY" | "SEMANTIC_SIMILARITY";

@@ -67,6 +67,9 @@ export function shouldRetry(error: unknown): boolean {
  * asks for the declared form; the model's earlier (broken) answer is not echoed.
  */
 export function nudgeText(error: ModelGlitchError): string {
+  if (error.glitch === "too_many_tool_calls") {
+    return "Your previous reply stopped because it called too many functions in a row. Answer again with fewer function calls: only those you still need, or none if what you have is enough to reply in the requested format.";
+  }
   const what =
     error.glitch === "malformed_function_call"
       ? "Your previous reply contained a malformed function call."

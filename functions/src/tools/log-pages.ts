@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { extractIocs, type Ioc } from "../domain/ioc.js";
+import type { Ioc } from "../domain/ioc.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
+import { logRowIocs } from "../domain/log-row-iocs.js";
 import type { LogWarehouse, QueryRequest, QueryResult, SqlParam } from "../ports/log-warehouse.js";
 import { type RunbookLibrary, renderRunbook } from "../sql/runbooks.js";
 import type { ToolContext, ToolOutput } from "./port.js";
@@ -137,9 +138,11 @@ export async function readLogPage(
     : base;
   const { result, rows } = await boundedPage(deps.warehouse, request, deps.limits, guard);
   const label = input.runbook ? `runbook ${input.runbook}` : "query";
-  const iocs: Ioc[] = extractIocs(JSON.stringify(rows))
-    .slice(0, LOG_QUERY_LIMITS.maxIocs)
-    .map((ioc) => ({ ...ioc, context: `seen in ${label} results` }));
+  // The same typing rules as a finding's (domain/ioc-rules.ts): versions are not addresses, commands not domains.
+  const iocs: Ioc[] = logRowIocs(rows, LOG_QUERY_LIMITS.maxIocs).map((ioc) => ({
+    ...ioc,
+    context: `seen in ${label} results`,
+  }));
   const summary =
     result.totalRows === 0
       ? `${label}: no rows matched (check the window and filters; an empty table and a quiet host look the same).`

@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
-import { inspectNotification, printInspectReport } from "../../../functions/src/cli/inspect.js";
+import {
+  inspectFile,
+  inspectNotification,
+  printInspectFile,
+  printInspectReport,
+} from "../../../functions/src/cli/inspect.js";
 import { ConfigSchema } from "../../../functions/src/config/config.js";
 import { InvalidInputError } from "../../../functions/src/domain/errors.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
@@ -20,7 +25,7 @@ function printed(path: string, describeCategory?: (c: string) => string | undefi
     config,
     ...(describeCategory ? { describeCategory } : {}),
   });
-  printInspectReport({ line: (l) => lines.push(l) }, report, describeCategory !== undefined);
+  printInspectReport({ line: (l) => lines.push(l) }, report);
   return lines;
 }
 
@@ -67,7 +72,10 @@ describe("ferret inspect", () => {
     assert.ok(lines.includes("ingest: skip (the finding state is INACTIVE, not ACTIVE)"), lines.join("\n"));
     assert.ok(lines.some((l) => l.startsWith("kept verbatim: ") && l.includes("dataAccessEvents")));
     assert.ok(lines.includes("note: sourceProperties was [], read as no properties"));
-    assert.ok(lines.includes("catalog: no category catalog in this build"));
+    assert.ok(
+      lines.some((l) => l.startsWith("catalog: ") && !l.includes("no category catalog")),
+      lines.join("\n"),
+    );
   });
 
   it("shows a severity taken from a hint and where it came from", () => {
@@ -91,7 +99,67 @@ describe("ferret inspect", () => {
     const lines = printed(real("sra-etd-bad-ip"), (c) =>
       c === "C2: Bad IP" ? "C2: Bad IP — T1071" : undefined,
     );
-    assert.ok(lines.includes("catalog: C2: Bad IP — T1071"));
+    assert.ok(lines.includes("  C2: Bad IP — T1071"));
+  });
+
+  it("names the detector and the catalog match, or why there is none", () => {
+    const legacy = printed(real("sra-etd-bad-ip"));
+    // "C2: Bad IP" is the 2019 name of Malware: Bad IP; the detector is named by its sourceProperties.
+    assert.ok(
+      legacy.includes(
+        'catalog: Malware: Bad IP (as "C2: Bad IP", a known spelling): ferret\'s entry, playbook bad_indicator',
+      ),
+      legacy.join("\n"),
+    );
+    assert.ok(
+      legacy.some((l) => l.startsWith("  detector: Event Threat Detection (from catalog)")),
+      legacy.join("\n"),
+    );
+    const named = printed(real("soar-scc-get-finding-details-public-bucket"));
+    assert.ok(
+      named.some((l) => l.startsWith("  detector: Security Health Analytics (from parentDisplayName)")),
+    );
+    const custom = printed(real("jorgecalo-etd-v2-gridtide-custom"));
+    assert.ok(
+      custom.includes(
+        "catalog: none: a custom source's category (Google's saved pages do not list it); the generic plan applies",
+      ),
+      custom.join("\n"),
+    );
+    const generated = printed(real("soar-scc-asset-vulnerabilities"));
+    assert.ok(
+      generated.some((l) => l.startsWith("catalog: OS_VULNERABILITY: generated from Google's list")),
+      generated.join("\n"),
+    );
+  });
+
+  it("inspects a file of several findings finding by finding, saying where each was", () => {
+    const report = inspectFile(real("soar-scc-asset-vulnerabilities"), { json: false, config });
+    assert.equal(report.container, "a JSON array");
+    assert.deepEqual(
+      report.findings.map((f) => [f.origin, f.finding.category]),
+      [
+        ["[0]", "OS_VULNERABILITY"],
+        ["[1]", "OS_VULNERABILITY"],
+        ["[2]", "COMPUTE_SECURE_BOOT_DISABLED"],
+      ],
+    );
+    const lines: string[] = [];
+    printInspectFile({ line: (l) => lines.push(l) }, report);
+    assert.ok(lines[0]?.endsWith("a JSON array with 3 finding(s)"), lines[0]);
+    assert.ok(lines.includes("\n— finding 3 of 3 ([2]) —"));
+  });
+
+  it("reads JSON Lines and an empty ListFindings response in one file", () => {
+    const lines = fromRoot("test", "fixtures", "real", "scc", "elastic-google-scc-test-finding.log");
+    const report = inspectFile(lines, { json: false, config });
+    assert.equal(report.container, "JSON Lines");
+    assert.deepEqual(
+      report.findings.map((f) => [f.origin, f.finding.category]),
+      [["line 1", "application"]],
+    );
+    // The mute annotator ("Unmuted by john@gmail.com") is bookkeeping, shown as context.
+    assert.deepEqual(report.findings[0]?.iocs, []);
   });
 
   it("keeps escape sequences and invisible characters in a hostile finding off the terminal", () => {
@@ -116,6 +184,14 @@ describe("ferret inspect", () => {
     assert.throws(
       () => inspectNotification(tempFile({ finding: { category: "x" } }), { json: false, config }),
       (e: unknown) => e instanceof InvalidInputError && /finding\.name/.test(e.message),
+    );
+    assert.throws(
+      () => inspectNotification(tempFile({ data: [{ id: 1 }] }), { json: false, config }),
+      (e: unknown) =>
+        e instanceof InvalidInputError &&
+        /holds no SCC finding: it is an object with keys data; expected a Pub\/Sub notification/.test(
+          e.message,
+        ),
     );
   });
 
@@ -147,7 +223,7 @@ describe("ferret inspect", () => {
     await assert.rejects(
       run(process.execPath, ["--import", "tsx", cli, "inspect", tempFile({ nope: 1 })]),
       (e: { code?: number; stderr?: string }) =>
-        e.code === 2 && /not an SCC notification/.test(e.stderr ?? ""),
+        e.code === 2 && /holds no SCC finding.*expected a Pub\/Sub notification/.test(e.stderr ?? ""),
     );
   });
 });

@@ -63,11 +63,14 @@ describe("findingIocs reads sourceProperties, nested and flattened", () => {
     ]);
   });
 
-  it("takes attacker IPs, private ones included, from structured fields", () => {
+  it("takes a private attacker IP as an internal endpoint, not an IOC, with its path", () => {
     const f = finding({
       sourceProperties: { loginAttempts: [{ sourceIp: "10.200.0.2", userName: "bob.schmidt" }] },
     });
-    assert.deepEqual(iocs(f), [["ip", "10.200.0.2", "sourceProperties.loginAttempts[0].sourceIp"]]);
+    assert.deepEqual(iocs(f), []);
+    assert.deepEqual(findingIocOccurrences(f).internalEndpoints, [
+      { value: "10.200.0.2", path: "sourceProperties.loginAttempts[0].sourceIp" },
+    ]);
   });
 
   it("does not read an account name as a domain, nor a file path", () => {

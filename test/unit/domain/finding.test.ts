@@ -364,11 +364,14 @@ describe("findingIocs", () => {
 });
 
 describe("malformed payloads", () => {
-  it("rejects a payload without a finding, naming the field", () => {
+  it("rejects a payload without a finding, saying what was expected", () => {
     const n = sccNotification("v1-cryptominer");
     delete (n as Partial<typeof n>).finding;
     const error = invalidInput(() => ingestPayload(n));
-    assert.match(error.message, /^not an SCC notification: finding: /);
+    assert.match(
+      error.message,
+      /^not an SCC notification: no finding in it; expected a Pub\/Sub notification/,
+    );
   });
 
   it("rejects a finding without a category, or with an empty one", () => {
@@ -460,7 +463,7 @@ describe("malformed payloads", () => {
     it(`rejects ${JSON.stringify(payload)} (not an object) at the root`, () => {
       assert.match(
         invalidInput(() => ingestPayload(payload)).message,
-        /^not an SCC notification: \(root\): /,
+        /^not an SCC notification: no finding in it; expected /,
       );
     });
   }

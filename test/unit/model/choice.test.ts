@@ -6,6 +6,7 @@ import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import { appDepsFor, type Runtime } from "../../../functions/src/entry/runtime.js";
 import { chooseModel } from "../../../functions/src/model/choice.js";
+import { RequestRejectedError } from "../../../functions/src/model/errors.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
@@ -59,6 +60,67 @@ describe("chooseModel: which model serves an investigation", () => {
       chooseModel({ primary, fallbackToOffline: true }).model,
       primary,
       "no offline model to offer",
+    );
+  });
+});
+
+describe("appDepsFor: why an investigation left its LLM is logged", () => {
+  function runtimeWith(primary: ScriptedModel, lines: Array<[string, string, Record<string, unknown>]>) {
+    const record =
+      (level: string) =>
+      (message: string, fields: Record<string, unknown> = {}) => {
+        lines.push([level, message, fields]);
+      };
+    const logger = {
+      ...silentLogger,
+      warn: record("warn"),
+      error: record("error"),
+      child: () => logger,
+    };
+    return {
+      config: loadConfig({ env: {} }),
+      logger,
+      catalog: createToolRegistry([]),
+      tables: [],
+      primaryModel: primary,
+      offlineModel: new ScriptedModel(["offline answer"], { name: "offline-playbook", offline: true }),
+      now: () => new Date(),
+    } as unknown as Runtime;
+  }
+  const fresh = { id: "inv-3", fellBackToOffline: false } as Investigation;
+  const ask: GenerateRequest = { purpose: "planner", system: "", messages: [{ role: "user", text: "plan" }] };
+
+  it("a request the provider refused is logged as ferret's bug, at error level, with the provider's words", async () => {
+    const refused = new RequestRejectedError(
+      "Gemini 400 INVALID_ARGUMENT: Function call is missing a thought_signature … — a ferret bug",
+      "Function call is missing a thought_signature in functionCall parts.",
+      undefined,
+    );
+    const lines: Array<[string, string, Record<string, unknown>]> = [];
+    const deps = appDepsFor(
+      runtimeWith(new ScriptedModel({ planner: [refused] }, { name: "g" }), lines),
+      fresh,
+    );
+    assert.equal((await deps.model.generate(ask)).text, "offline answer");
+    assert.equal(lines.length, 1);
+    const [level, message, fields] = lines[0]!;
+    assert.equal(level, "error");
+    assert.match(message, /^ferret bug: /);
+    assert.equal(
+      fields.providerMessage,
+      "Function call is missing a thought_signature in functionCall parts.",
+    );
+    assert.equal(fields.purpose, "planner");
+  });
+
+  it("an outage is a warning, not a bug", async () => {
+    const lines: Array<[string, string, Record<string, unknown>]> = [];
+    const down = new ModelUnavailableError("Gemini 503 UNAVAILABLE");
+    const deps = appDepsFor(runtimeWith(new ScriptedModel({ planner: [down] }, { name: "g" }), lines), fresh);
+    await deps.model.generate(ask);
+    assert.deepEqual(
+      lines.map(([level]) => level),
+      ["warn"],
     );
   });
 });

@@ -12,6 +12,7 @@ import {
   isTokenLimitError,
   ProviderUnavailableError,
   parseTokenLimit,
+  RequestRejectedError,
 } from "../../../functions/src/model/errors.js";
 
 /** What @google/genai throws for a non-OK JSON response: the body, stringified, as message. */
@@ -245,7 +246,7 @@ describe("classifyProviderError: not retryable", () => {
     }
   });
 
-  it("other 400s mean we sent something the provider rejects", () => {
+  it("a 400 INVALID_ARGUMENT is ferret's own bug: not retried, but unavailable so the offline model takes over", () => {
     const error = classifyProviderError(
       apiError(400, {
         error: {
@@ -256,9 +257,28 @@ describe("classifyProviderError: not retryable", () => {
         },
       }),
     );
+    assert.ok(error instanceof RequestRejectedError);
+    assert.ok(error instanceof ModelUnavailableError, "withFallback diverts on it");
+    assert.equal(error.retryable, false);
+    assert.equal(error.final, "request_rejected");
+    assert.equal(error.ferretBug, true);
+    assert.match(error.message, /a ferret bug/);
+    assert.match(error.providerMessage, /Unknown name "foo"/);
+  });
+
+  it("other 4xx stay invalid input (a precondition the user must fix is not ferret's bug)", () => {
+    const error = classifyProviderError(
+      apiError(400, {
+        error: {
+          code: 400,
+          message: "User location is not supported for the API use.",
+          status: "FAILED_PRECONDITION",
+        },
+      }),
+    );
     assert.equal(error.code, "invalid_input");
     assert.equal(error.retryable, false);
-    assert.equal(error.details?.providerStatus, "INVALID_ARGUMENT");
+    assert.ok(!(error instanceof ModelUnavailableError));
   });
 
   it("passes our own errors through and wraps SDK-side failures as config", () => {

@@ -2,14 +2,21 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { type Content, type GenerateContentResponse, GoogleGenAI } from "@google/genai";
 import { DEFAULT_PRICES } from "../../../functions/src/config/model-settings.js";
 import { ModelOutputError, ModelUnavailableError } from "../../../functions/src/domain/errors.js";
-import { ModelGlitchError, ProviderUnavailableError } from "../../../functions/src/model/errors.js";
+import {
+  classifyProviderError,
+  ModelGlitchError,
+  ProviderUnavailableError,
+  RequestRejectedError,
+} from "../../../functions/src/model/errors.js";
 import { withFallback } from "../../../functions/src/model/fallback.js";
 import { GeminiModel } from "../../../functions/src/model/gemini.js";
+import { usageOf } from "../../../functions/src/model/gemini-mapping.js";
 import type { GenerateRequest, ToolDeclaration } from "../../../functions/src/model/port.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
-import { FakeGemini, type FakeReply } from "../../helpers/fake-gemini.js";
+import { FakeGemini, type FakeReply, textAnswer } from "../../helpers/fake-gemini.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 /**
@@ -325,6 +332,46 @@ describe("replay: refusals and errors of both backends", () => {
   });
 });
 
+describe("replay: Gemini's refusals of requests ferret built", () => {
+  it("the recorded missing-signature 400 is ferret's bug: one request, then the offline model", async () => {
+    server.reply(quoted("gemini-api-400-missing-thought-signature.json", 400));
+    const offline = new ScriptedModel(["offline answer"], { name: "offline-playbook", offline: true });
+    let reason: unknown;
+    const model = withFallback(withRetry(developer("gemini-3.5-flash"), noWait), offline, {
+      onFallback: (r) => (reason = r.error),
+    });
+    assert.equal((await model.generate(ask("hi"))).text, "offline answer");
+    assert.equal(server.requests.length, 1);
+    assert.ok(reason instanceof RequestRejectedError);
+    assert.match(
+      reason.providerMessage,
+      /^Function call is missing a thought_signature in functionCall parts\./,
+    );
+  });
+
+  it("so is the recorded Vertex thinking-level 400 (array-wrapped)", async () => {
+    server.reply(quoted("vertex-400-thinking-level-medium.json", 400));
+    await assert.rejects(vertex("gemini-3.5-flash").generate(ask("hi")), (error) => {
+      assert.ok(error instanceof RequestRejectedError);
+      assert.match(error.providerMessage, /thinking_level MEDIUM is not supported by this model/);
+      return true;
+    });
+  });
+
+  it("ferret moves a role's level to one the model takes, so Gemini 3 Pro is not refused", async () => {
+    // The executor role thinks at MEDIUM; gemini-3-pro-preview takes only LOW and HIGH.
+    server.reply(textAnswer("ok"));
+    const response = await vertex("gemini-3-pro-preview").generate(ask("hi"));
+    assert.equal(response.text, "ok");
+    assert.equal(server.requests[0]!.refusedBy, undefined);
+    assert.deepEqual(
+      (server.requests[0]!.body as { generationConfig: { thinkingConfig: unknown } }).generationConfig
+        .thinkingConfig,
+      { thinkingLevel: "HIGH" },
+    );
+  });
+});
+
 describe("replay: embeddings", () => {
   it("reads a recorded Vertex :predict embedding (768 values) and normalizes it", async () => {
     server.reply(
@@ -340,5 +387,119 @@ describe("replay: embeddings", () => {
     assert.equal(vector?.length, 768);
     assert.ok(Math.abs(Math.hypot(...(vector ?? [])) - 1) < 1e-9);
     assert.equal(server.requests[0]!.path, "/v1beta1/publishers/google/models/text-embedding-004:predict");
+  });
+});
+
+/** A recorded stream (streamGenerateContent?alt=sse), served as the SSE body it was. */
+function recordedStream(name: string, index: number): FakeReply {
+  const { response } = recording(name).interactions[index]!;
+  return {
+    status: response.statusCode,
+    contentType: "text/event-stream",
+    raw: response.bodySegments.map((segment) => `data: ${JSON.stringify(segment)}\r\n\r\n`).join(""),
+  };
+}
+
+const GEMINI3_PRO_CHAT =
+  "Chats_Tests_chats_function_calling_Vertex_AI_with_streaming_function_calling_arguments_stream";
+const GEMINI3_PRO_MCP =
+  "MCP_related_client_Tests_generateContentStream_with_streamFunctionCallingArguments_enabled_Vertex_AI_should_stream_arguments_when_afc_is_disabled_explicitly";
+
+describe("replay: Gemini 3 Pro (Vertex AI) through the SDK against the strict fake", () => {
+  const sdk = () => new GoogleGenAI({ vertexai: true, apiKey: "k", httpOptions: { baseUrl } });
+  type RecordedBody = { contents: Content[]; tools: unknown; toolConfig: unknown };
+  const requestOf = (name: string, index: number) =>
+    recording(name).interactions[index]!.request.bodySegments[0] as RecordedBody;
+  const streamed = async (body: RecordedBody) => {
+    const chunks: GenerateContentResponse[] = [];
+    const stream = await sdk().models.generateContentStream({
+      model: "gemini-3-pro-preview",
+      contents: body.contents,
+      config: { tools: body.tools, toolConfig: body.toolConfig } as never,
+    });
+    for await (const chunk of stream) chunks.push(chunk);
+    return chunks;
+  };
+
+  it("every recorded Gemini 3 function-call answer signs its first call, and reports thinking tokens", async () => {
+    for (const name of [GEMINI3_PRO_CHAT, GEMINI3_PRO_MCP]) {
+      server.reply(recordedStream(name, 0));
+      const chunks = await streamed(requestOf(name, 0));
+      const calls = chunks
+        .flatMap((c) => c.candidates?.[0]?.content?.parts ?? [])
+        .filter((p) => p.functionCall);
+      assert.ok(calls[0]?.thoughtSignature, `${name}: the first function-call part carries a signature`);
+      const usage = usageOf(chunks.at(-1)!);
+      assert.ok((usage.thinkingTokens ?? 0) > 0, `${name}: Gemini 3 Pro thought before calling`);
+      assert.equal(
+        usage.outputTokens,
+        (chunks.at(-1)!.usageMetadata?.candidatesTokenCount ?? 0) + (usage.thinkingTokens ?? 0),
+      );
+    }
+  });
+
+  it("takes the SDK's recorded echo of the signed call, and refuses the same history unsigned as Vertex does", async () => {
+    server.reply(recordedStream(GEMINI3_PRO_CHAT, 0), recordedStream(GEMINI3_PRO_CHAT, 1));
+    await streamed(requestOf(GEMINI3_PRO_CHAT, 0));
+    const echoed = requestOf(GEMINI3_PRO_CHAT, 1);
+    const answer = await streamed(echoed);
+    assert.equal(answer.map((c) => c.text ?? "").join(""), "The result of 100/2 is 51.");
+    assert.equal(server.requests[1]!.refusedBy, undefined);
+
+    const unsigned = structuredClone(echoed);
+    for (const part of unsigned.contents[1]!.parts ?? []) delete part.thoughtSignature;
+    await assert.rejects(streamed(unsigned), (error) => {
+      const classified = classifyProviderError(error);
+      assert.ok(classified instanceof RequestRejectedError, "ferret's bug, diverted to the offline model");
+      assert.match(
+        classified.providerMessage,
+        /^Unable to submit request because function call `default_api:customDivide` in the 2\. content block is missing a `thought_signature`/,
+      );
+      return true;
+    });
+    assert.equal(server.requests[2]!.refusedBy, "thought-signature-current-turn");
+  });
+});
+
+describe("replay: the SDK's automatic continuation, and ferret's", () => {
+  const continued = (): FakeReply[] => [
+    {
+      json: {
+        candidates: [
+          {
+            content: { role: "model", parts: [{ text: "first half, " }] },
+            finishReason: "CONTINUATION",
+            continuationToken: "aG9wLTE=",
+          },
+        ],
+        usageMetadata: { promptTokenCount: 500, candidatesTokenCount: 20, totalTokenCount: 520 },
+      },
+    },
+    {
+      json: {
+        candidates: [{ content: { role: "model", parts: [{ text: "second half" }] }, finishReason: "STOP" }],
+        usageMetadata: { promptTokenCount: 500, candidatesTokenCount: 10, totalTokenCount: 510 },
+      },
+    },
+  ];
+
+  it("@google/genai 3.1.0 continues on its own by default and sums every token count, the prompt included", async () => {
+    server.reply(...continued());
+    const raw = await new GoogleGenAI({ apiKey: "k", httpOptions: { baseUrl } }).models.generateContent({
+      model: "gemini-3.5-flash",
+      contents: "hi",
+    });
+    assert.equal(server.requests.length, 2, "one generateContent call, two HTTP requests");
+    assert.equal(raw.usageMetadata?.promptTokenCount, 1_000, "the 500-token prompt counted twice");
+    assert.equal(raw.candidates?.[0]?.finishReason, "STOP");
+  });
+
+  it("ferret turns it off and continues itself: two counted requests, the prompt once as context", async () => {
+    server.reply(...continued());
+    const response = await developer("gemini-3.5-flash").generate(ask("hi"));
+    assert.equal(server.requests.length, 2);
+    assert.equal(response.text, "first half, second half");
+    assert.equal(response.usage.llmCalls, 2);
+    assert.equal(response.promptTokens, 500);
   });
 });

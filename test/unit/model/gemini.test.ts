@@ -8,6 +8,7 @@ import {
 } from "../../../functions/src/domain/errors.js";
 import { ModelGlitchError, ProviderUnavailableError } from "../../../functions/src/model/errors.js";
 import { GeminiModel } from "../../../functions/src/model/gemini.js";
+import { INJECTED_CALL_SIGNATURE, THINKING_ROOM } from "../../../functions/src/model/gemini-mapping.js";
 import { MessageSchema } from "../../../functions/src/model/message-schema.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { nudgeText, withRetry } from "../../../functions/src/model/retry.js";
@@ -101,6 +102,8 @@ describe("GeminiModel.generate: what goes on the wire", () => {
                 name: "query_logs",
                 args: { table: "activity", hours: 2 },
               },
+              // A model turn with no signature of its own (ferret wrote it) carries the documented dummy.
+              thoughtSignature: INJECTED_CALL_SIGNATURE,
             },
           ],
         },
@@ -136,9 +139,10 @@ describe("GeminiModel.generate: what goes on the wire", () => {
           ],
         },
       ],
-      // Gemini 3 keeps its default temperature; the role's thinking level goes out instead.
+      // Gemini 3 keeps its default temperature; the role's thinking level goes out instead, and
+      // the cap is the answer's 2048 plus the room MEDIUM thinking gets.
       generationConfig: {
-        maxOutputTokens: 2048,
+        maxOutputTokens: 2048 + THINKING_ROOM.medium,
         thinkingConfig: { thinkingLevel: "MEDIUM" },
         responseMimeType: "application/json",
         responseJsonSchema: {
@@ -160,7 +164,12 @@ describe("GeminiModel.generate: what goes on the wire", () => {
     assert.deepEqual(sent.body, {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
       systemInstruction: { parts: [{ text: "You plan." }] },
-      generationConfig: { temperature: 0.1, maxOutputTokens: 8192, thinkingConfig: { thinkingBudget: 4096 } },
+      // The 4096-token thinking budget counts against maxOutputTokens on 2.5, so the cap adds it.
+      generationConfig: {
+        temperature: 0.1,
+        maxOutputTokens: 8192 + 4096,
+        thinkingConfig: { thinkingBudget: 4096 },
+      },
     });
   });
 });
@@ -468,8 +477,8 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
     assert.deepEqual(
       server.requests.map((r) => (r.body as { generationConfig: unknown }).generationConfig),
       [
-        { maxOutputTokens: 1000, thinkingConfig: { thinkingLevel: "HIGH" } },
-        { maxOutputTokens: 1000, thinkingConfig: { thinkingBudget: 512 } },
+        { maxOutputTokens: 1000 + THINKING_ROOM.high, thinkingConfig: { thinkingLevel: "HIGH" } },
+        { maxOutputTokens: 1000 + 512, thinkingConfig: { thinkingBudget: 512 } },
         { maxOutputTokens: 1000 },
       ],
     );
@@ -687,7 +696,10 @@ describe("GeminiModel on Vertex AI (express mode against the fake)", () => {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
       systemInstruction: { parts: [{ text: "You plan." }] },
       labels: { investigation_id: "inv_abc-1", purpose: "planner" },
-      generationConfig: { maxOutputTokens: 8192, thinkingConfig: { thinkingLevel: "MEDIUM" } },
+      generationConfig: {
+        maxOutputTokens: 8192 + THINKING_ROOM.medium,
+        thinkingConfig: { thinkingLevel: "MEDIUM" },
+      },
     });
     assert.deepEqual(
       server.requests.slice(1).map((r) => [r.path, r.body]),

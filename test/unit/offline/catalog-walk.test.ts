@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
+import { DetectorSchema } from "../../../functions/src/domain/catalog/schema.js";
 import { CATEGORY_CATALOG, type CatalogEntry } from "../../../functions/src/domain/category-catalog.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { executorAnswer } from "../../../functions/src/model/offline/executor/index.js";
@@ -17,7 +18,7 @@ import { RealTools } from "./support/tools.js";
  * Each category is walked twice: as a bare finding (category and resource only) and as one
  * that names a principal, a caller IP and indicators.
  */
-const RESOURCE: Record<CatalogEntry["detector"], Finding["resource"]> = {
+const RESOURCE: Partial<Record<CatalogEntry["detector"], Finding["resource"]>> = {
   event_threat_detection: {
     name: "//cloudresourcemanager.googleapis.com/projects/acme-prod",
     type: "google.cloud.resourcemanager.Project",
@@ -41,11 +42,22 @@ const RESOURCE: Record<CatalogEntry["detector"], Finding["resource"]> = {
   },
 };
 
+/** Detectors without a resource of their own here watch a project, a workload or a configuration. */
+function resourceFor(detector: CatalogEntry["detector"]): Finding["resource"] {
+  const like: Partial<Record<CatalogEntry["detector"], CatalogEntry["detector"]>> = {
+    cloud_run_threat_detection: "container_threat_detection",
+    agent_engine_threat_detection: "container_threat_detection",
+    event_threat_detection_custom_module: "event_threat_detection",
+    sensitive_actions: "event_threat_detection",
+  };
+  return RESOURCE[detector] ?? RESOURCE[like[detector] ?? "security_health_analytics"] ?? { name: "" };
+}
+
 function bare(entry: CatalogEntry): Finding {
   return makeFinding({
     category: entry.category,
     findingClass: entry.findingClass,
-    resource: RESOURCE[entry.detector],
+    resource: resourceFor(entry.detector),
   });
 }
 
@@ -53,7 +65,7 @@ function rich(entry: CatalogEntry): Finding {
   return makeFinding({
     category: entry.category,
     findingClass: entry.findingClass,
-    resource: RESOURCE[entry.detector],
+    resource: resourceFor(entry.detector),
     access: {
       principalEmail: "svc-runner@acme-prod.iam.gserviceaccount.com",
       callerIp: "203.0.113.77",
@@ -117,9 +129,22 @@ async function idleSteps(finding: Finding): Promise<string[]> {
 }
 
 describe("every catalog category through the offline planner and executor", () => {
-  it("has a catalog that covers the five detectors", () => {
+  it("has a catalog with entries for every detector Google's saved pages list", () => {
     const detectors = new Set(CATEGORY_CATALOG.map((e) => e.detector));
-    assert.equal(detectors.size, 5);
+    for (const detector of [
+      "event_threat_detection",
+      "container_threat_detection",
+      "vm_threat_detection",
+      "cloud_run_threat_detection",
+      "agent_engine_threat_detection",
+      "security_health_analytics",
+      "web_security_scanner",
+      "rapid_vulnerability_detection",
+      "vm_manager",
+      "security_posture",
+      "scc_errors",
+    ] as const)
+      assert.ok(detectors.has(DetectorSchema.parse(detector)), detector);
     assert.ok(CATEGORY_CATALOG.length >= 100, `${CATEGORY_CATALOG.length} entries`);
   });
 

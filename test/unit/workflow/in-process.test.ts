@@ -76,7 +76,8 @@ describe("investigateWith runs the deployed YAML", () => {
       ),
       (error: unknown) =>
         error instanceof WorkflowError &&
-        /responded with error code 404; marking the investigation failed also failed: HTTP server responded with error code 404/.test(
+        // Each function's own words, never the bare status.
+        /^the planner refused: investigation inv-\w+ does not exist; marking the investigation failed also failed: the concluder refused: investigation inv-\w+ does not exist/.test(
           error.message,
         ),
     );

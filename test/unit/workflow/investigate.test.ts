@@ -154,7 +154,7 @@ describe("the deadline holds across retries", () => {
     // Attempts end at 60, 121 and 183 s; the next wait would end past the 150 s deadline.
     assert.match(
       String(markFailed?.body.reason),
-      /deadline leaves no time for another attempt after: HTTP server responded with error code 503/,
+      /deadline leaves no time for another attempt after: calling http:\/\/planner\.test failed: HTTP server responded with error code 503/,
     );
     assert.deepEqual((run.error as { tags?: unknown }).tags, ["DeadlineExceeded"]);
     // Marking it failed got a budget of its own, but the investigation did not run on.
@@ -233,7 +233,11 @@ describe("a permission error still reaches the investigation", () => {
       return { status: 500 };
     });
     const fail = run.calls.find((c) => c.host === "concluder.test");
-    assert.equal(fail?.body.reason, "workflow error: HTTP server responded with error code 403");
+    // No ferret body: Cloud Run's IAM check refused the call; the reason says which call and what is missing.
+    assert.equal(
+      fail?.body.reason,
+      "calling http://planner.test was refused (HTTP server responded with error code 403): the workflow's service account needs roles/run.invoker on that function",
+    );
     assert.equal((run.error as { code?: unknown }).code, 403);
   });
 
@@ -249,8 +253,103 @@ describe("a permission error still reaches the investigation", () => {
     assert.deepEqual(error.tags, ["HttpError"]);
     assert.equal(
       error.message,
-      "HTTP server responded with error code 401; marking the investigation failed also failed: HTTP server responded with error code 403",
+      "calling http://planner.test was refused (HTTP server responded with error code 401): the workflow's service account needs roles/run.invoker on that function; marking the investigation failed also failed: calling http://concluder.test was refused (HTTP server responded with error code 403): the workflow's service account needs roles/run.invoker on that function",
     );
     assert.ok(run.calls.filter((c) => c.host === "concluder.test").length > 1, "marking failed was retried");
+  });
+});
+
+/** The body a ferret function answers a failure with (entry/workflow-call.ts). */
+function refusal(fn: string, code: string, message: string, retryable = false) {
+  return { error: { function: fn, code, message, retryable } };
+}
+
+describe("a function's refusal reaches the investigation in its own words (issue 26)", () => {
+  const PLANNER_422 =
+    "offline-playbook cannot plan: the planner context offers no tool that can query logs or intelligence";
+
+  it("the planner's 422: the reason is its message, never the status line", async () => {
+    const run = await investigate((request, body) => {
+      const host = new URL(request.url).host;
+      if (host === "planner.test")
+        return { status: 422, body: refusal("planner", "model_output", PLANNER_422) };
+      if (host === "concluder.test" && body.mode === "fail")
+        return { status: 200, body: { status: "failed" } };
+      return { status: 500 };
+    });
+    assert.equal(run.calls.filter((c) => c.host === "planner.test").length, 1, "a 422 is not retried");
+    const fail = run.calls.find((c) => c.host === "concluder.test");
+    assert.equal(fail?.body.mode, "fail");
+    assert.equal(fail?.body.reason, `the planner refused: ${PLANNER_422}`);
+    assert.doesNotMatch(String(fail?.body.reason), /HTTP|422/);
+    // The execution's own error says the same, with the status kept as data.
+    const error = run.error as { message?: unknown; code?: unknown; tags?: unknown };
+    assert.equal(error.message, `the planner refused: ${PLANNER_422}`);
+    assert.equal(error.code, 422);
+    assert.deepEqual(error.tags, ["HttpError"]);
+  });
+
+  it("a step that fails inside the parallel wave: the reason is that step's message, not UnhandledBranchError", async () => {
+    const run = await investigate((request, body) => {
+      const host = new URL(request.url).host;
+      if (host === "planner.test")
+        return { status: 200, body: { next: { kind: "execute", stepIds: ["a", "b", "c"], reason: "plan" } } };
+      if (host === "step.test" && body.stepId === "a") return { status: 200, body: { status: "done" } };
+      if (host === "step.test")
+        return {
+          status: 500,
+          body: refusal(
+            "stepExecutor",
+            "internal",
+            `step ${String(body.stepId)}: Cannot read properties of undefined`,
+          ),
+        };
+      if (host === "concluder.test" && body.mode === "fail")
+        return { status: 200, body: { status: "failed" } };
+      return { status: 500 };
+    });
+    const fail = run.calls.find((c) => c.host === "concluder.test");
+    assert.match(
+      String(fail?.body.reason),
+      /^the stepExecutor failed: step [bc]: Cannot read properties of undefined \(and 1 more failed step\(s\)\)$/,
+    );
+    assert.deepEqual((run.error as { tags?: unknown }).tags, ["UnhandledBranchError"]);
+  });
+
+  it("a retryable failure that outlives the deadline names the function's last words", async () => {
+    const run = await investigate(
+      (request, body) => {
+        const host = new URL(request.url).host;
+        if (host === "planner.test")
+          return {
+            status: 503,
+            body: refusal("planner", "model_unavailable", "Gemini answered 503 UNAVAILABLE", true),
+          };
+        if (host === "concluder.test" && body.mode === "fail")
+          return { status: 200, body: { status: "failed" } };
+        return { status: 500 };
+      },
+      { deadlineSeconds: 20 },
+    );
+    const fail = run.calls.find((c) => c.host === "concluder.test");
+    assert.equal(
+      fail?.body.reason,
+      "the investigation deadline leaves no time for another attempt after: the planner failed: Gemini answered 503 UNAVAILABLE",
+    );
+  });
+
+  it("a body that is not ferret's (text, or JSON without error.message) falls back to which call failed", async () => {
+    const run = await investigate((request, body) => {
+      const host = new URL(request.url).host;
+      if (host === "planner.test") return { status: 400, body: { error: "bad request" } };
+      if (host === "concluder.test" && body.mode === "fail")
+        return { status: 200, body: { status: "failed" } };
+      return { status: 500 };
+    });
+    const fail = run.calls.find((c) => c.host === "concluder.test");
+    assert.equal(
+      fail?.body.reason,
+      "calling http://planner.test failed: HTTP server responded with error code 400",
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { BigQuery, type BigQueryOptions } from "@google-cloud/bigquery";
+import { OAuth2Client } from "google-auth-library";
 
 export interface BigQueryClientOptions {
   /** Project that runs and pays for the jobs. */
@@ -30,4 +31,17 @@ export function createBigQueryClient(options: BigQueryClientOptions): BigQuery {
     },
   });
   return client;
+}
+
+/**
+ * Client options for a local BigQuery stand-in at a loopback `endpoint`
+ * (FERRET_BIGQUERY_API_ENDPOINT): the library's own requests, with a token that never leaves
+ * the machine, so neither ADC nor the metadata server is consulted.
+ */
+export function localBigQueryOptions(
+  endpoint: string,
+): Pick<BigQueryClientOptions, "apiEndpoint" | "authClient"> {
+  const authClient = new OAuth2Client();
+  authClient.setCredentials({ access_token: "local-stand-in", expiry_date: Date.now() + 24 * 3_600_000 });
+  return { apiEndpoint: endpoint, authClient };
 }

@@ -1,4 +1,4 @@
-import type { CatalogEntry, Detector, PlaybookId } from "./schema.js";
+import type { CatalogEntryInput, Detector, PlaybookId } from "./schema.js";
 
 /*
  * SCC finding categories, written in ferret's own words from Google's detector documentation
@@ -14,15 +14,16 @@ const CTD =
 const VMTD = "https://cloud.google.com/security-command-center/docs/concepts-vm-threat-detection-overview";
 const SHA = "https://cloud.google.com/security-command-center/docs/concepts-vulnerabilities-findings";
 const WSS = "https://cloud.google.com/security-command-center/docs/concepts-web-security-scanner-overview";
+const SOURCES = "https://cloud.google.com/security-command-center/docs/concepts-security-sources";
 
 type Row = [category: string, playbook: PlaybookId, mitre: string[], meaning: string, investigate: string[]];
 
 function rows(
   detector: Detector,
-  findingClass: CatalogEntry["findingClass"],
+  findingClass: CatalogEntryInput["findingClass"],
   source: string,
   list: readonly Row[],
-): CatalogEntry[] {
+): CatalogEntryInput[] {
   return list.map(([category, playbook, mitre, meaning, investigate]) => ({
     category,
     detector,
@@ -216,13 +217,6 @@ const EVENT_THREATS: Row[] = [
     ["T1087.004"],
     "A service account's credential was used to list that same account's roles and permissions, typical right after a key is stolen.",
     ["Caller IP and user agent of the enumeration; the key used.", "What the account did next."],
-  ],
-  [
-    "Account has leaked credentials",
-    "credential_access",
-    ["T1552.001"],
-    "Google found a service account key published online (for example in a public repository).",
-    ["Use of the key from unfamiliar IPs since it leaked.", "Disable the key; find where it leaked."],
   ],
   [
     "Initial Access: Dormant Service Account Key Created",
@@ -1048,8 +1042,20 @@ const WEB: Row[] = [
   ],
 ];
 
-export const CATALOG_ENTRIES: readonly CatalogEntry[] = [
+/** Cloud Anomaly Detection, not Event Threat Detection, writes this one (detection services page). */
+const ANOMALIES: readonly Row[] = [
+  [
+    "Account has leaked credentials",
+    "credential_access",
+    ["T1552.001"],
+    "Google found a service account key published online (for example in a public repository).",
+    ["Use of the key from unfamiliar IPs since it leaked.", "Disable the key; find where it leaked."],
+  ],
+];
+
+export const CATALOG_ENTRIES: readonly CatalogEntryInput[] = [
   ...rows("event_threat_detection", "THREAT", ETD, EVENT_THREATS),
+  ...rows("anomaly_detection", "THREAT", SOURCES, ANOMALIES),
   ...rows("container_threat_detection", "THREAT", CTD, CONTAINER_THREATS),
   ...rows("vm_threat_detection", "THREAT", VMTD, VM_THREATS),
   ...rows("security_health_analytics", "MISCONFIGURATION", SHA, HEALTH),
