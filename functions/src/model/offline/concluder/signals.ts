@@ -106,7 +106,7 @@ export interface HistoryReading {
   principal: string;
   /** The principal has calls before the window at all: without history nothing is first-seen. */
   hasHistory: boolean;
-  /** Addresses, user agents and networks in the window that the look-back never showed. */
+  /** Addresses and networks in the window that the look-back never showed; user agents the new addresses used that it never showed. */
   newAddresses: string[];
   newAgents: string[];
   newNetworks: string[];
@@ -167,11 +167,23 @@ export function historyOf(subject: Subject, index: EvidenceIndex): HistoryReadin
   const recentManaged = [
     ...new Set(recent.flatMap((r) => r.accessLevels.filter((l) => MANAGED_LEVEL.test(l)))),
   ];
+  const newAddresses = before.length > 0 ? fresh((r) => r.callerIp, addresses) : [];
+  // A new client counts where the new address is: the same calls, not the principal's other work.
+  const fromNew = recent.filter((r) => r.callerIp && newAddresses.includes(r.callerIp));
   return {
     principal: subject.principal ?? principal,
     hasHistory: before.length > 0,
-    newAddresses: before.length > 0 ? fresh((r) => r.callerIp, addresses) : [],
-    newAgents: before.length > 0 ? fresh((r) => r.userAgent, agents) : [],
+    newAddresses,
+    newAgents:
+      before.length > 0
+        ? [
+            ...new Set(
+              fromNew
+                .map((r) => r.userAgent)
+                .filter((v): v is string => Boolean(v) && !agents.has(v as string)),
+            ),
+          ]
+        : [],
     newNetworks: before.length > 0 ? fresh((r) => r.network, networks) : [],
     knownAddresses: [
       ...new Set(
@@ -180,7 +192,8 @@ export function historyOf(subject: Subject, index: EvidenceIndex): HistoryReadin
     ],
     managedDevice: recentManaged,
     recurring: [...recurring.entries()].map(([method, days]) => ({ method, days })),
-    lostDeviceLevel: historyManaged && recent.some((r) => !r.accessLevels.some((l) => MANAGED_LEVEL.test(l))),
+    lostDeviceLevel:
+      historyManaged && fromNew.some((r) => !r.accessLevels.some((l) => MANAGED_LEVEL.test(l))),
     items,
   };
 }
