@@ -15,7 +15,8 @@ WITH calls AS (
   FROM cloudaudit_googleapis_com_data_access
   WHERE timestamp BETWEEN CAST(@start AS TIMESTAMP) AND CAST(@end AS TIMESTAMP)
     AND LOWER(protopayload_auditlog.authenticationInfo.principalEmail) = LOWER(@principal)
-)
+),
+grouped AS (
 SELECT
   p.authenticationInfo.principalEmail AS principal,
   p.requestMetadata.callerIp AS caller_ip,
@@ -31,4 +32,11 @@ SELECT
   MAX(timestamp) AS last_seen
 FROM calls
 GROUP BY principal, caller_ip, caller_network, user_agent, access_levels, method
-ORDER BY calls_recent DESC, days_before DESC
+)
+SELECT
+  *,
+  -- Days the address itself was used before the window, whatever the method: 0 = first seen.
+  MAX(days_before) OVER (PARTITION BY caller_ip) AS address_days_before
+FROM grouped
+-- Recent calls from first-seen addresses first, then the principal's habits: what a short page must keep.
+ORDER BY IF(calls_recent > 0 AND address_days_before = 0, 0, 1), days_before DESC, calls_recent DESC

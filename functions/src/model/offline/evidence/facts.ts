@@ -60,7 +60,7 @@ export function factOf(e: Evidence, source: string): string {
     case "denied_allowed":
       return `${source}: ${e.principal ?? "a caller"}${e.callerIp ? ` from ${e.callerIp}` : ""} to ${e.service ?? "a service"}: ${e.denied} denied${e.deniedMethod ? ` (${e.deniedMethod})` : ""}${e.lastDenied ? `, last at ${e.lastDenied}` : ""}${e.reason ? ` — ${quote(e.reason)}` : ""}; ${e.allowed} allowed${e.firstAllowedAfter ? `, first success after the denials at ${e.firstAllowedAfter}` : ""}${e.allowedMethod ? ` (${e.allowedMethod})` : ""}`;
     case "http_request":
-      return `${source}: ${e.count} request(s)${e.remoteIp ? ` from ${e.remoteIp}` : ""}${e.backend ? ` to backend ${e.backend}` : ""}: HTTP ${e.status ?? "?"}${e.statusDetails ? ` (${e.statusDetails})` : ""}${e.policy ? `, Cloud Armor ${e.policy} ${e.outcome ?? ""}`.trimEnd() : ""}${e.wafRules.length ? `, rules ${e.wafRules.slice(0, 3).join(", ")}` : ""}${e.url ? `, e.g. ${quote(e.url)}` : ""}${span(e)}`;
+      return `${source}: ${e.count} request(s)${e.remoteIp ? ` from ${e.remoteIp}` : ""}${e.backend ? ` to backend ${e.backend}` : ""}: HTTP ${e.status ?? "?"}${e.statusDetails ? ` (${e.statusDetails})` : ""}${e.policy ? `, Cloud Armor ${e.policy} ${e.outcome ?? ""}`.trimEnd() : ""}${e.wafRules.length ? `, rules ${e.wafRules.slice(0, 3).join(", ")}` : ""}${span(e)}`;
   }
 }
 
