@@ -63,15 +63,10 @@ export async function askConcluder(input: ConcluderInput): Promise<{ conclusion:
   const kept = keptSeverity(input.finding, answer.value);
   return {
     conclusion: {
-      ...answer.value,
       ...kept,
       iocs: completeIocs(answer.value.iocs, input.finding, input.plan, input.results),
       // A link is an approvable call: only to an offered action on a target the finding names.
-      recommendedActions: checkedLinks(
-        answer.value.recommendedActions,
-        input.finding,
-        offeredActions(input.plan),
-      ),
+      recommendedActions: checkedLinks(kept.recommendedActions, input.finding, offeredActions(input.plan)),
       producedBy: {
         model: answer.model,
         offline: input.model.offline,

@@ -1,5 +1,5 @@
 import type { ConclusionDraft } from "./conclusion.js";
-import { type Finding, findingIocs, SEVERITY_RANK, type Severity } from "./finding.js";
+import { type Finding, findingIocs, SEVERITY_RANK } from "./finding.js";
 import { extractIocs, type Ioc, mergeIocs } from "./ioc.js";
 import type { Plan } from "./plan.js";
 import type { StepResult } from "./results.js";
@@ -12,21 +12,26 @@ import type { StepResult } from "./results.js";
  * detector did: missing logs are not a reason to worry less. Only a dismissal, which rests
  * on positive benign evidence, may lower it, and the summary then says so.
  */
-export function keptSeverity(
-  finding: Pick<Finding, "severity">,
-  draft: Pick<ConclusionDraft, "verdict" | "severity" | "summary">,
-): { severity: Severity; summary: string } {
+export function keptSeverity<
+  D extends Pick<ConclusionDraft, "verdict" | "severity" | "summary" | "severityReason">,
+>(finding: Pick<Finding, "severity">, draft: D): D {
   const detector = finding.severity;
-  if (detector === "SEVERITY_UNSPECIFIED") return { severity: draft.severity, summary: draft.summary };
+  if (detector === "SEVERITY_UNSPECIFIED") return draft;
   const lower = SEVERITY_RANK[draft.severity] < SEVERITY_RANK[detector];
-  if (!lower) return { severity: draft.severity, summary: draft.summary };
+  if (!lower) return draft;
   if (draft.verdict === "benign" || draft.verdict === "false_positive") {
     const said = new RegExp(`\\b${detector}\\b`).test(draft.summary);
     const note = `Severity lowered from the detector's ${detector} to ${draft.severity} on the benign evidence above.`;
-    return { severity: draft.severity, summary: said ? draft.summary : appendSentence(draft.summary, note) };
+    return {
+      ...draft,
+      summary: said ? draft.summary : appendSentence(draft.summary, note),
+      severityReason: draft.severityReason ?? note.slice(0, 300),
+    };
   }
   const note = `Severity kept at the detector's ${detector}: evidence that is missing does not lower it.`;
-  return { severity: detector, summary: appendSentence(draft.summary, note) };
+  // The severity is the detector's again, so a reason the draft gave for another one no longer holds.
+  const { severityReason: _dropped, ...rest } = draft;
+  return { ...rest, severity: detector, summary: appendSentence(draft.summary, note) } as D;
 }
 
 function appendSentence(summary: string, sentence: string): string {

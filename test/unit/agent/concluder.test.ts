@@ -85,11 +85,22 @@ describe("askConcluder", () => {
   it("keeps the detector's severity when the verdict is not a dismissal, and says so", async () => {
     const finding = { ...sccFinding("v1-cryptominer"), severity: "HIGH" as const };
     const model = new ScriptedModel({
-      concluder: [{ json: { ...draft, verdict: "inconclusive", severity: "MEDIUM", confidence: 0.35 } }],
+      concluder: [
+        {
+          json: {
+            ...draft,
+            verdict: "inconclusive",
+            severity: "MEDIUM",
+            severityReason: "nothing confirmed it",
+            confidence: 0.35,
+          },
+        },
+      ],
     });
     const { conclusion } = await askConcluder(input(model, { finding }));
     assert.equal(conclusion.severity, "HIGH");
     assert.match(conclusion.summary, /Severity kept at the detector's HIGH/);
+    assert.equal(conclusion.severityReason, undefined, "no reason for a severity it no longer has");
   });
 
   it("lets a dismissal lower the severity on its benign evidence, and says so", async () => {
