@@ -21,7 +21,7 @@ import { deadLetterSubscriptionName, ensureTopology } from "../../../functions/s
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { TOPICS, type TopicName } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
-import { buildInvestigation, buildStepResult } from "../firestore/builders.js";
+import { buildInvestigation, buildStepResult } from "../../helpers/investigation-builders.js";
 
 /**
  * The sweep on the emulators: unfinished investigations that stopped changing end

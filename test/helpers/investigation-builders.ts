@@ -1,11 +1,11 @@
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../functions/src/domain/finding.js";
 import {
   type Investigation,
   InvestigationSchema,
   investigationIdFor,
-} from "../../../functions/src/domain/investigation.js";
-import { type Reflection, ReflectionSchema } from "../../../functions/src/domain/reflection.js";
-import { type StepResult, StepResultSchema, ZERO_USAGE } from "../../../functions/src/domain/results.js";
+} from "../../functions/src/domain/investigation.js";
+import { type Reflection, ReflectionSchema } from "../../functions/src/domain/reflection.js";
+import { type StepResult, StepResultSchema, ZERO_USAGE } from "../../functions/src/domain/results.js";
 
 let counter = 0;
 
