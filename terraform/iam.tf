@@ -40,6 +40,9 @@ locals {
     { sa = "ingest", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "ingest", scope = "project", target = null, role = "roles/workflows.invoker" },
     { sa = "ingest", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+    # Every new investigation goes through the storm governor's queue: ingest asks the sweep
+    # function's drainer to run (requestDrain in app/governor.ts, decision 0039).
+    { sa = "ingest", scope = "topic", target = "sweep-requests", role = "roles/pubsub.publisher" },
     # settle() (functions/src/entry/event-functions.ts) parks a message it can never process
     # in its topic's dead-letter topic at once, so each Pub/Sub-fed function publishes there.
     { sa = "ingest", scope = "dead_letter_topic", target = "scc-findings", role = "roles/pubsub.publisher" },

@@ -1,4 +1,5 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
+import { DrainCoalescer } from "../app/drain-coalescer.js";
 import { type DrainReport, drainQueue } from "../app/governor.js";
 import { launchInvestigation } from "../app/ingest.js";
 import { sweepStalled } from "../app/sweep.js";
@@ -10,16 +11,27 @@ import { settle } from "./pubsub-settle.js";
 import { ingestDepsFor, type Runtime } from "./runtime.js";
 
 /**
- * The one place the governor's queue is drained from outside ingest: a finished
- * investigation's request or a scheduled sweep. Without a governor there is no queue.
+ * The one place the governor's queue is drained: ingest's request after queueing, a finished
+ * investigation's request, a scheduled sweep. Requests are coalesced into at most one drain a
+ * second per process (app/drain-coalescer.ts). Without a governor there is no queue.
  */
+const drainers = new WeakMap<Runtime, DrainCoalescer<DrainReport>>();
+
 async function drain(rt: Runtime, finished?: string): Promise<DrainReport | undefined> {
   const deps = ingestDepsFor(rt);
-  if (!deps.governor) return undefined;
-  return drainQueue(
-    { ...deps, governor: deps.governor, launch: (id, admission) => launchInvestigation(id, deps, admission) },
-    finished ? { finished } : {},
-  );
+  const governor = deps.governor;
+  if (!governor) return undefined;
+  let drainer = drainers.get(rt);
+  if (!drainer) {
+    drainer = new DrainCoalescer((ids) =>
+      drainQueue(
+        { ...deps, governor, launch: (id, admission) => launchInvestigation(id, deps, admission) },
+        { finished: ids },
+      ),
+    );
+    drainers.set(rt, drainer);
+  }
+  return drainer.request(finished);
 }
 
 function parseRequest(json: unknown): SweepRequest {
@@ -43,8 +55,8 @@ export function sweepFunction(runtime: () => Promise<Runtime>) {
     await settle(rt, TOPICS.sweep, event, async () => {
       const { json, messageId } = decodePubSubJson(event.data);
       const request = parseRequest(json);
-      if (request.kind === "finished") {
-        await drain(rt, request.investigationId);
+      if (request.kind === "finished" || request.kind === "drain") {
+        await drain(rt, request.kind === "finished" ? request.investigationId : undefined);
         return;
       }
       const report = await sweepStalled(ingestDepsFor(rt));

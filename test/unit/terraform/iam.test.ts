@@ -16,6 +16,7 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
     "project: roles/datastore.user",
     "project: roles/workflows.invoker",
     "topic investigation-events: roles/pubsub.publisher",
+    "topic sweep-requests: roles/pubsub.publisher",
     "dead_letter_topic scc-findings: roles/pubsub.publisher",
   ],
   planner: [
