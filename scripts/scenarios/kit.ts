@@ -1,6 +1,6 @@
 import type { Environment, Vm } from "./environment.js";
 import type { LogBook } from "./log-book.js";
-import { type AuditSpec, auditEntry, iso, lbRequest, TABLES, vpcFlow } from "./log-entries.js";
+import { type AuditSpec, auditEntry, lbRequest, TABLES, vpcFlow } from "./log-entries.js";
 import type { Rng } from "./prng.js";
 
 /** Shared helpers of the scenarios written for issue 30 (categories without a playbook of their own). */
@@ -114,5 +114,3 @@ export function webTraffic(
     );
   }
 }
-
-export { iso };

@@ -39,16 +39,6 @@ export function coverageOf(
     : "partial";
 }
 
-/** True when the table cannot have a row in the window (it ends before, starts after, or is empty). */
-export function outsideCoverage(
-  coverage: readonly TableCoverage[] | undefined,
-  table: string,
-  window: Window,
-): boolean {
-  const state = coverageOf(coverage, table, window);
-  return state === "before" || state === "after" || state === "empty";
-}
-
 /**
  * One plain sentence when no table with rows reaches the finding's time, else undefined.
  * Said once (in the plan's constraints and the conclusion), never per step.

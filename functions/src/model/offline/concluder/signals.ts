@@ -280,7 +280,3 @@ export function benignIntel(subject: Subject, index: EvidenceIndex) {
     .map((ip) => index.intelFor(ip))
     .filter((i): i is NonNullable<typeof i> => i?.evidence.verdict === "benign");
 }
-
-export function isPublic(ip: string): boolean {
-  return isPublicIp(ip);
-}
