@@ -4,7 +4,6 @@ import type {
   HistoryEvidence,
   HttpRequestEvidence,
 } from "../evidence/types.js";
-import { isPublicIp } from "../net.js";
 import type { Subject } from "../subject.js";
 import type { EvidenceIndex, Located } from "./evidence-index.js";
 
