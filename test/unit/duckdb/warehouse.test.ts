@@ -37,12 +37,14 @@ describe("DuckDbLogWarehouse over the cryptomining scenario", () => {
         "cloudaudit_googleapis_com_activity",
         "cloudaudit_googleapis_com_data_access",
         "cloudaudit_googleapis_com_system_event",
+        "cloudaudit_googleapis_com_policy",
         "compute_googleapis_com_vpc_flows",
         "dns_googleapis_com_dns_queries",
         "syslog",
+        "requests",
       ],
     );
-    assert.match(tables[3]!.description, /^VPC Flow Logs/);
+    assert.match(tables[4]!.description, /^VPC Flow Logs/);
     for (const table of [
       "syslog",
       "compute_googleapis_com_vpc_flows",
