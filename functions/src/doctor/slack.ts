@@ -53,7 +53,7 @@ function refusal(method: string, answer: SlackAnswer, channel: string): { proble
     case "is_archived":
       return { problem: `${problem}: ${channel} is archived`, fix: "unarchive it or pick another channel" };
     default:
-      return { problem, fix: "see https://docs.slack.dev/reference/methods/" + method };
+      return { problem, fix: `see https://docs.slack.dev/reference/methods/${method}` };
   }
 }
 

@@ -32,9 +32,11 @@ logWarehouseContract({
       ACTIVITY,
       "cloudaudit_googleapis_com_data_access",
       "cloudaudit_googleapis_com_system_event",
+      "cloudaudit_googleapis_com_policy",
       "compute_googleapis_com_vpc_flows",
       "dns_googleapis_com_dns_queries",
       "syslog",
+      "requests",
     ],
     qualifiedTable: "logs.syslog",
     nested: {
