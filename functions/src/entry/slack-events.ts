@@ -1,7 +1,11 @@
 import type { Request, Response } from "@google-cloud/functions-framework";
 import type { AnalystAccess } from "../app/analyst-access.js";
-import type { ApprovalClick } from "../app/approval-decision.js";
-import { type AnalystAction, type AnalystActionKind, analystActionId } from "../domain/analyst.js";
+import {
+  type AnalystAction,
+  type AnalystActionKind,
+  type ApprovalClick,
+  analystActionId,
+} from "../domain/analyst.js";
 import type { Verdict } from "../domain/conclusion.js";
 import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";

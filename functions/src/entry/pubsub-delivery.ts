@@ -1,0 +1,39 @@
+import type { CloudEvent } from "@google-cloud/functions-framework";
+import type { z } from "zod";
+import { InvalidInputError } from "../domain/errors.js";
+import type { PubSubRoleDefinition } from "../roles/role.js";
+import { decodePubSubJson } from "./pubsub-message.js";
+import { settle } from "./pubsub-settle.js";
+import { appDepsFor, ingestDepsFor, type Runtime } from "./runtime.js";
+
+/**
+ * One push delivery to a Pub/Sub role: the message is decoded and parsed by the role's
+ * schema, and the role runs. settle() decides what a failure means: a malformed message
+ * (InvalidInputError and every other non-retryable FerretError) is dead-lettered with its
+ * reason, a retryable one is redelivered.
+ */
+export async function deliver<Name extends string, Msg extends z.ZodType, Code>(
+  role: PubSubRoleDefinition<Name, Msg, Code>,
+  code: () => Promise<Code>,
+  event: CloudEvent<unknown>,
+  runtime: () => Promise<Runtime>,
+): Promise<void> {
+  const loaded = await code();
+  const rt = await runtime();
+  await settle(rt, role.topic, event, async () => {
+    const { json, messageId } = decodePubSubJson(event.data);
+    const parsed = role.message.safeParse(json);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new InvalidInputError(
+        `not ${role.what}: ${first ? `${first.path.map(String).join(".") || "(root)"}: ${first.message}` : "invalid"}`,
+      );
+    }
+    await role.run(loaded, parsed.data, {
+      runtime: rt,
+      messageId,
+      ingestDeps: () => ingestDepsFor(rt),
+      appDepsFor: async (investigationId) => appDepsFor(rt, await rt.store.get(investigationId)),
+    });
+  });
+}
