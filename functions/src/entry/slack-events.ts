@@ -142,7 +142,7 @@ async function events(raw: string, d: SlackEventsDeps): Promise<Answer> {
     text: text.slice(0, QUESTION_MAX_CHARS),
     at: d.now().toISOString(),
   };
-  await d.bus.publish(ANALYST_TOPICS.analystActions, question as unknown as JsonObject, {
+  await d.bus.publish(ANALYST_TOPICS.analystActions, question, {
     kind: "question",
     eventId: payload.event_id,
   });
@@ -211,7 +211,7 @@ async function publish(
     ...dispute,
     at: d.now().toISOString(),
   };
-  await d.bus.publish(ANALYST_TOPICS.analystActions, action as unknown as JsonObject, {
+  await d.bus.publish(ANALYST_TOPICS.analystActions, action, {
     kind,
     investigationId,
   });
@@ -246,7 +246,7 @@ async function approvalClick(
     user: { id: user.id, ...(user.username || user.name ? { name: user.username ?? user.name } : {}) },
     at: d.now().toISOString(),
   };
-  await d.bus.publish(ANALYST_TOPICS.analystActions, click as unknown as JsonObject, {
+  await d.bus.publish(ANALYST_TOPICS.analystActions, click, {
     kind: "approval",
     investigationId: approval.investigationId,
   });

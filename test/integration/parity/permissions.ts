@@ -179,7 +179,7 @@ export const OPERATIONS: readonly Operation[] = [
 
   ...firestore(
     "sweep",
-    "marks stalled investigations needs_human, frees governor slots (functions/sweep-function.ts)",
+    "marks stalled investigations needs_human, frees governor slots (functions/src/roles/sweep.ts)",
   ),
   {
     sa: "sweep",
