@@ -13,10 +13,9 @@ import { ROLES } from "../functions/src/roles/index.js";
 import type { Role } from "../functions/src/roles/role.js";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const ARCHITECTURE_DOC = join(REPO_ROOT, "docs", "architecture.md");
-export const BEGIN =
-  "<!-- roles: written by scripts/render-roles-table.ts from functions/src/roles/index.ts -->";
-export const END = "<!-- /roles -->";
+const ARCHITECTURE_DOC = join(REPO_ROOT, "docs", "architecture.md");
+const BEGIN = "<!-- roles: written by scripts/render-roles-table.ts from functions/src/roles/index.ts -->";
+const END = "<!-- /roles -->";
 
 /** Where a role is defined: functions/src/roles/<the name in kebab case>.ts. */
 export function roleFile(name: string): string {
@@ -37,7 +36,7 @@ function builds(role: Role): string {
   return parts.join(", ") || "—";
 }
 
-export function rolesTable(roles: readonly Role[] = ROLES): string {
+function rolesTable(roles: readonly Role[] = ROLES): string {
   const rows = roles.map(
     (role) => `| ${role.name} | ${trigger(role)} | ${builds(role)} | \`${roleFile(role.name)}\` |`,
   );

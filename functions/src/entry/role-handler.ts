@@ -13,7 +13,7 @@ const startupLogger = createLogger();
  * The runtime a role's function builds on its first call, with what its needs name. The
  * composition root loads then, not at import: no cloud SDK is part of a function's cold import.
  */
-export function runtimeFor(role: Pick<Role, "needs">): () => Promise<Runtime> {
+function runtimeFor(role: Pick<Role, "needs">): () => Promise<Runtime> {
   return async () => (await import("./compose.js")).getRuntime(role.needs);
 }
 
@@ -58,7 +58,7 @@ export function eventHandler(
 }
 
 /** The Slack-called role as an HTTP function; its code loads here. */
-export function slackHandler(
+function slackHandler(
   role: SlackRole,
   runtime: () => Promise<Runtime> = runtimeFor(role),
 ): Promise<HttpHandler> {

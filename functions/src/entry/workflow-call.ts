@@ -5,7 +5,7 @@ import type { InvestigationRef, WorkflowRoleDefinition } from "../roles/role.js"
 import { toHttpFailure } from "./http-errors.js";
 
 /** What a workflow role says when it fails: the workflow words the investigation's reason from it. */
-export interface WorkflowCallFailure {
+interface WorkflowCallFailure {
   error: { function: string; code: string; message: string; retryable: boolean };
 }
 

@@ -7,7 +7,7 @@ import { notifier } from "./notifier.js";
 import { planner } from "./planner.js";
 import { reflector } from "./reflector.js";
 import { responder } from "./responder.js";
-import type { PubSubRole, Role, WorkflowRole } from "./role.js";
+import type { Role, WorkflowRole } from "./role.js";
 import { slackEvents } from "./slack-events.js";
 import { stepExecutor } from "./step-executor.js";
 import { sweep } from "./sweep.js";
@@ -42,9 +42,4 @@ export type RoleName = (typeof ROLES)[number]["name"];
 export const WORKFLOW_ROLES: readonly WorkflowRole[] = ROLES.filter(
   (role): role is Extract<(typeof ROLES)[number], WorkflowRole> =>
     role.trigger === "http" && role.calledBy === "workflow",
-);
-
-/** The roles fed by a Pub/Sub push subscription. */
-export const PUBSUB_ROLES: readonly PubSubRole[] = ROLES.filter(
-  (role): role is Extract<(typeof ROLES)[number], PubSubRole> => role.trigger === "pubsub",
 );

@@ -85,7 +85,7 @@ export interface WorkflowRole<Name extends string = string> {
 }
 
 /** What a Pub/Sub role's run function gets besides its message. */
-export interface DeliveryContext {
+interface DeliveryContext {
   runtime: Runtime;
   messageId: string | undefined;
   /** The dependencies ingest, the sweep and re-investigations use. */
@@ -122,7 +122,7 @@ export interface PubSubRole<Name extends string = string> {
  * The one function Slack calls directly (public, authenticated by Slack's request signature,
  * docs/decisions/0018): its request is Slack's signed form post, parsed by the handler.
  */
-export interface SlackRoleDefinition<Name extends string, Code> {
+interface SlackRoleDefinition<Name extends string, Code> {
   name: Name;
   needs: RuntimeNeeds;
   load: () => Promise<Code>;
