@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROLES } from "../functions/src/roles/index.js";
-import type { Role } from "../functions/src/roles/role.js";
+import type { Role, RuntimeNeeds } from "../functions/src/roles/role.js";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const ARCHITECTURE_DOC = join(REPO_ROOT, "docs", "architecture.md");
@@ -28,17 +28,21 @@ function trigger(role: Role): string {
 }
 
 /** Beyond what every function has (store, bus, models; a chat sink built on the first post). */
-function builds(role: Role): string {
+function builds(needs: RuntimeNeeds): string {
   const parts = [
-    ...(role.needs.tools ? ["the tools and log tables"] : []),
-    ...(role.needs.chat ? ["the chat sink"] : []),
+    ...(needs.tools ? ["the tools and log tables"] : []),
+    ...(needs.chat ? ["the chat sink"] : []),
   ];
   return parts.join(", ") || "—";
 }
 
-function rolesTable(roles: readonly Role[] = ROLES): string {
-  const rows = roles.map(
-    (role) => `| ${role.name} | ${trigger(role)} | ${builds(role)} | \`${roleFile(role.name)}\` |`,
+/** The table, from the list and each role's file (for what its runtime builds). */
+export async function rolesTable(roles: readonly Role[] = ROLES): Promise<string> {
+  const rows = await Promise.all(
+    roles.map(
+      async (role) =>
+        `| ${role.name} | ${trigger(role)} | ${builds((await role.definition()).needs)} | \`${roleFile(role.name)}\` |`,
+    ),
   );
   return [
     BEGIN,
@@ -50,16 +54,16 @@ function rolesTable(roles: readonly Role[] = ROLES): string {
 }
 
 /** The page with its table replaced, or undefined when the markers are missing. */
-export function withRolesTable(page: string, table: string = rolesTable()): string | undefined {
+export function withRolesTable(page: string, table: string): string | undefined {
   const start = page.indexOf(BEGIN);
   const end = page.indexOf(END);
   if (start < 0 || end < start) return undefined;
   return page.slice(0, start) + table + page.slice(end + END.length);
 }
 
-function main(argv: readonly string[]): number {
+async function main(argv: readonly string[]): Promise<number> {
   const page = readFileSync(ARCHITECTURE_DOC, "utf8");
-  const next = withRolesTable(page);
+  const next = withRolesTable(page, await rolesTable());
   if (next === undefined) {
     process.stderr.write(`docs/architecture.md has no "${BEGIN}" … "${END}" markers\n`);
     return 1;
@@ -77,5 +81,5 @@ function main(argv: readonly string[]): number {
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 }

@@ -88,7 +88,7 @@ const ENTRY_PROBE = [
   "await (await import(process.env.BENCH_ROLE_HANDLER_URL)).loadHandler(role);",
   "const t1 = performance.now();",
   "const { buildRuntime } = await import(process.env.BENCH_COMPOSE_URL);",
-  "await buildRuntime(process.env, role.needs);",
+  "await buildRuntime(process.env, (await role.definition()).needs);",
   "const t2 = performance.now();",
   "process.stdout.write(JSON.stringify({ importMs: t1 - t0, runtimeMs: t2 - t1 }) + '\\n');",
   "process.exit(0);",

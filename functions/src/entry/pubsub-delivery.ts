@@ -1,10 +1,11 @@
 import type { CloudEvent } from "@google-cloud/functions-framework";
 import type { z } from "zod";
 import { InvalidInputError } from "../domain/errors.js";
+import type { TopicName } from "../platform/topics.js";
 import type { PubSubRoleDefinition } from "../roles/role.js";
 import { decodePubSubJson } from "./pubsub-message.js";
 import { settle } from "./pubsub-settle.js";
-import { appDepsFor, ingestDepsFor, type Runtime } from "./runtime.js";
+import type { Runtime } from "./runtime.js";
 
 /**
  * One push delivery to a Pub/Sub role: the message is decoded and parsed by the role's
@@ -12,15 +13,18 @@ import { appDepsFor, ingestDepsFor, type Runtime } from "./runtime.js";
  * (InvalidInputError and every other non-retryable FerretError) is dead-lettered with its
  * reason, a retryable one is redelivered.
  */
-export async function deliver<Name extends string, Msg extends z.ZodType, Code>(
-  role: PubSubRoleDefinition<Name, Msg, Code>,
-  code: () => Promise<Code>,
+export async function deliver<Name extends string, Msg extends z.ZodType>(
+  topic: TopicName,
+  definition: () => Promise<PubSubRoleDefinition<Name, Msg>>,
   event: CloudEvent<unknown>,
   runtime: () => Promise<Runtime>,
 ): Promise<void> {
-  const loaded = await code();
+  const role = await definition();
   const rt = await runtime();
-  await settle(rt, role.topic, event, async () => {
+  // Loaded after the runtime: it reads the configuration and the model choice, which the
+  // runtime build has loaded by then, so the cold import does not carry them.
+  const { appDepsFor, ingestDepsFor } = await import("./runtime.js");
+  await settle(rt, topic, event, async () => {
     const { json, messageId } = decodePubSubJson(event.data);
     const parsed = role.message.safeParse(json);
     if (!parsed.success) {
@@ -29,7 +33,7 @@ export async function deliver<Name extends string, Msg extends z.ZodType, Code>(
         `not ${role.what}: ${first ? `${first.path.map(String).join(".") || "(root)"}: ${first.message}` : "invalid"}`,
       );
     }
-    await role.run(loaded, parsed.data, {
+    await role.run(parsed.data, {
       runtime: rt,
       messageId,
       ingestDeps: () => ingestDepsFor(rt),

@@ -1,7 +1,7 @@
 import type { CloudEvent, Request, Response } from "@google-cloud/functions-framework";
 import { createLogger } from "../platform/logger.js";
 import type { PubSubRole, Role, SlackRole, WorkflowRole } from "../roles/role.js";
-import { appDepsFor, type Runtime } from "./runtime.js";
+import type { Runtime } from "./runtime.js";
 
 export type HttpHandler = (req: Request, res: Response) => Promise<void>;
 export type EventHandler = (event: CloudEvent<unknown>) => Promise<void>;
@@ -10,11 +10,11 @@ export type EventHandler = (event: CloudEvent<unknown>) => Promise<void>;
 const startupLogger = createLogger();
 
 /**
- * The runtime a role's function builds on its first call, with what its needs name. The
+ * The runtime a role's function builds on its first call, with what its role needs. The
  * composition root loads then, not at import: no cloud SDK is part of a function's cold import.
  */
-function runtimeFor(role: Pick<Role, "needs">): () => Promise<Runtime> {
-  return async () => (await import("./compose.js")).getRuntime(role.needs);
+function runtimeFor(role: Role): () => Promise<Runtime> {
+  return async () => (await import("./compose.js")).getRuntime((await role.definition()).needs);
 }
 
 /**
@@ -41,6 +41,7 @@ export function workflowHandler(
       req.body,
       async (id) => {
         const rt = await runtime();
+        const { appDepsFor } = await import("./runtime.js");
         return appDepsFor(rt, await rt.store.get(id));
       },
       startupLogger,
@@ -57,26 +58,18 @@ export function eventHandler(
   return (event) => role.deliver(event, runtime);
 }
 
-/** The Slack-called role as an HTTP function; its code loads here. */
-function slackHandler(
-  role: SlackRole,
-  runtime: () => Promise<Runtime> = runtimeFor(role),
-): Promise<HttpHandler> {
-  return role.handler(runtime);
-}
-
 /**
- * A role's function as its first request finds it: the role's code imported, the handler
+ * A role's function as its first request finds it: the role's file imported, the handler
  * built, the runtime not yet (it is built on the handler's first call).
  */
 export async function loadHttpHandler(role: WorkflowRole | SlackRole): Promise<HttpHandler> {
-  if (role.calledBy === "slack") return slackHandler(role);
-  await role.code();
+  if (role.calledBy === "slack") return role.handler(runtimeFor(role));
+  await role.definition();
   return workflowHandler(role);
 }
 
 export async function loadEventHandler(role: PubSubRole): Promise<EventHandler> {
-  await role.code();
+  await role.definition();
   return eventHandler(role);
 }
 

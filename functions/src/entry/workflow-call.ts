@@ -15,25 +15,29 @@ export type WorkflowCallAnswer =
 
 /**
  * One call from the workflow to a role, whatever carries it (the HTTP function, or the
- * in-process transport that runs the same YAML in tests, eval and the bench): the body is
- * validated, the role runs with the investigation's dependencies, its answer is checked
- * against the role's response schema, and errors become the statuses the workflow's retry
- * policy understands, with a body naming the function and saying why. One place, so both
- * paths answer alike.
+ * in-process transport that runs the same YAML in tests, eval and the bench): the role's file
+ * is loaded (once), the body is validated by its request schema, the role runs with the
+ * investigation's dependencies, its answer is checked against its response schema, and errors
+ * become the statuses the workflow's retry policy understands, with a body naming the function
+ * and saying why. One place, so both paths answer alike.
  */
 export async function answerWorkflowCall<
   Name extends string,
   Req extends z.ZodType<InvestigationRef>,
   Res extends z.ZodType,
-  Code,
 >(
-  role: WorkflowRoleDefinition<Name, Req, Res, Code>,
-  code: () => Promise<Code>,
+  name: Name,
+  definition: () => Promise<WorkflowRoleDefinition<Name, Req, Res>>,
   body: unknown,
   depsFor: (investigationId: string) => Promise<AppDeps>,
   fallbackLogger: Logger,
 ): Promise<WorkflowCallAnswer> {
-  const name = role.name;
+  let role: WorkflowRoleDefinition<Name, Req, Res>;
+  try {
+    role = await definition();
+  } catch (error) {
+    return failed(name, error, fallbackLogger, {});
+  }
   const parsed = role.request.safeParse(body);
   if (!parsed.success) {
     const message = parsed.error.issues
@@ -46,10 +50,9 @@ export async function answerWorkflowCall<
   }
   let deps: AppDeps | undefined;
   try {
-    const loaded = await code();
     deps = await depsFor(parsed.data.investigationId);
     const started = Date.now();
-    const answer = checked(role, await role.run(loaded, parsed.data, deps));
+    const answer = checked(role, await role.run(parsed.data, deps));
     deps.logger.info(`${name} done`, {
       function: name,
       durationMs: Date.now() - started,
@@ -57,17 +60,28 @@ export async function answerWorkflowCall<
     });
     return { status: 200, body: answer };
   } catch (error) {
-    const failure = toHttpFailure(error);
-    (deps?.logger ?? fallbackLogger).error(`${name} failed`, {
-      function: name,
+    return failed(name, error, deps?.logger ?? fallbackLogger, {
       investigationId: parsed.data.investigationId,
-      status: failure.status,
-      error: failure.body.error,
     });
-    // The function's name travels with its message: the workflow words the investigation's
-    // failure reason from both ("the planner refused: …"), so no one reads a bare status code.
-    return { status: failure.status, body: { error: { function: name, ...failure.body.error } } };
   }
+}
+
+function failed(
+  name: string,
+  error: unknown,
+  logger: Logger,
+  fields: Record<string, unknown>,
+): { status: number; body: WorkflowCallFailure } {
+  const failure = toHttpFailure(error);
+  logger.error(`${name} failed`, {
+    function: name,
+    ...fields,
+    status: failure.status,
+    error: failure.body.error,
+  });
+  // The function's name travels with its message: the workflow words the investigation's
+  // failure reason from both ("the planner refused: …"), so no one reads a bare status code.
+  return { status: failure.status, body: { error: { function: name, ...failure.body.error } } };
 }
 
 /**

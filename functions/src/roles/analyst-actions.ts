@@ -1,38 +1,26 @@
 import { z } from "zod";
+import { handleApprovalClick } from "../app/approval-decision.js";
+import { handleReinvestigate } from "../app/reinvestigate.js";
+import { handleAnalystAction } from "../app/slack-actions.js";
+import { handleThreadQuestion } from "../app/thread-question.js";
 import { AnalystActionSchema, ApprovalClickSchema } from "../domain/analyst.js";
 import { ThreadQuestionSchema } from "../domain/thread-question.js";
-import { TOPICS } from "../platform/topics.js";
-import { pubsubRole } from "./role.js";
+import { pubsubRoleDefinition } from "./role.js";
 
 /**
  * The worker behind the buttons and the thread questions, fed by `analyst-actions`: one
  * click, approval decision or question per message, safe to redeliver. A re-investigation
  * may start model work in-process, so it has the full runtime.
  */
-export const analystActions = pubsubRole({
+export const analystActions = pubsubRoleDefinition({
   name: "analystActions",
-  topic: TOPICS.analystActions,
   needs: { tools: true, chat: true },
   // Clicks, approval decisions and questions share the topic; `kind` tells them apart.
   message: z.discriminatedUnion("kind", [ApprovalClickSchema, ThreadQuestionSchema, AnalystActionSchema]),
   what: "an analyst action, approval click or thread question",
-  load: async () => {
-    const [
-      { handleApprovalClick },
-      { handleThreadQuestion },
-      { handleReinvestigate },
-      { handleAnalystAction },
-    ] = await Promise.all([
-      import("../app/approval-decision.js"),
-      import("../app/thread-question.js"),
-      import("../app/reinvestigate.js"),
-      import("../app/slack-actions.js"),
-    ]);
-    return { handleApprovalClick, handleThreadQuestion, handleReinvestigate, handleAnalystAction };
-  },
-  run: async (code, message, { runtime: rt, messageId, appDepsFor }) => {
+  run: async (message, { runtime: rt, messageId, appDepsFor }) => {
     if (message.kind === "approval") {
-      const outcome = await code.handleApprovalClick(message, {
+      const outcome = await handleApprovalClick(message, {
         config: rt.config,
         store: rt.store,
         bus: rt.bus,
@@ -44,7 +32,7 @@ export const analystActions = pubsubRole({
       return;
     }
     if (message.kind === "question") {
-      const outcome = await code.handleThreadQuestion(message, {
+      const outcome = await handleThreadQuestion(message, {
         config: rt.config,
         store: rt.store,
         sink: rt.chat,
@@ -57,7 +45,7 @@ export const analystActions = pubsubRole({
     const logger = rt.logger.child({ investigationId: message.investigationId });
     const outcome =
       message.kind === "reinvestigate"
-        ? await code.handleReinvestigate(message, {
+        ? await handleReinvestigate(message, {
             config: rt.config,
             store: rt.store,
             sink: rt.chat,
@@ -67,7 +55,7 @@ export const analystActions = pubsubRole({
             now: rt.now,
             modelName: rt.primaryModel.name,
           })
-        : await code.handleAnalystAction(message, {
+        : await handleAnalystAction(message, {
             config: rt.config,
             store: rt.store,
             sink: rt.chat,

@@ -1,13 +1,14 @@
 import { z } from "zod";
-import { StepRequestSchema, workflowRole } from "./role.js";
+import { runCompressor } from "../app/compressor.js";
+import { workflowRoleDefinition } from "./role.js";
+import { StepRequestSchema } from "./workflow-requests.js";
 
 /**
  * Called by the workflow after a step answered context_pressure, before it runs the step
  * again: summarizes the step's saved history (app/compressor.ts).
  */
-export const compressor = workflowRole({
+export const compressor = workflowRoleDefinition({
   name: "compressor",
-  urlEnv: "FERRET_COMPRESSOR_URL",
   // A model, no tools.
   needs: { tools: false, chat: false },
   request: StepRequestSchema,
@@ -23,6 +24,5 @@ export const compressor = workflowRole({
     appendedIocs: z.number().optional(),
     summarizedBy: z.enum(["model", "rules"]).optional(),
   }),
-  load: () => import("../app/compressor.js"),
-  run: async ({ runCompressor }, input, deps) => runCompressor(input.investigationId, input.stepId, deps),
+  run: async (input, deps) => runCompressor(input.investigationId, input.stepId, deps),
 });

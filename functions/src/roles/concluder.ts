@@ -1,15 +1,16 @@
 import { z } from "zod";
+import { failInvestigation, runConcluder } from "../app/concluder.js";
 import { VerdictSchema } from "../domain/conclusion.js";
 import { InvestigationStatusSchema } from "../domain/investigation.js";
-import { InvestigationRefSchema, workflowRole } from "./role.js";
+import { workflowRoleDefinition } from "./role.js";
+import { InvestigationRefSchema } from "./workflow-requests.js";
 
 /**
  * Writes the verdict (app/concluder.ts): `conclude` when the evidence is in, `needs_human`
  * when a budget ran out, `fail` when the workflow itself failed.
  */
-export const concluder = workflowRole({
+export const concluder = workflowRoleDefinition({
   name: "concluder",
-  urlEnv: "FERRET_CONCLUDER_URL",
   needs: { tools: true, chat: false },
   request: InvestigationRefSchema.extend({
     mode: z.enum(["conclude", "needs_human", "fail"]),
@@ -21,8 +22,7 @@ export const concluder = workflowRole({
     verdict: VerdictSchema.optional(),
     confidence: z.number().min(0).max(1).optional(),
   }),
-  load: () => import("../app/concluder.js"),
-  run: async ({ failInvestigation, runConcluder }, input, deps) => {
+  run: async (input, deps) => {
     const investigation =
       input.mode === "fail"
         ? await failInvestigation(input.investigationId, input.reason || "the workflow failed", deps)

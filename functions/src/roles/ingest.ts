@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { TOPICS } from "../platform/topics.js";
-import { pubsubRole } from "./role.js";
+import { ingestNotification } from "../app/ingest.js";
+import { pubsubRoleDefinition } from "./role.js";
 
 /**
  * Every message on the findings topic is an SCC finding: parsed → policy → dedup → an
@@ -8,16 +8,14 @@ import { pubsubRole } from "./role.js";
  * a message carrying the retired `ferret-task` attribute) is malformed and dead-lettered.
  * Housekeeping is the `sweep` role's.
  */
-export const ingest = pubsubRole({
+export const ingest = pubsubRoleDefinition({
   name: "ingest",
-  topic: TOPICS.findings,
   needs: { tools: false, chat: false },
   // A notification, a continuous-export row or a bare finding: which one, and whether it is an
   // SCC finding at all, is parseNotification's to say (domain/finding.ts), with its own reasons.
   message: z.unknown(),
   what: "an SCC finding",
-  load: () => import("../app/ingest.js"),
-  run: async ({ ingestNotification }, notification, { runtime, messageId, ingestDeps }) => {
+  run: async (notification, { runtime, messageId, ingestDeps }) => {
     const outcome = await ingestNotification(notification, ingestDeps());
     runtime.logger.info("notification ingested", { messageId, ...outcome });
   },

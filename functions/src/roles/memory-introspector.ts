@@ -1,7 +1,8 @@
 import { AgentSessionSchema } from "../domain/agent-session.js";
 import { ConfigError } from "../domain/errors.js";
-import { TOPICS } from "../platform/topics.js";
-import { pubsubRole } from "./role.js";
+import { embeddingSpace } from "../entry/embedding-space.js";
+import { introspectSession } from "../memory/introspect.js";
+import { pubsubRoleDefinition } from "./role.js";
 
 /**
  * Learns from one finished log-analysis session (memory/introspect.ts). Exactly-once per
@@ -10,20 +11,12 @@ import { pubsubRole } from "./role.js";
  * judgements should not quietly replace an LLM's in the memory, and nothing waits on this, so
  * a Gemini outage is a retry (redelivery), not a fallback.
  */
-export const memoryIntrospector = pubsubRole({
+export const memoryIntrospector = pubsubRoleDefinition({
   name: "memoryIntrospector",
-  topic: TOPICS.agentSessions,
   needs: { tools: false, chat: false },
   message: AgentSessionSchema,
   what: "an agent session",
-  load: async () => {
-    const [{ introspectSession }, { embeddingSpace }] = await Promise.all([
-      import("../memory/introspect.js"),
-      import("../entry/embedding-space.js"),
-    ]);
-    return { introspectSession, embeddingSpace };
-  },
-  run: async ({ introspectSession, embeddingSpace }, session, { runtime: rt, messageId }) => {
+  run: async (session, { runtime: rt, messageId }) => {
     if (!rt.memories) throw new ConfigError("this runtime has no memory store");
     const report = await introspectSession(session, {
       model: rt.primaryModel,

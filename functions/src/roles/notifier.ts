@@ -1,6 +1,8 @@
+import { autoCloseIfAllowed } from "../app/auto-close.js";
+import { announceFinished } from "../app/governor.js";
 import { InvestigationEventSchema } from "../domain/investigation.js";
-import { TOPICS } from "../platform/topics.js";
-import { pubsubRole } from "./role.js";
+import { handleInvestigationEvent } from "../notify/notifier.js";
+import { pubsubRoleDefinition } from "./role.js";
 
 const FINISHED: ReadonlySet<string> = new Set(["concluded", "needs_human", "failed"]);
 
@@ -9,21 +11,12 @@ const FINISHED: ReadonlySet<string> = new Set(["concluded", "needs_human", "fail
  * a finished investigation frees its governor slot, and a concluded one may close its SCC
  * finding (app/auto-close.ts).
  */
-export const notifier = pubsubRole({
+export const notifier = pubsubRoleDefinition({
   name: "notifier",
-  topic: TOPICS.investigationEvents,
   needs: { tools: false, chat: true },
   message: InvestigationEventSchema,
   what: "an investigation event",
-  load: async () => {
-    const [{ autoCloseIfAllowed }, { announceFinished }, { handleInvestigationEvent }] = await Promise.all([
-      import("../app/auto-close.js"),
-      import("../app/governor.js"),
-      import("../notify/notifier.js"),
-    ]);
-    return { autoCloseIfAllowed, announceFinished, handleInvestigationEvent };
-  },
-  run: async ({ announceFinished, autoCloseIfAllowed, handleInvestigationEvent }, event, { runtime: rt }) => {
+  run: async (event, { runtime: rt }) => {
     // Before Slack, so a Slack outage does not hold the queue: the sweep function frees the
     // slot and starts the next queued finding on this request.
     if (FINISHED.has(event.type) && rt.governor) await announceFinished(rt.bus, event.investigationId);

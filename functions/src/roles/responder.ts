@@ -1,15 +1,16 @@
 import { z } from "zod";
+import { requestApproval, settleApproval } from "../app/approval-responder.js";
 import { ApprovalIdSchema, ApprovalOutcomeSchema, ApprovalStatusSchema } from "../domain/approval-record.js";
-import { InvestigationRefSchema, workflowRole } from "./role.js";
+import { workflowRoleDefinition } from "./role.js";
+import { InvestigationRefSchema } from "./workflow-requests.js";
 
 /**
  * The responder's two calls around the workflow's pause on a callback (docs/decisions/0031):
  * `request` records a held acting call and its callback URL; `settle` runs or closes it once
  * the callback came or the wait timed out (app/approval-responder.ts).
  */
-export const responder = workflowRole({
+export const responder = workflowRoleDefinition({
   name: "responder",
-  urlEnv: "FERRET_RESPONDER_URL",
   // Approved acting calls run through the tool catalog (MCP servers, response actions).
   needs: { tools: true, chat: false },
   request: z.discriminatedUnion("operation", [
@@ -35,7 +36,6 @@ export const responder = workflowRole({
       outcome: z.union([ApprovalOutcomeSchema.shape.outcome, z.literal("not_requested")]),
     }),
   ]),
-  load: () => import("../app/approval-responder.js"),
-  run: async ({ requestApproval, settleApproval }, input, deps) =>
+  run: async (input, deps) =>
     input.operation === "request" ? requestApproval(input, deps) : settleApproval(input, deps),
 });

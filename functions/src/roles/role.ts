@@ -1,5 +1,5 @@
 import type { CloudEvent, Request, Response } from "@google-cloud/functions-framework";
-import { z } from "zod";
+import type { z } from "zod";
 import type { AppDeps, IngestDeps } from "../app/deps.js";
 import type { Runtime } from "../entry/runtime.js";
 import type { WorkflowCallAnswer } from "../entry/workflow-call.js";
@@ -8,15 +8,14 @@ import type { Logger } from "../platform/logger.js";
 import type { TopicName } from "../platform/topics.js";
 
 /**
- * What a role is: one Cloud Function of ferret, defined once in functions/src/roles/<role>.ts
- * with its name, its trigger, the request it accepts and the answer it gives, what its
- * runtime builds, and its run function. index.ts registers the functions from the list
- * (roles/index.ts), the local workflow routes to them by it, Terraform's function list and
- * docs/architecture.md's table of roles are checked against it.
+ * What a role is. A role is one Cloud Function of ferret. roles/index.ts lists them: each
+ * one's name (the entry point Terraform deploys), what triggers it (the workflow, a Pub/Sub
+ * topic, Slack) and the file that defines it, roles/<role>.ts, imported on the function's
+ * first request. That file holds the rest: the request it accepts and the answer it gives
+ * (zod schemas), what its runtime builds, and its run function.
  *
- * A definition imports schemas and types only; the code a role runs is its `load`, imported
- * on the function's first request, so a function's cold import holds its own code and no
- * other role's (test/unit/entry/cold-import-graph.test.ts).
+ * The list imports no role's file, so a function's cold import holds the list and its own
+ * role, never another role's code (test/unit/entry/cold-import-graph.test.ts).
  */
 
 /**
@@ -31,48 +30,95 @@ export interface RuntimeNeeds {
   chat: boolean;
 }
 
-/** What every request from the workflow carries. */
-export const InvestigationRefSchema = z.object({ investigationId: z.string().regex(/^inv-[a-f0-9]{24}$/) });
-export type InvestigationRef = z.infer<typeof InvestigationRefSchema>;
-
-/** A request about one step of the plan (stepExecutor, compressor). */
-export const StepRequestSchema = InvestigationRefSchema.extend({ stepId: z.string().min(1).max(40) });
+/** What every request from the workflow carries (roles/workflow-requests.ts). */
+export interface InvestigationRef {
+  investigationId: string;
+}
 
 /** A role the investigate workflow calls over HTTP: a JSON request in, a JSON answer out. */
 export interface WorkflowRoleDefinition<
   Name extends string,
   Req extends z.ZodType<InvestigationRef>,
   Res extends z.ZodType,
-  Code,
 > {
   name: Name;
-  /** The variable the workflow reads this function's URL from (workflows/investigate.yaml). */
-  urlEnv: `FERRET_${string}_URL`;
   needs: RuntimeNeeds;
   request: Req;
   /** The answer the workflow switches on; checked before it leaves the function. */
   response: Res;
-  /** The role's code, imported on the first request. */
-  load: () => Promise<Code>;
-  run: (code: Code, input: z.output<Req>, deps: AppDeps) => Promise<z.input<Res>>;
+  run: (input: z.output<Req>, deps: AppDeps) => Promise<z.input<Res>>;
   /** What the "<name> done" log line says of an answer, beyond the time it took. */
   logged?: (answer: z.output<Res>) => Record<string, unknown>;
 }
 
-/** A role the investigate workflow calls, whatever its request and answer types. */
-export interface WorkflowRole<Name extends string = string> {
+/** What a Pub/Sub role's run function gets besides its message. */
+export interface DeliveryContext {
+  runtime: Runtime;
+  messageId: string | undefined;
+  /** The dependencies ingest, the sweep and re-investigations use. */
+  ingestDeps: () => IngestDeps;
+  /** The dependencies of one investigation's model work, with its model as chooseModel decides. */
+  appDepsFor: (investigationId: string) => Promise<AppDeps>;
+}
+
+/** A role fed by a Pub/Sub push subscription: a message in, an ack (or a dead letter) out. */
+export interface PubSubRoleDefinition<Name extends string, Msg extends z.ZodType> {
+  name: Name;
+  needs: RuntimeNeeds;
+  /** The message's JSON; one that does not parse is dead-lettered with the reason. */
+  message: Msg;
+  /** What a message is, for that reason: `not ${what}: …`. */
+  what: string;
+  run: (message: z.output<Msg>, context: DeliveryContext) => Promise<void>;
+}
+
+/**
+ * The one function Slack calls directly (public, authenticated by Slack's request signature,
+ * docs/decisions/0018): its request is Slack's signed form post, parsed by the handler.
+ */
+export interface SlackRoleDefinition<Name extends string> {
+  name: Name;
+  needs: RuntimeNeeds;
+  handler: (runtime: () => Promise<Runtime>) => (req: Request, res: Response) => Promise<void>;
+}
+
+/** Gives a definition its types: the request and answer flow from the schemas into `run`. */
+export function workflowRoleDefinition<
+  const Name extends string,
+  Req extends z.ZodType<InvestigationRef>,
+  Res extends z.ZodType,
+>(definition: WorkflowRoleDefinition<Name, Req, Res>): WorkflowRoleDefinition<Name, Req, Res> {
+  return definition;
+}
+
+export function pubsubRoleDefinition<const Name extends string, Msg extends z.ZodType>(
+  definition: PubSubRoleDefinition<Name, Msg>,
+): PubSubRoleDefinition<Name, Msg> {
+  return definition;
+}
+
+export function slackRoleDefinition<const Name extends string>(
+  definition: SlackRoleDefinition<Name>,
+): SlackRoleDefinition<Name> {
+  return definition;
+}
+
+/** What every entry of the list has, whatever triggers it. */
+interface ListedRole<Name extends string> {
   readonly name: Name;
+  /**
+   * Imports the role's file and what carries its calls (once; a failed import is tried again
+   * on the next use). The function's first request does it; the bench and the graph test
+   * call it alone.
+   */
+  readonly definition: Lazy<{ needs: RuntimeNeeds }>;
+}
+
+export interface WorkflowRole<Name extends string = string> extends ListedRole<Name> {
   readonly trigger: "http";
   readonly calledBy: "workflow";
-  readonly urlEnv: string;
-  readonly needs: RuntimeNeeds;
-  readonly request: z.ZodType<InvestigationRef>;
-  readonly response: z.ZodType;
-  /**
-   * Imports the role's code and what carries its calls (once; a failed import is tried again
-   * on the next call). The first call does it; the bench and the graph test call it alone.
-   */
-  readonly code: Lazy<unknown>;
+  /** The variable the workflow reads this function's URL from (workflows/investigate.yaml). */
+  readonly urlEnv: `FERRET_${string}_URL`;
   /**
    * One call from the workflow, whatever carries it (the HTTP function or the in-process
    * transport): validated, run with the investigation's dependencies, errors as statuses.
@@ -84,57 +130,16 @@ export interface WorkflowRole<Name extends string = string> {
   ) => Promise<WorkflowCallAnswer>;
 }
 
-/** What a Pub/Sub role's run function gets besides its message. */
-interface DeliveryContext {
-  runtime: Runtime;
-  messageId: string | undefined;
-  /** The dependencies ingest, the sweep and re-investigations use. */
-  ingestDeps: () => IngestDeps;
-  /** The dependencies of one investigation's model work, with its model as chooseModel decides. */
-  appDepsFor: (investigationId: string) => Promise<AppDeps>;
-}
-
-/** A role fed by a Pub/Sub push subscription: a message in, an ack (or a dead letter) out. */
-export interface PubSubRoleDefinition<Name extends string, Msg extends z.ZodType, Code> {
-  name: Name;
-  topic: TopicName;
-  needs: RuntimeNeeds;
-  /** The message's JSON; one that does not parse is dead-lettered with the reason. */
-  message: Msg;
-  /** What a message is, for that reason: `not ${what}: …`. */
-  what: string;
-  load: () => Promise<Code>;
-  run: (code: Code, message: z.output<Msg>, context: DeliveryContext) => Promise<void>;
-}
-
-export interface PubSubRole<Name extends string = string> {
-  readonly name: Name;
+export interface PubSubRole<Name extends string = string> extends ListedRole<Name> {
   readonly trigger: "pubsub";
   readonly topic: TopicName;
-  readonly needs: RuntimeNeeds;
-  readonly message: z.ZodType;
-  readonly code: Lazy<unknown>;
   /** Settles one delivery: acked when done, dead-lettered when it can never succeed, else redelivered. */
   readonly deliver: (event: CloudEvent<unknown>, runtime: () => Promise<Runtime>) => Promise<void>;
 }
 
-/**
- * The one function Slack calls directly (public, authenticated by Slack's request signature,
- * docs/decisions/0018): its request is Slack's signed form post, parsed by the handler.
- */
-interface SlackRoleDefinition<Name extends string, Code> {
-  name: Name;
-  needs: RuntimeNeeds;
-  load: () => Promise<Code>;
-  handler: (code: Code, runtime: () => Promise<Runtime>) => (req: Request, res: Response) => Promise<void>;
-}
-
-export interface SlackRole<Name extends string = string> {
-  readonly name: Name;
+export interface SlackRole<Name extends string = string> extends ListedRole<Name> {
   readonly trigger: "http";
   readonly calledBy: "slack";
-  readonly needs: RuntimeNeeds;
-  readonly code: Lazy<unknown>;
   readonly handler: (
     runtime: () => Promise<Runtime>,
   ) => Promise<(req: Request, res: Response) => Promise<void>>;
@@ -142,50 +147,59 @@ export interface SlackRole<Name extends string = string> {
 
 export type Role = WorkflowRole | PubSubRole | SlackRole;
 
-// The machinery that carries a call or a message loads with the first one, like the role's code.
+// What carries a call or a message loads with the role's file, on the first request.
 const workflowCall = lazy(() => import("../entry/workflow-call.js"));
 const pubsubDelivery = lazy(() => import("../entry/pubsub-delivery.js"));
 
-export function workflowRole<
+/** A role the workflow calls; its file must define the role of the same name. */
+export function workflow<
   const Name extends string,
   Req extends z.ZodType<InvestigationRef>,
   Res extends z.ZodType,
-  Code,
->(definition: WorkflowRoleDefinition<Name, Req, Res, Code>) {
-  const code = lazy(async () => (await Promise.all([definition.load(), workflowCall()]))[0]);
-  const role = {
-    ...definition,
+>(
+  name: Name,
+  urlEnv: `FERRET_${string}_URL`,
+  load: () => Promise<WorkflowRoleDefinition<NoInfer<Name>, Req, Res>>,
+): WorkflowRole<Name> {
+  const definition = lazy(async () => (await Promise.all([load(), workflowCall()]))[0]);
+  return {
+    name,
     trigger: "http",
     calledBy: "workflow",
-    code,
+    urlEnv,
+    definition,
     call: async (body, depsFor, logger) =>
-      (await workflowCall()).answerWorkflowCall(definition, code, body, depsFor, logger),
-  } as const satisfies WorkflowRole<Name>;
-  return role;
+      (await workflowCall()).answerWorkflowCall(name, definition, body, depsFor, logger),
+  };
 }
 
-export function pubsubRole<const Name extends string, Msg extends z.ZodType, Code>(
-  definition: PubSubRoleDefinition<Name, Msg, Code>,
-) {
-  const code = lazy(async () => (await Promise.all([definition.load(), pubsubDelivery()]))[0]);
-  const role = {
-    ...definition,
+/** A role fed by `topic`; its file must define the role of the same name. */
+export function pubsub<const Name extends string, Msg extends z.ZodType>(
+  name: Name,
+  topic: TopicName,
+  load: () => Promise<PubSubRoleDefinition<NoInfer<Name>, Msg>>,
+): PubSubRole<Name> {
+  const definition = lazy(async () => (await Promise.all([load(), pubsubDelivery()]))[0]);
+  return {
+    name,
     trigger: "pubsub",
-    code,
-    deliver: async (event, runtime) => (await pubsubDelivery()).deliver(definition, code, event, runtime),
-  } as const satisfies PubSubRole<Name>;
-  return role;
+    topic,
+    definition,
+    deliver: async (event, runtime) => (await pubsubDelivery()).deliver(topic, definition, event, runtime),
+  };
 }
 
-export function slackRole<const Name extends string, Code>(definition: SlackRoleDefinition<Name, Code>) {
-  const code = lazy(definition.load);
-  const role = {
-    name: definition.name,
-    needs: definition.needs,
+/** The role Slack calls; its file must define the role of the same name. */
+export function slack<const Name extends string>(
+  name: Name,
+  load: () => Promise<SlackRoleDefinition<NoInfer<Name>>>,
+): SlackRole<Name> {
+  const definition = lazy(load);
+  return {
+    name,
     trigger: "http",
     calledBy: "slack",
-    code,
-    handler: async (runtime) => definition.handler(await code(), runtime),
-  } as const satisfies SlackRole<Name>;
-  return role;
+    definition,
+    handler: async (runtime) => (await definition()).handler(runtime),
+  };
 }

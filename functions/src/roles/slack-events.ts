@@ -1,4 +1,6 @@
-import { slackRole } from "./role.js";
+import { AnalystAccess } from "../app/analyst-access.js";
+import { slackEventsHandler } from "../entry/slack-events.js";
+import { slackRoleDefinition } from "./role.js";
 
 /**
  * The interactions and events endpoint: the one function Slack calls directly, public and
@@ -6,19 +8,12 @@ import { slackRole } from "./role.js";
  * opens the dispute modal and hands each click or thread question to `analyst-actions`
  * within Slack's 3 s (entry/slack-events.ts).
  */
-export const slackEvents = slackRole({
+export const slackEvents = slackRoleDefinition({
   name: "slackEvents",
   needs: { tools: false, chat: true },
-  load: async () => {
-    const [{ AnalystAccess }, { slackEventsHandler }] = await Promise.all([
-      import("../app/analyst-access.js"),
-      import("../entry/slack-events.js"),
-    ]);
-    return { AnalystAccess, slackEventsHandler };
-  },
-  handler: ({ AnalystAccess, slackEventsHandler }, runtime) => {
+  handler: (runtime) => {
     // Who may act, cached for as long as the instance lives.
-    let access: InstanceType<typeof AnalystAccess> | undefined;
+    let access: AnalystAccess | undefined;
     return slackEventsHandler(async () => {
       const rt = await runtime();
       access ??= new AnalystAccess(rt.config.slack, rt.chatInteractions, rt.now);

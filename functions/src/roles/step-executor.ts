@@ -1,12 +1,13 @@
 import { z } from "zod";
+import { runStepExecutor } from "../app/step-executor.js";
 import { ApprovalIdSchema } from "../domain/approval-record.js";
 import { StepResultSchema } from "../domain/results.js";
-import { StepRequestSchema, workflowRole } from "./role.js";
+import { workflowRoleDefinition } from "./role.js";
+import { StepRequestSchema } from "./workflow-requests.js";
 
 /** Runs one step of the plan with its tools, the log-analysis sub-agent among them (app/step-executor.ts). */
-export const stepExecutor = workflowRole({
+export const stepExecutor = workflowRoleDefinition({
   name: "stepExecutor",
-  urlEnv: "FERRET_STEP_EXECUTOR_URL",
   needs: { tools: true, chat: false },
   request: StepRequestSchema,
   response: z.object({
@@ -22,8 +23,7 @@ export const stepExecutor = workflowRole({
     /** Acting calls the step held: the workflow pauses on each for a person's approval. */
     held: z.array(z.object({ approvalId: ApprovalIdSchema, tool: z.string() })),
   }),
-  load: () => import("../app/step-executor.js"),
-  run: async ({ runStepExecutor }, input, deps) => {
+  run: async (input, deps) => {
     const outcome = await runStepExecutor(input.investigationId, input.stepId, deps);
     return {
       stepId: outcome.stepId,

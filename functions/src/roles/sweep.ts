@@ -1,6 +1,8 @@
+import { drainQueue } from "../app/governor.js";
+import { launchInvestigation } from "../app/ingest.js";
+import { sweepStalled } from "../app/sweep.js";
 import { SweepRequestSchema } from "../app/sweep-request.js";
-import { TOPICS } from "../platform/topics.js";
-import { pubsubRole } from "./role.js";
+import { pubsubRoleDefinition } from "./role.js";
 
 /**
  * The `sweep` function, fed by the sweep-requests topic: Cloud Scheduler's periodic request
@@ -10,26 +12,13 @@ import { pubsubRole } from "./role.js";
  * (no claim per window): Pub/Sub may deliver a request twice, and both the sweep and the
  * drain are idempotent.
  */
-export const sweep = pubsubRole({
+export const sweep = pubsubRoleDefinition({
   name: "sweep",
-  topic: TOPICS.sweep,
   // No tools, no Slack.
   needs: { tools: false, chat: false },
   message: SweepRequestSchema,
   what: "a sweep request",
-  load: async () => {
-    const [{ drainQueue }, { launchInvestigation }, { sweepStalled }] = await Promise.all([
-      import("../app/governor.js"),
-      import("../app/ingest.js"),
-      import("../app/sweep.js"),
-    ]);
-    return { drainQueue, launchInvestigation, sweepStalled };
-  },
-  run: async (
-    { drainQueue, launchInvestigation, sweepStalled },
-    request,
-    { runtime, messageId, ingestDeps },
-  ) => {
+  run: async (request, { runtime, messageId, ingestDeps }) => {
     const deps = ingestDeps();
     // Without a governor there is no queue.
     const drain = async (finished?: string) => {

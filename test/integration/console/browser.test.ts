@@ -25,7 +25,7 @@ import { createOfflineModel } from "../../../functions/src/model/offline/index.j
 import { EMBEDDING_DIMENSIONS } from "../../../functions/src/model/port.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
-import { analystActions } from "../../../functions/src/roles/analyst-actions.js";
+import { roleNamed } from "../../../functions/src/roles/index.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { HOSTILE } from "./hostile.js";
 import { launchChromium, screenshotDir, seedHostile } from "./support.js";
@@ -208,7 +208,7 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
         },
       },
     } as unknown as CloudEvent<unknown>;
-    await eventHandler(analystActions, async () => worker)(event);
+    await eventHandler(roleNamed("analystActions"), async () => worker)(event);
 
     const stored = await store.get(crypto.id);
     const decision = stored?.analystDecisions?.at(-1);

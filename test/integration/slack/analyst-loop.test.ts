@@ -35,7 +35,7 @@ type Modules = {
   finding: typeof import("../../../functions/src/domain/finding.js");
   investigation: typeof import("../../../functions/src/domain/investigation.js");
   compose: typeof import("../../../functions/src/entry/compose.js");
-  analyst: typeof import("../../../functions/src/roles/analyst-actions.js");
+  roles: typeof import("../../../functions/src/roles/index.js");
   handlers: typeof import("../../../functions/src/entry/role-handler.js");
   scc: typeof import("../../../functions/src/adapters/scc/scc-findings.js");
   runtime: typeof import("../../../functions/src/entry/runtime.js");
@@ -118,7 +118,7 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
       finding: await import("../../../functions/src/domain/finding.js"),
       investigation: await import("../../../functions/src/domain/investigation.js"),
       compose: await import("../../../functions/src/entry/compose.js"),
-      analyst: await import("../../../functions/src/roles/analyst-actions.js"),
+      roles: await import("../../../functions/src/roles/index.js"),
       handlers: await import("../../../functions/src/entry/role-handler.js"),
       scc: await import("../../../functions/src/adapters/scc/scc-findings.js"),
       runtime: await import("../../../functions/src/entry/runtime.js"),
@@ -129,7 +129,7 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
     // The deployed worker, with its SCC client pointed at the local stand-in instead of Google.
     m.ff.cloudEvent(
       "analystActionsUnderTest",
-      m.handlers.eventHandler(m.analyst.analystActions, async () => ({
+      m.handlers.eventHandler(m.roles.roleNamed("analystActions"), async () => ({
         ...(await m.compose.getRuntime()),
         scc: new m.scc.SecurityCenterFindings(scc.clientOptions),
       })),

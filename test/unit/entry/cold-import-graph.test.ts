@@ -36,7 +36,7 @@ const PROBE = [
   "await (await import(process.env.GRAPH_ROLE_HANDLER)).loadHandler(role);",
   "appendFileSync(process.env.GRAPH_LOG, '--- runtime\\n');",
   "const { buildRuntime } = await import(process.env.GRAPH_COMPOSE);",
-  "await buildRuntime(process.env, role.needs);",
+  "await buildRuntime(process.env, (await role.definition()).needs);",
   "process.exit(0);",
 ].join(" ");
 
@@ -157,7 +157,8 @@ describe("each function loads only what it uses (module graph in a fresh process
         [],
         `${entryPoint}'s runtime loads what it has not used yet`,
       );
-      if (!ROLES.find((role) => role.name === entryPoint)?.needs.chat)
+      const role = ROLES.find((r) => r.name === entryPoint);
+      if (!(await role?.definition())?.needs.chat)
         assert.ok(!built.has("@slack/web-api"), `${entryPoint} posts nothing, yet loaded the Slack SDK`);
     });
   }

@@ -5,7 +5,8 @@ import type { AppDeps } from "../../../functions/src/app/deps.js";
 import { ConfigError, ModelOutputError } from "../../../functions/src/domain/errors.js";
 import { createLogger } from "../../../functions/src/platform/logger.js";
 import { planner } from "../../../functions/src/roles/planner.js";
-import { InvestigationRefSchema, workflowRole } from "../../../functions/src/roles/role.js";
+import { workflow, workflowRoleDefinition } from "../../../functions/src/roles/role.js";
+import { InvestigationRefSchema } from "../../../functions/src/roles/workflow-requests.js";
 
 /**
  * What a workflow role answers: the body the workflow reads (workflows/investigate.yaml), and
@@ -18,16 +19,16 @@ const ID = `inv-${"a".repeat(24)}`;
 
 /** A role whose run is the test's: the answer schema is the planner's. */
 function roleRunning(name: string, run: () => Promise<unknown>) {
-  return workflowRole({
-    name,
-    urlEnv: "FERRET_TEST_URL",
-    needs: { tools: false, chat: false },
-    request: InvestigationRefSchema,
-    response: planner.response,
-    load: async () => ({ run }),
-    // Answers the types would refuse, as a bug could produce them at run time.
-    run: async (code) => code.run() as never,
-  });
+  return workflow(name, "FERRET_TEST_URL", async () =>
+    workflowRoleDefinition({
+      name,
+      needs: { tools: false, chat: false },
+      request: InvestigationRefSchema,
+      response: planner.response,
+      // Answers the types would refuse, as a bug could produce them at run time.
+      run: async () => (await run()) as never,
+    }),
+  );
 }
 
 describe("a workflow role's answers", () => {
@@ -95,20 +96,18 @@ describe("a workflow role's answers", () => {
     assert.match(error.message, /^ferret bug: the planner answer does not match its schema: next\.kind: /);
   });
 
-  it("a role's code that fails to load fails the call, and the next call loads it again", async () => {
+  it("a role's file that fails to load fails the call, and the next call loads it again", async () => {
     let loads = 0;
-    const role = workflowRole({
-      name: "planner",
-      urlEnv: "FERRET_PLANNER_URL",
-      needs: { tools: false, chat: false },
-      request: InvestigationRefSchema,
-      response: z.object({ ok: z.boolean() }),
-      load: async () => {
-        loads++;
-        if (loads === 1) throw new Error("Cannot find module '../app/planner.js'");
-        return { ok: true };
-      },
-      run: async (code) => code,
+    const role = workflow("planner", "FERRET_PLANNER_URL", async () => {
+      loads++;
+      if (loads === 1) throw new Error("Cannot find module './planner.js'");
+      return workflowRoleDefinition({
+        name: "planner",
+        needs: { tools: false, chat: false },
+        request: InvestigationRefSchema,
+        response: z.object({ ok: z.boolean() }),
+        run: async () => ({ ok: true }),
+      });
     });
     const first = await role.call({ investigationId: ID }, async () => deps, logger);
     assert.equal(first.status, 500);

@@ -8,9 +8,9 @@ import type { Runtime } from "../../../functions/src/entry/runtime.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import { createLogger } from "../../../functions/src/platform/logger.js";
 import type { InvestigationStore } from "../../../functions/src/ports/investigation-store.js";
-import { notifier } from "../../../functions/src/roles/notifier.js";
+import { roleNamed } from "../../../functions/src/roles/index.js";
 import { planner } from "../../../functions/src/roles/planner.js";
-import { workflowRole } from "../../../functions/src/roles/role.js";
+import { workflow } from "../../../functions/src/roles/role.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 
 /**
@@ -149,13 +149,12 @@ describe("secrets never reach the logs", () => {
   it("an HTTP function whose operation throws logs and answers without the secret", async (t) => {
     const lines: string[] = [];
     const rt = runtimeWith({ get: async () => undefined }, lines);
-    const failing = workflowRole({
+    const failing = workflow("planner", "FERRET_PLANNER_URL", async () => ({
       ...planner,
-      load: async () => ({}),
       run: async () => {
         throw new StorageError(`upstream rejected ${SECRETS.bearer} / ${SECRETS.slackBot}`, true);
       },
-    });
+    }));
     const handler = workflowHandler(failing, async () => rt);
     const res = fakeResponse();
     const run = await captured(() =>
@@ -171,7 +170,7 @@ describe("secrets never reach the logs", () => {
   });
 
   it("an HTTP function whose runtime cannot start logs and answers without the secret", async (t) => {
-    const handler = workflowHandler(planner, async () => {
+    const handler = workflowHandler(roleNamed("planner"), async () => {
       throw new ConfigError(`invalid SLACK_BOT_TOKEN ${SECRETS.slackBot}; key ${SECRETS.googleApiKey}`);
     });
     const res = fakeResponse();
@@ -209,7 +208,7 @@ describe("secrets never reach the logs", () => {
         },
       },
     } as unknown as CloudEvent<unknown>;
-    const run = await captured(() => eventHandler(notifier, async () => rt)(event));
+    const run = await captured(() => eventHandler(roleNamed("notifier"), async () => rt)(event));
     assert.ok(run.error, "a retryable failure is thrown so Pub/Sub redelivers");
     // functions-framework prints what the function throws (err.stack) to stderr.
     const thrown =
