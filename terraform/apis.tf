@@ -34,17 +34,21 @@ resource "google_project_service" "api" {
   disable_dependent_services = false
 }
 
-# Only with enable_console (terraform/console.tf). Kept out of local.apis, which is what every
-# deployment needs and what `ferret doctor` checks.
+# APIs only a feature needs, each with the condition that turns it on. Kept out of local.apis,
+# which is what every deployment needs and what `ferret doctor` checks. The deny-egress action
+# calls Compute Engine (instances.get/setTags) as the responder's service account, so its
+# requests count against, and need the API enabled in, the ferret project.
 locals {
-  console_apis = [
-    "compute.googleapis.com", # the console's load balancer, serverless NEG and certificate
-    "iap.googleapis.com",     # Identity-Aware Proxy on the console's backend service
-  ]
+  feature_apis = {
+    # The console's load balancer, serverless NEG and certificate; the deny-egress action.
+    "compute.googleapis.com" = var.enable_console || contains(var.response_actions, "add_deny_egress_tag")
+    # Identity-Aware Proxy on the console's backend service.
+    "iap.googleapis.com" = var.enable_console
+  }
 }
 
-resource "google_project_service" "console_api" {
-  for_each = var.enable_console ? toset(local.console_apis) : toset([])
+resource "google_project_service" "feature_api" {
+  for_each = toset([for api, needed in local.feature_apis : api if needed])
 
   project = var.project_id
   service = each.key

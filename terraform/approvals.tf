@@ -5,8 +5,12 @@
 # records the request and, once a person approved it, runs exactly that call; the response
 # actions' own least-privilege roles are granted to that account where the actions are defined.
 # Only the analystActions worker, which records the Approve / Deny click, may send the callback:
-# callbacks need workflows.callbacks.send ("Workflows roles and permissions"), which this custom
-# role holds alone (roles/workflows.invoker would also let it start executions).
+# callbacks need workflows.callbacks.send ("Workflows roles and permissions"). The same worker
+# starts an execution for Re-investigate (workflows.executions.create). This custom role holds
+# those two permissions and nothing else; roles/workflows.invoker would add reading and listing
+# executions, which the worker never does (test/integration/parity/least-privilege.test.ts
+# observes its calls). The role id predates the second permission and is kept: a custom role's
+# id cannot be reused for weeks after it is deleted.
 
 variable "approval_timeout_seconds" {
   description = "How long the workflow waits for a person to Approve or Deny an acting tool call before it continues without it (FERRET_APPROVAL_TIMEOUT_SECONDS). The investigation's deadline still bounds the wait."
@@ -33,9 +37,12 @@ variable "slack_approvers" {
 resource "google_project_iam_custom_role" "approval_callbacks" {
   project     = var.project_id
   role_id     = "ferretApprovalCallbacks"
-  title       = "ferret approval callbacks"
-  description = "Send the callback that wakes an investigation paused on a person's approval; nothing else."
-  permissions = ["workflows.callbacks.send"]
+  title       = "ferret approval callbacks and re-investigations"
+  description = "Send the callback that wakes an investigation paused on a person's approval, and start the workflow for a re-investigation; nothing else."
+  permissions = ["workflows.callbacks.send", "workflows.executions.create"]
+
+  # Custom roles are created through the IAM API.
+  depends_on = [google_project_service.api]
 }
 
 resource "google_project_iam_member" "approval_callbacks" {

@@ -120,6 +120,9 @@ resource "google_project_iam_custom_role" "console_memory_delete" {
   title       = "ferret console memory delete"
   description = "Begin a Firestore transaction and delete a document; nothing else (ferret web console)."
   permissions = ["datastore.databases.get", "datastore.entities.delete"]
+
+  # Custom roles are created through the IAM API.
+  depends_on = [google_project_service.api]
 }
 
 resource "google_project_iam_member" "console_memory_delete" {
@@ -192,7 +195,7 @@ resource "google_cloudfunctions2_function" "console" {
 
   depends_on = [
     google_project_service.api,
-    google_project_service.console_api,
+    google_project_service.feature_api,
     google_project_iam_member.console_reader,
     google_project_iam_member.console_memory_delete,
     google_pubsub_topic_iam_member.console_publisher,
@@ -210,7 +213,7 @@ resource "google_project_service_identity" "iap" {
   project = var.project_id
   service = "iap.googleapis.com"
 
-  depends_on = [google_project_service.console_api]
+  depends_on = [google_project_service.feature_api]
 }
 
 resource "google_cloud_run_v2_service_iam_member" "console_iap_invoker" {
@@ -239,7 +242,7 @@ resource "google_compute_region_network_endpoint_group" "console" {
     service = local.console.name
   }
 
-  depends_on = [google_project_service.console_api]
+  depends_on = [google_project_service.feature_api]
 }
 
 resource "google_compute_backend_service" "console" {
@@ -316,7 +319,7 @@ resource "google_compute_managed_ssl_certificate" "console" {
     }
   }
 
-  depends_on = [google_project_service.console_api]
+  depends_on = [google_project_service.feature_api]
 }
 
 resource "google_compute_ssl_policy" "console" {
@@ -327,7 +330,7 @@ resource "google_compute_ssl_policy" "console" {
   profile         = "MODERN"
   min_tls_version = "TLS_1_2"
 
-  depends_on = [google_project_service.console_api]
+  depends_on = [google_project_service.feature_api]
 }
 
 resource "google_compute_target_https_proxy" "console" {
@@ -346,7 +349,7 @@ resource "google_compute_global_address" "console" {
   project = var.project_id
   name    = "ferret-console"
 
-  depends_on = [google_project_service.console_api]
+  depends_on = [google_project_service.feature_api]
 }
 
 # HTTPS only: there is no port-80 listener to redirect from.

@@ -112,8 +112,12 @@ locals {
     { sa = "slackEvents", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
 
     # analystActions: records decisions and lessons, claims thread posts, edits the thread root.
-    # Its SCC write-back role is an organization custom role (scc-writeback.tf).
+    # Approve / Deny announce the decision before the callback; a question in the thread is
+    # answered by the model. Its SCC write-back role is an organization custom role
+    # (scc-writeback.tf); the callback and Re-investigate's execution a project one (approvals.tf).
     { sa = "analystActions", scope = "project", target = null, role = "roles/datastore.user" },
+    { sa = "analystActions", scope = "project", target = null, role = "roles/aiplatform.user" },
+    { sa = "analystActions", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
     { sa = "analystActions", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
     { sa = "analystActions", scope = "dead_letter_topic", target = "analyst-actions", role = "roles/pubsub.publisher" },
 
@@ -193,8 +197,9 @@ resource "google_pubsub_topic_iam_member" "dead_letter_grant" {
   member  = google_service_account.sa[each.value.sa].member
 }
 
+# Only on secrets that are mounted: the OTX key is read by nobody while enable_otx is false.
 resource "google_secret_manager_secret_iam_member" "grant" {
-  for_each = { for g in local.grants : "${g.sa} ${g.role} ${g.target}" => g if g.scope == "secret" }
+  for_each = { for g in local.grants : "${g.sa} ${g.role} ${g.target}" => g if g.scope == "secret" && contains(local.enabled_secrets, g.target) }
 
   project   = var.project_id
   secret_id = google_secret_manager_secret.secret[each.value.target].secret_id

@@ -259,8 +259,9 @@ locals {
     # Sweeps (the deadline is the agent's default) and launches what the governor's queue releases.
     sweep       = ["common", "workflow", "governor"]
     slackEvents = ["common", "slack", "analysts", "approvals"]
-    # Edits the thread root (channel, post claims) and writes to SCC; decides approvals.
-    analystActions = ["common", "slack", "analysts", "scc_writeback", "approvals"]
+    # Edits the thread root (channel, post claims) and writes to SCC; decides approvals; starts
+    # the workflow for Re-investigate; answers questions in the thread with the model.
+    analystActions = ["common", "slack", "analysts", "scc_writeback", "approvals", "workflow", "model"]
     # The web console (terraform/console.tf, only with enable_console; not a role in ROLES):
     # reads Firestore, shows the governor's limits on the queue page, links to Slack threads.
     console = ["common", "governor", "console"]

@@ -25,8 +25,9 @@ variable "response_actions_role_id" {
   default     = "ferretResponseActions"
 
   validation {
-    condition     = can(regex("^[a-zA-Z0-9_.]{3,64}$", var.response_actions_role_id))
-    error_message = "response_actions_role_id: 3-64 letters, digits, underscores or dots."
+    # 64 at most for a role id, less "Preview" for the previews' role.
+    condition     = can(regex("^[a-zA-Z0-9_.]{3,57}$", var.response_actions_role_id))
+    error_message = "response_actions_role_id: 3-57 letters, digits, underscores or dots (the previews' role adds \"Preview\")."
   }
 }
 
@@ -66,6 +67,14 @@ locals {
     add_deny_egress_tag         = ["compute.instances.get", "compute.instances.setTags"]
     revoke_iam_binding          = ["resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"]
   }
+  # The read each action's dry-run preview makes. The step executor previews a call when it
+  # holds it for approval (the preview is shown to the person who decides), so it needs these,
+  # and only these, without the action's write.
+  response_action_read_permissions = {
+    disable_service_account_key = ["iam.serviceAccountKeys.get"]
+    add_deny_egress_tag         = ["compute.instances.get"]
+    revoke_iam_binding          = ["resourcemanager.projects.getIamPolicy"]
+  }
   response_actions_enabled = length(var.response_actions) > 0
 }
 
@@ -77,6 +86,9 @@ resource "google_organization_iam_custom_role" "response_actions" {
   title       = "ferret response actions"
   description = "Only what ferret's enabled, approval-gated response actions call (docs/decisions/0032)."
   permissions = sort(distinct(flatten([for a in var.response_actions : local.response_action_permissions[a]])))
+
+  # Custom roles are created through the IAM API.
+  depends_on = [google_project_service.api]
 }
 
 resource "google_organization_iam_member" "response_actions" {
@@ -87,8 +99,32 @@ resource "google_organization_iam_member" "response_actions" {
   member = google_service_account.sa["responder"].member
 }
 
+resource "google_organization_iam_custom_role" "response_action_previews" {
+  count = local.response_actions_enabled ? 1 : 0
+
+  org_id      = var.organization_id
+  role_id     = "${var.response_actions_role_id}Preview"
+  title       = "ferret response action previews"
+  description = "Only the reads of ferret's enabled response actions' dry-run previews (docs/decisions/0032)."
+  permissions = sort(distinct(flatten([for a in var.response_actions : local.response_action_read_permissions[a]])))
+
+  # Custom roles are created through the IAM API.
+  depends_on = [google_project_service.api]
+}
+
+resource "google_organization_iam_member" "response_action_previews" {
+  count = local.response_actions_enabled ? 1 : 0
+
+  org_id = var.organization_id
+  role   = google_organization_iam_custom_role.response_action_previews[0].name
+  member = google_service_account.sa["stepExecutor"].member
+}
+
 # The rule that gives the tag its meaning: all egress from a tagged instance is denied. One rule
 # per network and address family (a VPC firewall rule holds IPv4 or IPv6 ranges, not both).
+# Firewall rule names are unique per project, not per network, so the name carries a digest of
+# the network: two networks of one project get two rules instead of a 409 on the second. The
+# network's own name may be 63 characters, too long to fit beside the prefix.
 resource "google_compute_firewall" "deny_egress" {
   for_each = contains(var.response_actions, "add_deny_egress_tag") ? {
     for pair in setproduct(var.deny_egress_networks, ["ipv4", "ipv6"]) :
@@ -97,7 +133,7 @@ resource "google_compute_firewall" "deny_egress" {
 
   project            = each.value.project
   network            = each.value.network
-  name               = "ferret-deny-egress-${each.value.family}"
+  name               = "ferret-deny-egress-${each.value.family}-${substr(sha256(each.value.network), 0, 12)}"
   description        = "ferret add_deny_egress_tag: instances tagged ${var.deny_egress_tag} may send nothing."
   direction          = "EGRESS"
   priority           = var.deny_egress_priority
@@ -111,6 +147,8 @@ resource "google_compute_firewall" "deny_egress" {
   log_config {
     metadata = "INCLUDE_ALL_METADATA"
   }
+
+  depends_on = [google_project_service.feature_api]
 }
 
 output "response_actions_role" {

@@ -18,6 +18,9 @@ resource "google_organization_iam_custom_role" "scc_writeback" {
     "securitycenter.findings.setState",
     "securitycenter.findingsecuritymarks.update",
   ]
+
+  # Custom roles are created through the IAM API.
+  depends_on = [google_project_service.api]
 }
 
 resource "google_organization_iam_member" "scc_writeback" {

@@ -312,8 +312,8 @@ variable "functions" {
   }
 
   validation {
-    condition     = alltrue([for name in ["planner", "stepExecutor", "reflector", "concluder", "compressor"] : var.functions[name].timeout_seconds <= 1770])
-    error_message = "The workflow-called functions (planner, stepExecutor, reflector, concluder, compressor) need timeout_seconds <= 1770: the workflow waits 30 s longer than the function may run, and no Workflows HTTP call may exceed 1800 s."
+    condition     = alltrue([for name in ["planner", "stepExecutor", "reflector", "concluder", "compressor", "responder"] : var.functions[name].timeout_seconds <= 1770])
+    error_message = "The workflow-called functions (planner, stepExecutor, reflector, concluder, compressor, responder) need timeout_seconds <= 1770: the workflow waits 30 s longer than the function may run, and no Workflows HTTP call may exceed 1800 s."
   }
 
   validation {

@@ -6,6 +6,7 @@ import type {
   Model,
   Purpose,
 } from "../../functions/src/model/port.js";
+import { estimateInputTokens, estimateOutputTokens } from "../../functions/src/model/tokens.js";
 
 /** One generate call as the benchmark saw it: when, for whom, and what it cost. */
 export interface ModelCall {
@@ -32,9 +33,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * Wraps a model (here: the offline playbook model) so every call takes a fixed simulated
- * time, as a hosted LLM would, and records a timeline of calls. Decisions and token
- * estimates stay the inner model's, so two orchestrations compared with it differ only in
- * how they sequence the same brain.
+ * time, as a hosted LLM would, and records a timeline of calls. Decisions stay the inner
+ * model's and tokens are estimated from each request and answer, so two orchestrations
+ * compared with it differ only in how they sequence the same brain.
  */
 export class LatencyModel implements Model {
   readonly calls: ModelCall[] = [];
@@ -58,7 +59,18 @@ export class LatencyModel implements Model {
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
     const startMs = this.clock();
     if (this.options.generateMs > 0) await sleep(this.options.generateMs);
-    const response = await this.inner.generate(request);
+    const inner = await this.inner.generate(request);
+    // A hosted LLM bills what it reads and writes; the offline brain is no LLM and reports no
+    // tokens, so the simulated provider estimates them (as the ReAct brain does) and both
+    // orchestrations are billed alike.
+    const response: GenerateResponse = {
+      ...inner,
+      usage: {
+        ...inner.usage,
+        inputTokens: estimateInputTokens(request),
+        outputTokens: estimateOutputTokens(inner),
+      },
+    };
     const stepId = isContext(request.context, "executor") ? request.context.step.id : undefined;
     this.calls.push({
       role: roleOf(request),

@@ -3,6 +3,7 @@ import type { Finding } from "../domain/finding.js";
 import type { Plan } from "../domain/plan.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { StepResult, Usage } from "../domain/results.js";
+import { OFFLINE_CONCLUDER_NOTE } from "../model/brain.js";
 import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { renderPrompt } from "../prompts/render.js";
@@ -55,12 +56,9 @@ export async function askConcluder(input: ConcluderInput): Promise<{ conclusion:
     },
     ConclusionDraftSchema,
   );
-  const notes = [
-    input.model.offline
-      ? "Written by the offline playbook model: rules over the evidence, no LLM."
-      : undefined,
-    input.fallbackNote,
-  ].filter((n): n is string => Boolean(n));
+  const notes = [input.model.offline ? OFFLINE_CONCLUDER_NOTE : undefined, input.fallbackNote].filter(
+    (n): n is string => Boolean(n),
+  );
   return {
     conclusion: {
       ...answer.value,

@@ -1,7 +1,14 @@
 import type { Ioc } from "../domain/ioc.js";
 import type { FixedCall } from "../domain/plan.js";
 import { resolveArguments } from "../domain/plan-refs.js";
-import { addUsage, type StepResult, type ToolCall, type Usage, ZERO_USAGE } from "../domain/results.js";
+import {
+  addUsage,
+  FIXED_CALLS_MODEL,
+  type StepResult,
+  type ToolCall,
+  type Usage,
+  ZERO_USAGE,
+} from "../domain/results.js";
 import type { ToolCallRequest, ToolResponse } from "../model/port.js";
 import { reportFromToolCalls } from "./result-summary.js";
 import { buildResult, type ExecutorInput, runToolCall, toolTokenShare } from "./step-executor.js";
@@ -18,8 +25,7 @@ export interface FixedRound {
 
 export type FixedOutcome = { kind: "done"; result: StepResult } | { kind: "judge"; round: FixedRound };
 
-/** What a result records as its "model" when no model ran. */
-export const FIXED_CALLS_MODEL = "none (planned calls)";
+export { FIXED_CALLS_MODEL };
 
 /**
  * Runs a step whose tool calls the plan fixed (ReWOO-style): references are resolved from

@@ -2,6 +2,7 @@ import { errorMessage, NotFoundError, StorageError } from "../domain/errors.js";
 import type { Finding } from "../domain/finding.js";
 import { groupKeys, queueEntryFor } from "../domain/governor.js";
 import { type Investigation, TERMINAL_STATUSES } from "../domain/investigation.js";
+import { brainOf } from "../model/brain.js";
 import { TOPICS } from "../platform/topics.js";
 import type { GovernorStore, GroupOutcome } from "../ports/governor-store.js";
 import type { IngestDeps } from "./deps.js";
@@ -15,8 +16,15 @@ import type { SweepRequest } from "./sweep-request.js";
  */
 export type GovernedDeps = IngestDeps & { governor: GovernorStore };
 
-/** Tokens an investigation spent, as its usage accounting counted them. */
-export function tokensOf(inv: Pick<Investigation, "counters">): number {
+/**
+ * Model tokens an investigation spent, as its usage accounting counted them. Only an LLM's
+ * count against the token limits: the offline playbook model reports none, and records it
+ * wrote before it stopped estimating (issue 29) are not billed either.
+ */
+export function tokensOf(
+  inv: Pick<Investigation, "counters" | "model" | "fellBackToOffline" | "conclusion">,
+): number {
+  if (brainOf(inv).kind === "offline") return 0;
   return inv.counters.usage.inputTokens + inv.counters.usage.outputTokens;
 }
 

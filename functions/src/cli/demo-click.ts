@@ -83,6 +83,11 @@ async function click(web: SlackReceiver, scc: SccStandIn, secret: string, ctx: C
     printer.line("\nSlack: no thread root was posted for this investigation; nothing to click.");
     return;
   }
+  // The notifier turns the root into the card when it handles the `concluded` event, which
+  // can land after the investigation's document says concluded: wait for the card's buttons.
+  await waitFor(ctx.timeoutMs ?? 120_000, async () =>
+    hasActions(web.thread(rootTs).root) ? true : undefined,
+  );
   const before = web.thread(rootTs);
   printRoot(printer, "Slack thread root before the click", before.root, before.replies.length);
 
@@ -121,6 +126,10 @@ function printRoot(printer: Printer, title: string, root: Record<string, unknown
   printer.line(`\n${title} (${replies} replies in the thread):`);
   const blocks = Array.isArray(root.blocks) ? (root.blocks as JsonObject[]) : [];
   for (const line of blocksToPlain(blocks)) printer.line(`  │ ${terminalText(line)}`);
+}
+
+function hasActions(message: Record<string, unknown>): boolean {
+  return Array.isArray(message.blocks) && (message.blocks as JsonObject[]).some((b) => b.type === "actions");
 }
 
 /** The button a person would press: its action_id and value exactly as rendered on the card. */

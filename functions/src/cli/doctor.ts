@@ -6,6 +6,7 @@ import { GoogleDeploymentInventory } from "../adapters/gcp/deployment-inventory.
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
 import { type CheckResult, type DoctorTarget, runChecks } from "../doctor/checks.js";
 import type { DeploymentInventory } from "../doctor/inventory.js";
+import { checkSlack, type SlackProbe } from "../doctor/slack.js";
 import { type SmokeDeps, smokeTest } from "../doctor/smoke.js";
 
 export interface Printer {
@@ -16,13 +17,29 @@ export interface DoctorOptions extends DoctorTarget {
   databaseId: string;
   smoke: boolean;
   timeoutSeconds: number;
+  /** Check Slack (bot token, channel membership, a test message); off with --no-slack. */
+  slack?: boolean;
+  slackChannel?: string;
 }
 
 /** What the doctor works with; `close` releases the clients. */
 export interface DoctorBackend {
   inventory: DeploymentInventory;
   smoke: SmokeDeps;
+  /** The Slack Web API as the deployed bot token reaches it. */
+  slack?: () => Promise<SlackProbe>;
   close(): Promise<void>;
+}
+
+/** The bot token: SLACK_BOT_TOKEN when set, else the latest version of ferret-slack-bot-token. */
+async function deployedSlack(projectId: string): Promise<SlackProbe> {
+  const { slackProbe } = await import("../adapters/slack/slack-probe.js");
+  const { readEnvironment } = await import("../config/environment.js");
+  const { botToken, apiUrl } = readEnvironment(process.env).slack;
+  if (botToken) return slackProbe(botToken, apiUrl);
+  const { SecretManagerSecrets } = await import("../adapters/gcp/secret-manager.js");
+  const token = await new SecretManagerSecrets().read(`projects/${projectId}/secrets/ferret-slack-bot-token`);
+  return slackProbe(token.trim(), apiUrl);
 }
 
 export function googleDoctorBackend(opts: DoctorOptions): DoctorBackend {
@@ -37,6 +54,7 @@ export function googleDoctorBackend(opts: DoctorOptions): DoctorBackend {
       now: () => new Date(),
       sleep: (ms) => sleep(ms),
     },
+    slack: () => deployedSlack(opts.projectId),
     close: async () => {
       await Promise.allSettled([inventory.close(), bus.close(), db.terminate()]);
     },
@@ -50,6 +68,18 @@ export async function runDoctor(
   printer: Printer,
 ): Promise<boolean> {
   const results: CheckResult[] = await runChecks(backend.inventory, opts);
+  if (opts.slack && backend.slack) {
+    const slack = backend.slack;
+    results.push(
+      await checkSlack(
+        {
+          // Reading the token may fail (no secret version, no access): that is the check's failure.
+          call: async (method, args) => (await slack()).call(method, args),
+        },
+        { ...(opts.slackChannel ? { channel: opts.slackChannel } : {}), postTestMessage: true },
+      ),
+    );
+  }
   const configOk = results.every((r) => r.ok);
   if (opts.smoke && configOk && opts.organizationId) {
     printer.line(`publishing a synthetic finding to scc-findings; waiting up to ${opts.timeoutSeconds} s`);
@@ -86,13 +116,19 @@ export function doctorCommand(
 ): Command {
   return new Command("doctor")
     .description(
-      "Check a deployed project after `terraform apply`: enabled APIs, the functions and their URLs, the service accounts' roles, the secrets, the Firestore indexes and the SCC notification config; then publish a synthetic finding and wait for its conclusion. Prints what is wrong and how to fix it; exits 1 when something is.",
+      "Check a deployed project after `terraform apply`: enabled APIs, the functions and their URLs, the service accounts' roles, the secrets, the Firestore indexes, the SCC notification config and Slack (the bot token, its membership of the channel, a test message); then publish a synthetic finding and wait for its conclusion. Prints what is wrong and how to fix it; exits 1 when something is.",
     )
     .requiredOption("--project <id>", "the ferret project", process.env.GOOGLE_CLOUD_PROJECT)
     .option("--region <region>", "region of the functions and the workflow", "us-central1")
     .option("--organization <id>", "organization whose SCC notification config feeds ferret")
     .option("--scc-config <id>", "SCC notification config id", "ferret-findings")
     .option("--database <id>", "Firestore database id", "ferret")
+    .option(
+      "--slack-channel <id>",
+      "the channel ferret posts to (slack_channel_id); the bot token comes from SLACK_BOT_TOKEN or the secret ferret-slack-bot-token",
+      process.env.FERRET_SLACK_CHANNEL,
+    )
+    .option("--no-slack", "skip the Slack check (bot token, channel membership, a test message)")
     .option("--no-smoke", "skip the synthetic finding")
     .option(
       "--timeout <seconds>",
@@ -110,6 +146,8 @@ export function doctorCommand(
         database: string;
         smoke: boolean;
         timeout: number;
+        slack: boolean;
+        slackChannel?: string;
       }) => {
         const options: DoctorOptions = {
           projectId: opts.project,
@@ -118,6 +156,8 @@ export function doctorCommand(
           databaseId: opts.database,
           smoke: opts.smoke,
           timeoutSeconds: opts.timeout,
+          slack: opts.slack,
+          ...(opts.slackChannel ? { slackChannel: opts.slackChannel } : {}),
         };
         const b = backend(options);
         try {

@@ -27,6 +27,8 @@ export interface EvalReport {
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** The offline playbook model reads and writes no tokens: "-", not a made-up count. */
+const tokens = (input: number, output: number) => (input + output === 0 ? "-" : `${input}/${output}`);
 
 export function summarize(scenarios: ScenarioOutcome[]): EvalReport["totals"] {
   const scored = scenarios.filter((s) => s.score);
@@ -54,7 +56,7 @@ export function renderTable(report: EvalReport): string[] {
     "held",
     "IOC recall",
     "evidence",
-    "LLM calls",
+    "model calls",
     "tokens in/out",
     "wall",
   ];
@@ -67,7 +69,7 @@ export function renderTable(report: EvalReport): string[] {
     s.score ? pct(s.score.iocRecall) : "-",
     s.score ? pct(s.score.evidenceRecall) : "-",
     String(s.llmCalls),
-    `${s.inputTokens}/${s.outputTokens}`,
+    tokens(s.inputTokens, s.outputTokens),
     `${(s.wallMs / 1000).toFixed(1)}s`,
   ]);
   const t = report.totals;
@@ -80,7 +82,7 @@ export function renderTable(report: EvalReport): string[] {
     pct(t.iocRecall),
     pct(t.evidenceRecall),
     String(t.llmCalls),
-    `${t.inputTokens}/${t.outputTokens}`,
+    tokens(t.inputTokens, t.outputTokens),
     `${(t.wallMs / 1000).toFixed(1)}s`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));

@@ -3,6 +3,7 @@ import type { Investigation, InvestigationEvent } from "../domain/investigation.
 import type { Reflection } from "../domain/reflection.js";
 import { ACTION_LINK_LEAD, actionCallText } from "../domain/response-actions.js";
 import type { StepResult } from "../domain/results.js";
+import { brainOf } from "../model/brain.js";
 import { describeUsage } from "../model/cost.js";
 import { terminalLine } from "./terminal-text.js";
 
@@ -90,6 +91,7 @@ export function printConclusion(p: Printer, inv: Investigation): void {
   p.line(
     `  verdict     ${verdictColor(bold(clip(c.verdict, 40)))}${held ? yellow(" (draft)") : ""}  confidence ${Math.round(c.confidence * 100)}%  severity ${clip(c.severity, 40)}`,
   );
+  if (c.why) p.line(`  because     ${clip(c.why, 300)}`);
   p.line(`  summary     ${clip(c.summary, 500)}`);
   if (c.mitre.length)
     p.line(
@@ -121,7 +123,8 @@ export function printConclusion(p: Printer, inv: Investigation): void {
       `  analyst     ${clip(what, 60)} by ${clip(d.by.name ?? d.by.id, 80)} at ${clip(d.at, 40)}${reason}`,
     );
   }
-  p.line(dim(`  ${describeUsage(inv.counters.usage)} · ${inv.counters.stepsExecuted} steps`));
+  const offline = brainOf(inv).kind === "offline";
+  p.line(dim(`  ${describeUsage(inv.counters.usage, { offline })} · ${inv.counters.stepsExecuted} steps`));
 }
 
 export function printEvent(p: Printer, e: InvestigationEvent): void {

@@ -8,12 +8,16 @@ import {
   InvestigationSchema,
   InvestigationStatusSchema,
 } from "../domain/investigation.js";
+import { foldForSearch, matchesSearch, refang, SearchFieldSchema } from "./search.js";
+
+export { SearchFieldSchema } from "./search.js";
 
 /**
  * The investigations page's query string. Empty strings are "no filter" (what an HTML form
- * sends for an untouched select). Search goes to an indexed Firestore equality query (the
- * ones `findRelated` already runs: resource name, principal email, IOC value); every other
- * filter is applied in memory over the bounded page that query or the time window returned.
+ * sends for an untouched select). Every filter, search included (search.ts: case-insensitive
+ * substring), is applied in memory over the bounded page read for the time window; a search
+ * also reads the indexed exact matches (`findRelated`: IOC value, principal email, resource
+ * name), so an exact value is found even when the window's page was full.
  */
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 const opt = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
@@ -22,7 +26,6 @@ const opt = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, s
 export const InvestigationIdSchema = InvestigationSchema.shape.id;
 
 export const AnalystFilterSchema = z.union([VerdictSchema, z.literal("undecided")]);
-export const SearchFieldSchema = z.enum(["any", "ioc", "principal", "resource"]);
 
 export const ListQuerySchema = z.object({
   status: opt(InvestigationStatusSchema),
@@ -61,25 +64,31 @@ export function analystVerdictOf(investigation: Investigation): string {
     : (d.verdict ?? "undecided");
 }
 
-/** The in-memory filters; search and the time window were applied by the query. */
+/** The filters, all in memory: the time window, the selects, category and search as substrings. */
 export function matches(investigation: Investigation, q: ListQuery, since: string): boolean {
   if (investigation.updatedAt <= since) return false;
   if (q.status && investigation.status !== q.status) return false;
   if (q.verdict && investigation.conclusion?.verdict !== q.verdict) return false;
   if (q.analyst && analystVerdictOf(investigation) !== q.analyst) return false;
-  if (q.category && investigation.finding.category !== q.category) return false;
+  if (q.category && !foldForSearch(investigation.finding.category).includes(foldForSearch(q.category)))
+    return false;
   if (q.severity && investigation.finding.severity !== q.severity) return false;
+  if (q.q && !matchesSearch(investigation, q.q, q.field)) return false;
   return true;
 }
 
-/** Which indexed equality queries a search runs. */
-export function searchCriteria(q: ListQuery): {
+/**
+ * The indexed equality queries a search also runs (values stored as ingest wrote them), so an
+ * exact IOC, principal or resource name is found beyond the window's bounded page. Category
+ * and summary have no such index.
+ */
+export function exactCriteria(q: ListQuery): {
   resourceName?: string;
   principal?: string;
   iocValue?: string;
 } {
   if (!q.q) return {};
-  const value = q.q;
+  const value = refang(q.q);
   switch (q.field) {
     case "ioc":
       return { iocValue: value };
@@ -89,5 +98,8 @@ export function searchCriteria(q: ListQuery): {
       return { resourceName: value };
     case "any":
       return { iocValue: value, principal: value, resourceName: value };
+    case "category":
+    case "summary":
+      return {};
   }
 }

@@ -7,12 +7,22 @@ import type { Plan, StepStatus } from "../domain/plan.js";
  * what happened). Only geometry and enum values come out of here; the labels are rendered by
  * the template as escaped text.
  */
+/** One line of text in a box: the step id (wrapped, never cut), its status, its description. */
+export interface GraphText {
+  kind: "id" | "status" | "label";
+  text: string;
+  x: number;
+  y: number;
+}
+
 export interface GraphNode {
   id: string;
-  label: string;
+  /** The full description, for the box's tooltip; the lines show at most LABEL_LINES of it. */
+  description: string;
   status: StepStatus;
   x: number;
   y: number;
+  text: GraphText[];
 }
 
 export interface GraphEdge {
@@ -32,12 +42,52 @@ export interface PlanGraph {
   edges: GraphEdge[];
 }
 
-const NODE_W = 190;
-const NODE_H = 46;
+/**
+ * Node text is set in a monospace face (console.css), so a line's width is its length times
+ * the face's advance (0.6 em, DejaVu Sans Mono and the common UI monospace faces) and text
+ * is wrapped to fit the box here instead of running past its edge (issue 29: "cancelle…").
+ */
+const NODE_W = 250;
+const PAD_X = 10;
+const ID_FONT = 12;
+const LABEL_FONT = 11;
+const ADVANCE = 0.6;
+const LINE_H = 15;
+const LABEL_LINES = 4;
 const GAP_X = 56;
 const GAP_Y = 18;
 const PAD = 8;
-const LABEL_CHARS = 26;
+const ID_CHARS = Math.floor((NODE_W - 2 * PAD_X) / (ID_FONT * ADVANCE));
+const LABEL_CHARS = Math.floor((NODE_W - 2 * PAD_X) / (LABEL_FONT * ADVANCE));
+
+/** Words to lines of at most `width` characters; a word longer than a line is split. */
+export function wrap(text: string, width: number, maxLines = Number.POSITIVE_INFINITY): string[] {
+  const words = text.replace(/\s+/g, " ").trim().split(" ").filter(Boolean);
+  const lines: string[] = [];
+  let current = "";
+  for (let word of words) {
+    while (word.length > width) {
+      if (current) {
+        lines.push(current);
+        current = "";
+      }
+      lines.push(word.slice(0, width));
+      word = word.slice(width);
+    }
+    if (!current) current = word;
+    else if (current.length + 1 + word.length <= width) current += ` ${word}`;
+    else {
+      lines.push(current);
+      current = word;
+    }
+  }
+  if (current) lines.push(current);
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  const last = kept[maxLines - 1] ?? "";
+  kept[maxLines - 1] = `${last.slice(0, width - 1)}…`;
+  return kept;
+}
 
 export function planGraph(plan: Plan): PlanGraph {
   const byId = new Map(plan.steps.map((s) => [s.id, s]));
@@ -55,17 +105,28 @@ export function planGraph(plan: Plan): PlanGraph {
     depth.set(id, value);
     return value;
   };
+  const lines = plan.steps.map((step) => [
+    ...wrap(step.id, ID_CHARS).map((text) => ({ kind: "id" as const, text })),
+    // The status is a line of its own, so "cancelled" is never cut.
+    { kind: "status" as const, text: step.status },
+    ...wrap(step.description, LABEL_CHARS, LABEL_LINES).map((text) => ({ kind: "label" as const, text })),
+  ]);
+  // One height for every box: the tallest text plus padding.
+  const nodeHeight = 10 + LINE_H * Math.max(2, ...lines.map((l) => l.length));
   const rows = new Map<number, number>();
-  const nodes: GraphNode[] = plan.steps.map((step) => {
+  const nodes: GraphNode[] = plan.steps.map((step, i) => {
     const column = depthOf(step.id);
     const row = rows.get(column) ?? 0;
     rows.set(column, row + 1);
+    const x = PAD + column * (NODE_W + GAP_X);
+    const y = PAD + row * (nodeHeight + GAP_Y);
     return {
       id: step.id,
-      label: clip(step.description, LABEL_CHARS),
+      description: step.description,
       status: step.status,
-      x: PAD + column * (NODE_W + GAP_X),
-      y: PAD + row * (NODE_H + GAP_Y),
+      x,
+      y,
+      text: (lines[i] ?? []).map((l, n) => ({ ...l, x: x + PAD_X, y: y + 4 + LINE_H * (n + 1) })),
     };
   });
   const at = new Map(nodes.map((n) => [n.id, n]));
@@ -76,9 +137,9 @@ export function planGraph(plan: Plan): PlanGraph {
       const from = at.get(dep);
       if (!from || !to) continue;
       const x1 = from.x + NODE_W;
-      const y1 = from.y + NODE_H / 2;
+      const y1 = from.y + nodeHeight / 2;
       const x2 = to.x;
-      const y2 = to.y + NODE_H / 2;
+      const y2 = to.y + nodeHeight / 2;
       const mid = (x1 + x2) / 2;
       edges.push({
         from: dep,
@@ -92,15 +153,10 @@ export function planGraph(plan: Plan): PlanGraph {
   const maxRows = Math.max(1, ...rows.values());
   return {
     width: PAD * 2 + columns * NODE_W + (columns - 1) * GAP_X,
-    height: PAD * 2 + maxRows * NODE_H + (maxRows - 1) * GAP_Y,
+    height: PAD * 2 + maxRows * nodeHeight + (maxRows - 1) * GAP_Y,
     nodeWidth: NODE_W,
-    nodeHeight: NODE_H,
+    nodeHeight,
     nodes,
     edges,
   };
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }

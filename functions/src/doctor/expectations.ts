@@ -61,7 +61,7 @@ export const PROJECT_ROLES: Readonly<Record<RoleName, readonly string[]>> = {
   notifier: ["roles/datastore.user"],
   sweep: ["roles/datastore.user", "roles/workflows.invoker"],
   slackEvents: ["roles/datastore.viewer"],
-  analystActions: ["roles/datastore.user"],
+  analystActions: ["roles/datastore.user", "roles/aiplatform.user"],
 };
 
 /** Secret Manager secrets and the environment variable each is mounted as. */

@@ -13,6 +13,13 @@ export const ConclusionDraftSchema = z.object({
   confidence: z.number().min(0).max(1),
   severity: SeveritySchema,
   summary: z.string().min(1).max(3_000),
+  /**
+   * Why, in one sentence of words: the decisive evidence and how it settles the verdict. The
+   * verdict card leads with it (issue 29); optional so earlier conclusions still read.
+   */
+  why: z.string().min(1).max(300).optional(),
+  /** Why `severity` differs from the finding's SCC severity; absent when it does not. */
+  severityReason: z.string().min(1).max(300).optional(),
   mitre: z
     .array(
       z.object({

@@ -20,6 +20,8 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 export const ZERO_USAGE: Usage = { llmCalls: 0, inputTokens: 0, outputTokens: 0 };
+/** What a step result records as its "model" when the plan's calls ran without one (agent/fixed-step.ts). */
+export const FIXED_CALLS_MODEL = "none (planned calls)";
 export function addUsage(a: Usage, b: Usage): Usage {
   const sum: Usage = {
     llmCalls: a.llmCalls + b.llmCalls,

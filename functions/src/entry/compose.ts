@@ -125,7 +125,15 @@ async function chooseLauncher(
   const deadline = config.agent.totalDeadlineSeconds;
   const { url, name, location } = environment.workflows;
   if (url)
-    return new (await import("../adapters/workflows/local-launcher.js")).LocalWorkflowLauncher(url, deadline);
+    return new (await import("../adapters/workflows/local-launcher.js")).LocalWorkflowLauncher(
+      url,
+      deadline,
+      {
+        project: projectId,
+        location,
+        workflow: name,
+      },
+    );
   const { ExecutionsApiLauncher } = await import("../adapters/workflows/executions-launcher.js");
   return new ExecutionsApiLauncher({ project: projectId, location, workflow: name }, deadline);
 }

@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net";
  * (form-encoded or JSON body, token as a Bearer header or a `token` field), records them,
  * answers chat.postMessage with `{ ok, channel, ts }` and increasing ts, chat.update with the
  * edited ts (unknown ts → message_not_found), views.open and usergroups.users.list (members
- * set by `setGroup`), and can be scripted to answer the next calls with a rate limit or an
+ * set by `setGroup`), auth.test and conversations.info; with `channels` and `scopes` it refuses as
+ * Slack does (channel_not_found, not_in_channel, missing_scope); it can be scripted to answer the next calls with a rate limit or an
  * error. `thread()` shows a thread as a person would see it now: the root as last edited,
  * then the replies. slack-signer.ts plays Slack's other half: signed
  * interaction requests to ferret.
@@ -95,7 +96,38 @@ function send(res: ServerResponse, answer: ScriptedAnswer): void {
   res.end(JSON.stringify(answer.body));
 }
 
-export async function startSlackReceiver(options: { token?: string } = {}): Promise<SlackReceiver> {
+/** A channel the workspace has, and whether the bot is in it (conversations.info's is_member). */
+export interface StandInChannel {
+  id: string;
+  name: string;
+  isMember: boolean;
+  isPrivate?: boolean;
+}
+
+export interface SlackReceiverOptions {
+  /** The one bot token accepted; any other is invalid_auth. */
+  token?: string;
+  /**
+   * The workspace's channels. When given, conversations.info answers from them and
+   * chat.postMessage refuses a channel the bot is not in (not_in_channel) or that does not exist
+   * (channel_not_found), as Slack does; without it every channel is accepted.
+   */
+  channels?: StandInChannel[];
+  /** The bot token's scopes. When given, a method needing another scope answers missing_scope. */
+  scopes?: string[];
+}
+
+// The bot scopes Slack's method reference requires ("Required scopes" on
+// https://docs.slack.dev/reference/methods/<method>); for conversations.info one of them,
+// by the channel's kind.
+const REQUIRED_SCOPES: Readonly<Record<string, readonly string[]>> = {
+  "chat.postMessage": ["chat:write"],
+  "chat.update": ["chat:write"],
+  "usergroups.users.list": ["usergroups:read"],
+  "conversations.info": ["channels:read", "groups:read"],
+};
+
+export async function startSlackReceiver(options: SlackReceiverOptions = {}): Promise<SlackReceiver> {
   const requests: RecordedRequest[] = [];
   const script: ScriptedAnswer[] = [];
   const groups = new Map<string, string[]>();
@@ -139,6 +171,65 @@ export async function startSlackReceiver(options: { token?: string } = {}): Prom
     if (!token) return { status: 200, body: { ok: false, error: "not_authed" } };
     if (options.token !== undefined && token !== options.token) {
       return { status: 200, body: { ok: false, error: "invalid_auth" } };
+    }
+    const channels = options.channels;
+    const known = channels?.find((c) => c.id === record.args.channel);
+    const needs = REQUIRED_SCOPES[record.method];
+    if (options.scopes && needs) {
+      // Slack's missing_scope answer names what the method needed and what the token has.
+      const kind =
+        record.method === "conversations.info" ? [known?.isPrivate ? "groups:read" : "channels:read"] : needs;
+      if (!kind.every((scope) => options.scopes?.includes(scope)))
+        return {
+          status: 200,
+          body: {
+            ok: false,
+            error: "missing_scope",
+            needed: kind.join(","),
+            provided: options.scopes.join(","),
+          },
+        };
+    }
+    if (record.method === "auth.test") {
+      // https://docs.slack.dev/reference/methods/auth.test: who the token is.
+      return {
+        status: 200,
+        body: {
+          ok: true,
+          url: "https://acme.slack.com/",
+          team: "Acme",
+          user: "ferret",
+          team_id: "T0001",
+          user_id: "U0FERRETBOT",
+          bot_id: "B0FERRETBOT",
+          is_enterprise_install: false,
+        },
+      };
+    }
+    if (record.method === "conversations.info") {
+      if (!channels)
+        return { status: 200, body: { ok: true, channel: { id: record.args.channel, is_member: true } } };
+      if (!known) return { status: 200, body: { ok: false, error: "channel_not_found" } };
+      return {
+        status: 200,
+        body: {
+          ok: true,
+          channel: {
+            id: known.id,
+            name: known.name,
+            is_channel: !known.isPrivate,
+            is_group: false,
+            is_im: false,
+            is_private: Boolean(known.isPrivate),
+            is_archived: false,
+            is_member: known.isMember,
+          },
+        },
+      };
+    }
+    if (record.method === "chat.postMessage" && channels) {
+      if (!known) return { status: 200, body: { ok: false, error: "channel_not_found" } };
+      if (!known.isMember) return { status: 200, body: { ok: false, error: "not_in_channel" } };
     }
     if (record.method === "chat.update") {
       const ts = record.args.ts;

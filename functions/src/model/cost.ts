@@ -26,9 +26,16 @@ export function formatUsd(usd: number): string {
   return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }
 
-/** One line: "14 model calls · 52,310 tokens in (12,288 cached) · 3,904 out (1,210 thinking) · ≈ $0.1140". */
-export function describeUsage(usage: Usage): string {
+/**
+ * One line: "14 model calls · 52,310 tokens in (12,288 cached) · 3,904 out (1,210 thinking) · ≈ $0.1140".
+ * A run of the offline playbook model alone reads "3 offline playbook calls · no LLM, no tokens,
+ * no cost": it has none to report (issue 29).
+ */
+export function describeUsage(usage: Usage, options: { offline?: boolean } = {}): string {
   const n = (value: number) => value.toLocaleString("en-US");
+  if (options.offline && usage.inputTokens + usage.outputTokens === 0 && usage.costUsd === undefined) {
+    return `${n(usage.llmCalls)} offline playbook call${usage.llmCalls === 1 ? "" : "s"} · no LLM, no tokens, no cost`;
+  }
   const cached = usage.cachedInputTokens ? ` (${n(usage.cachedInputTokens)} cached)` : "";
   const thinking = usage.thinkingTokens ? ` (${n(usage.thinkingTokens)} thinking)` : "";
   const cost = usage.costUsd !== undefined ? ` · ≈ ${formatUsd(usage.costUsd)}` : "";

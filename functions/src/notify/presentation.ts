@@ -30,7 +30,7 @@ export const STEP_STATUS_EMOJI: Record<StepStatus, string> = {
   cancelled: "🚫",
 };
 
-export const OFFLINE_MODEL_NOTE = "offline playbook model — no LLM";
+export { OFFLINE_BRAIN_TEXT as OFFLINE_MODEL_NOTE } from "../model/brain.js";
 
 export function verdictText(verdict: Verdict): string {
   const v = VERDICT_LABEL[verdict];

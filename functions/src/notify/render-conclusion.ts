@@ -3,6 +3,7 @@ import type { Conclusion } from "../domain/conclusion.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { Ioc } from "../domain/ioc.js";
 import { ACTION_LINK_LEAD, actionCallText } from "../domain/response-actions.js";
+import { OFFLINE_CONCLUDER_NOTE } from "../model/brain.js";
 import { describeUsage } from "../model/cost.js";
 import type { ChatMessage } from "../ports/chat-sink.js";
 import {
@@ -15,9 +16,10 @@ import {
   listSections,
   section,
 } from "./block-kit.js";
+import { severityField } from "./card-lines.js";
 import { defangIoc } from "./defang.js";
 import { joinMd, label, type Mrkdwn, md, slackMention, untrusted } from "./mrkdwn.js";
-import { OFFLINE_MODEL_NOTE, percent, severityText, VERDICT_LABEL, verdictText } from "./presentation.js";
+import { percent, VERDICT_LABEL, verdictText } from "./presentation.js";
 import { footer } from "./render-finding.js";
 import { fallbackText } from "./render-text.js";
 
@@ -75,12 +77,14 @@ function approvalLine(o: ApprovalOutcome): Mrkdwn {
   return md`• ${inline(o.tool, 64)} (step ${o.stepId}): ${OUTCOME_TEXT[o.outcome]}${who}${o.decidedAt ? md` at ${o.decidedAt}` : md``} · ${o.approvalId} · sha256 ${o.argsDigest.slice(0, 12)}…`;
 }
 
-export function producedBy(conclusion: Conclusion): Mrkdwn {
-  const note = conclusion.producedBy.note ? md` — ${inline(conclusion.producedBy.note, 300)}` : md``;
-  if (conclusion.producedBy.offline) {
-    return md`Produced by the ${label(OFFLINE_MODEL_NOTE)} (${inline(conclusion.producedBy.model, 80)})${note}`;
-  }
-  return md`Produced by ${inline(conclusion.producedBy.model, 80)}${note}`;
+/**
+ * What the footer's brain does not already say: the concluder's note when the LLM failed and
+ * the offline model took over (when and why). The offline model's standard note only repeats
+ * the footer, so it is left out: the message names the brain once.
+ */
+export function producedByNote(conclusion: Conclusion): Mrkdwn[] {
+  const rest = (conclusion.producedBy.note ?? "").replace(OFFLINE_CONCLUDER_NOTE, "").trim();
+  return rest.length > 0 ? [md`${inline(rest, 300)}`] : [];
 }
 
 /**
@@ -95,8 +99,7 @@ export function renderConclusion(investigation: Investigation, conclusion: Concl
     fields([
       md`*Verdict*\n${verdictText(conclusion.verdict)}`,
       md`*Confidence*\n${percent(conclusion.confidence)}`,
-      md`*Severity*\n${label(severityText(conclusion.severity))}`,
-      md`*Finding severity*\n${label(severityText(investigation.finding.severity))}`,
+      severityField(conclusion, investigation.finding.severity),
     ]),
     section(md`*Summary*\n${untrusted(conclusion.summary, { max: 2_800 })}`),
   ];
@@ -147,7 +150,8 @@ export function renderConclusion(investigation: Investigation, conclusion: Concl
     const questions = conclusion.openQuestions.map((q) => md`• ${inline(q, 400)}`);
     blocks.push(...listSections(md`*Open questions*`, questions, { maxSections: 1, noun: "questions" }));
   }
-  const tail = [context([producedBy(conclusion), ...usageLine(investigation)]), footer(investigation)];
+  const notes = [...producedByNote(conclusion), ...usageLine(investigation)];
+  const tail = [...(notes.length > 0 ? [context(notes)] : []), footer(investigation)];
   return {
     text: fallbackText(
       md`${verdictText(conclusion.verdict)} (${percent(conclusion.confidence)}) — ${category}: ${inline(conclusion.summary, 300)}`,

@@ -1,5 +1,6 @@
 import type { Finding } from "../domain/finding.js";
 import type { Investigation } from "../domain/investigation.js";
+import { brainOf } from "../model/brain.js";
 import { type Block, context, fields } from "./block-kit.js";
 import { label, type Mrkdwn, md, slackLink, untrusted } from "./mrkdwn.js";
 import { OFFLINE_MODEL_NOTE, severityText } from "./presentation.js";
@@ -42,12 +43,16 @@ export function findingReference(finding: Finding): Mrkdwn {
   return md`Finding ${one(finding.name, 400)} (no console link: the name is not a valid SCC finding name)`;
 }
 
-export function modelDescription(investigation: Pick<Investigation, "model" | "fellBackToOffline">): Mrkdwn {
-  if (investigation.model === "offline") return label(OFFLINE_MODEL_NOTE);
-  if (investigation.fellBackToOffline) {
-    return md`${one(investigation.model, 80)}, then the ${label(OFFLINE_MODEL_NOTE)} after the LLM became unavailable`;
+/** The brain, named once per message: the offline model, the LLM, or the LLM then the offline model. */
+export function modelDescription(
+  investigation: Pick<Investigation, "model" | "fellBackToOffline" | "conclusion">,
+): Mrkdwn {
+  const brain = brainOf(investigation);
+  if (brain.kind === "offline") return label(OFFLINE_MODEL_NOTE);
+  if (brain.kind === "llm_then_offline") {
+    return md`${one(brain.model, 80)}, then the ${label(OFFLINE_MODEL_NOTE)} after the LLM became unavailable`;
   }
-  return one(investigation.model, 80);
+  return one(brain.model, 80);
 }
 
 export function footer(investigation: Investigation): Block {

@@ -3,11 +3,12 @@ import type { Investigation } from "../domain/investigation.js";
 import type { ChatMessage } from "../ports/chat-sink.js";
 import { type Block, context, fields, fitBlocks, header, section } from "./block-kit.js";
 import { renderThreadRoot } from "./blocks.js";
+import { firstActionField, severityField, whyLine, whyText } from "./card-lines.js";
 import { cardActions } from "./interactive.js";
 import { joinMd, type Mrkdwn, md, slackMention, untrusted } from "./mrkdwn.js";
 import { percent, severityText, VERDICT_LABEL, verdictText } from "./presentation.js";
-import { iocLine, producedBy } from "./render-conclusion.js";
-import { footer } from "./render-finding.js";
+import { iocLine } from "./render-conclusion.js";
+import { footer, projectOf, resourceOf } from "./render-finding.js";
 import { fallbackText } from "./render-text.js";
 
 /**
@@ -24,12 +25,7 @@ export interface StatusBoardOptions {
 const TOP_IOCS = 3;
 const inline = (raw: string, max: number): Mrkdwn => untrusted(raw, { max, inline: true });
 
-/** The first sentence of the summary, kept to one line: the channel view is a list of these. */
-export function oneLine(summary: string, max = 280): string {
-  const flat = summary.replace(/\s+/g, " ").trim();
-  const end = flat.search(/[.!?](\s|$)/);
-  return end > 0 && end < max ? flat.slice(0, end + 1) : flat;
-}
+export { oneLine } from "./card-lines.js";
 
 const STOPPED_HEAD: Record<"needs_human" | "failed", string> = {
   needs_human: "🙋 Needs a person",
@@ -47,28 +43,41 @@ export function decisionLine(decision: AnalystDecision | undefined): Mrkdwn {
   return md`✋ Disputed by ${who}: ${verdict}${reason} · ${at} UTC`;
 }
 
+/**
+ * The verdict card, read in five seconds: verdict and confidence in the header; why, in words;
+ * the resource and project; one severity with what moved it; the first action; the top IOCs
+ * defanged; who decided; the buttons; a footer that names the brain once.
+ */
 export function renderStatusBoard(investigation: Investigation, options: StatusBoardOptions): ChatMessage {
   const { status, conclusion } = investigation;
   if (status !== "concluded" && status !== "needs_human" && status !== "failed") {
     return renderThreadRoot(investigation);
   }
-  const category = inline(investigation.finding.category || "(no category)", 100);
+  const finding = investigation.finding;
+  const category = inline(finding.category || "(no category)", 100);
   const blocks: Block[] = [];
   if (conclusion) {
     const v = VERDICT_LABEL[conclusion.verdict];
-    const head =
-      status === "concluded"
-        ? md`${v.emoji} ${v.text} — ${category}`
-        : md`${STOPPED_HEAD[status]} — ${category}`;
+    const confidence = percent(conclusion.confidence);
+    if (status === "concluded") {
+      blocks.push(header(md`${v.emoji} ${v.text} · ${confidence} confidence — ${category}`));
+    } else {
+      blocks.push(
+        header(md`${STOPPED_HEAD[status]} — ${category}`),
+        section(
+          md`*Draft verdict, not applied:* ${verdictText(conclusion.verdict)} · ${confidence} confidence — ${inline(investigation.reason ?? "no reason recorded", 300)}`,
+        ),
+      );
+    }
+    blocks.push(section(whyLine(conclusion)));
+    const action = firstActionField(conclusion);
     blocks.push(
-      header(head),
       fields([
-        md`*Verdict*\n${verdictText(conclusion.verdict)}${status === "concluded" ? "" : " (draft)"}`,
-        md`*Confidence*\n${percent(conclusion.confidence)}`,
-        md`*Severity*\n${severityText(conclusion.severity)}`,
-        md`*Finding severity*\n${severityText(investigation.finding.severity)}`,
+        md`*Resource*\n${inline(resourceOf(finding) || "—", 500)}`,
+        md`*Project*\n${inline(projectOf(finding) ?? "—", 300)}`,
+        severityField(conclusion, finding.severity),
+        ...(action ? [action] : []),
       ]),
-      section(md`${untrusted(oneLine(conclusion.summary), { max: 300, inline: true })}`),
     );
     if (conclusion.iocs.length > 0) {
       const shown = conclusion.iocs.slice(0, TOP_IOCS).map(iocLine);
@@ -76,13 +85,16 @@ export function renderStatusBoard(investigation: Investigation, options: StatusB
       const tail = more > 0 ? [md`_…and ${more} more in the thread_`] : [];
       blocks.push(section(joinMd([md`*Top indicators* (defanged)`, ...shown, ...tail], "\n")));
     }
-    blocks.push(
-      context([producedBy(conclusion), decisionLine(currentDecision(investigation.analystDecisions))]),
-    );
+    blocks.push(context([decisionLine(currentDecision(investigation.analystDecisions))]));
   } else {
     blocks.push(
       header(md`${STOPPED_HEAD[status === "concluded" ? "needs_human" : status]} — ${category}`),
       section(md`${inline(investigation.reason ?? "no reason recorded", 500)}`),
+      fields([
+        md`*Resource*\n${inline(resourceOf(finding) || "—", 500)}`,
+        md`*Project*\n${inline(projectOf(finding) ?? "—", 300)}`,
+        md`*Severity*\n${severityText(finding.severity)} (SCC's; no verdict)`,
+      ]),
     );
   }
   const actions = cardActions(investigation.id, {
@@ -92,7 +104,12 @@ export function renderStatusBoard(investigation: Investigation, options: StatusB
   });
   const tail = [...(actions ? [actions] : []), footer(investigation)];
   const text = conclusion
-    ? md`${verdictText(conclusion.verdict)} (${percent(conclusion.confidence)}) — ${category}: ${inline(oneLine(conclusion.summary), 300)}`
+    ? md`${verdictText(conclusion.verdict)} (${percent(conclusion.confidence)}) — ${category} on ${inline(resourceShort(finding), 120)}: ${inline(whyText(conclusion), 300)}`
     : md`${STOPPED_HEAD[status === "concluded" ? "needs_human" : status]} — ${category}`;
   return { text: fallbackText(text), blocks: fitBlocks(blocks, tail) };
+}
+
+/** The resource's display name, else the last segment of its full name, for the notification line. */
+function resourceShort(finding: Investigation["finding"]): string {
+  return finding.resource.displayName || finding.resource.name.split("/").at(-1) || "(no resource)";
 }

@@ -1,6 +1,8 @@
 import type { Investigation, InvestigationEvent } from "../domain/investigation.js";
 import { mergeIocs } from "../domain/ioc.js";
 import type { StepResult } from "../domain/results.js";
+import { brainOf } from "../model/brain.js";
+import { describeUsage } from "../model/cost.js";
 import type { ChatMessage } from "../ports/chat-sink.js";
 import { type Block, context, fitBlocks, header, listSections, section } from "./block-kit.js";
 import { joinMd, type Mrkdwn, md, untrusted } from "./mrkdwn.js";
@@ -74,10 +76,10 @@ export function renderStopped(
     blocks.push(...listSections(md`*Not done*`, lines, { maxSections: 1, noun: "steps" }));
   }
   const c = investigation.counters;
-  const tokens = c.usage.inputTokens + c.usage.outputTokens;
+  const usage = describeUsage(c.usage, { offline: brainOf(investigation).kind === "offline" });
   const tail = [
     context([
-      md`${plural(c.stepsExecuted, "step")} executed · ${plural(c.waves, "wave")} · ${plural(c.revisions, "plan revision")} · ${plural(c.usage.llmCalls, "LLM call")} · ${tokens} tokens`,
+      md`${plural(c.stepsExecuted, "step")} executed · ${plural(c.waves, "wave")} · ${plural(c.revisions, "plan revision")} · ${usage}`,
     ]),
     footer(investigation),
   ];

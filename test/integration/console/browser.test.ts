@@ -160,7 +160,10 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
     await page.click("#filters button[type=submit]");
     await page.waitForURL(/verdict=true_positive/);
     assert.equal(await rows.count(), 1);
-    assert.equal(await rows.first().locator("td a").textContent(), crypto.id);
+    // The link reads as the finding (its category); the id stays below it.
+    assert.equal(await rows.first().locator("td a").getAttribute("href"), `/investigations/${crypto.id}`);
+    assert.equal(await rows.first().locator("td a").textContent(), crypto.finding.category);
+    assert.equal(await rows.first().locator("td.finding .id").textContent(), crypto.id);
 
     await page.click(`a[href="/investigations/${crypto.id}"]`);
     await page.waitForURL(`${base}/investigations/${crypto.id}`);
@@ -172,6 +175,68 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
     assert.match((await page.textContent("#plan")) ?? "", /203\.0\.113\.88/, "and the rows it returned");
     assert.match((await page.textContent("#timeline")) ?? "", /concluded/);
     await page.screenshot({ path: join(shots, "investigation.png"), fullPage: true });
+    await page.screenshot({ path: join(shots, "investigation-top.png") });
+    await page.locator("#plan-graph").screenshot({ path: join(shots, "plan-graph.png") });
+    await page.locator("#usage").screenshot({ path: join(shots, "usage.png") });
+    // Every box's text stays inside its box, as the browser lays it out (issue 29: "cancelle…").
+    const overflow =
+      await page.evaluate(`[...document.querySelectorAll("#plan-graph g.node")].flatMap((g) => {
+      const box = g.querySelector("rect").getBBox();
+      return [...g.querySelectorAll("text")]
+        .map((t) => ({ text: t.textContent, b: t.getBBox() }))
+        .filter(({ b }) => b.x + b.width > box.x + box.width || b.y + b.height > box.y + box.height)
+        .map(({ text }) => text);
+    })`);
+    assert.deepEqual(overflow, [], "no node text runs past its box");
+    // The steps' model calls, the reflections' and the rest add up to the total.
+    const calls = (await page.locator("#usage-breakdown td.calls").allTextContents()).map(Number);
+    assert.equal(
+      calls.reduce((a, b) => a + b, 0),
+      Number(await page.textContent("#llm-calls")),
+    );
+    assert.equal(
+      crypto.counters.usage.inputTokens + crypto.counters.usage.outputTokens,
+      0,
+      "offline: no tokens",
+    );
+  });
+
+  test("search: any part of an IOC, the resource, the principal, the category or the summary, any case", async () => {
+    // What an analyst remembers of the demo's investigation (issue 29: these found nothing).
+    const searches = [
+      "203.0.113.88", // an IOC the investigation found (in the conclusion, not the finding)
+      "etl-worker-1", // the VM's display name
+      "xmr.pool-relay.top", // the mining pool domain
+      "ETL-Worker", // any case, any part
+      "203.0.113[.]88", // pasted defanged, as ferret shows it
+      "cryptocurrency mining", // the category
+    ];
+    const found: Record<string, string[]> = {};
+    for (const value of searches) {
+      await page.goto(`${base}/investigations`);
+      await page.fill("input[name=q]", value);
+      await page.click("#filters button[type=submit]");
+      await page.waitForURL(/[?&]q=/);
+      const links = page.locator("#investigations tbody tr td.finding a");
+      const hrefs: string[] = [];
+      for (let i = 0; i < (await links.count()); i++)
+        hrefs.push((await links.nth(i).getAttribute("href")) ?? "");
+      found[value] = hrefs;
+      if (value === "ETL-Worker") await page.screenshot({ path: join(shots, "search.png") });
+    }
+    const expected = Object.fromEntries(searches.map((v) => [v, [`/investigations/${crypto.id}`]]));
+    assert.deepEqual(found, expected, "each finds the demo investigation, and only it");
+
+    await page.selectOption("select[name=field]", "principal");
+    await page.fill("input[name=q]", "etl-worker-1");
+    await page.click("#filters button[type=submit]");
+    await page.waitForURL(/field=principal/);
+    assert.equal(await page.locator("#investigations tbody td.finding").count(), 0, "only the chosen field");
+    assert.match(
+      (await page.textContent("#empty")) ?? "",
+      /has “etl-worker-1” in its principal .* \(any part, any case\)/,
+      "the empty state says what was searched",
+    );
   });
 
   test("delete a memory", async () => {

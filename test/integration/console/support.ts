@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
@@ -8,36 +8,19 @@ import { loadConfig } from "../../../functions/src/config/config.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
+import { CHROMIUM_ARGS, chromiumExecutable } from "../../helpers/chromium.js";
 import { conclusionFrom } from "./hostile.js";
 
-/** Debian's Chromium, installed by the README's prerequisites (and by .ci/run in CI). */
-export const CHROMIUM = "/usr/bin/chromium";
-export const INSTALL_HINT = "sudo apt-get install -y chromium";
-
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 /**
- * A headless Chromium with a fresh profile. A missing browser fails the test, naming the
- * command that installs it: a console nobody tested in a browser is not tested.
+ * A headless Chromium with a fresh profile: the build the @sparticuz/chromium dev dependency
+ * ships (test/helpers/chromium.ts). A browser that cannot start fails the test with the
+ * reason: a console nobody tested in a browser is not tested.
  */
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `the console's browser tests need Debian's Chromium at ${CHROMIUM}; install it with \`${INSTALL_HINT}\` (README, Requirements)`,
-    );
-  }
+  const executablePath = await chromiumExecutable();
   const profile = mkdtempSync(join(tmpdir(), "ferret-console-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1360, height: 900 },

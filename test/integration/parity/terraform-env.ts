@@ -5,11 +5,12 @@
  *
  * The expressions in the environment contract are evaluated by a small interpreter covering the
  * HCL the contract uses (references to variables, locals and resource attributes, string
- * templates, tostring/coalesce/concat/contains/join/min/max, + - * /, comparisons, the conditional
+ * templates, tostring/coalesce/concat/contains/join/length/min/max/sha256/substr, + - * /, comparisons, the conditional
  * operator, lists). Anything else is an error naming the expression, so a new construct in the
  * contract fails these tests loudly instead of being skipped.
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Terraform expressions.
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import {
   arr,
@@ -187,6 +188,26 @@ export class Evaluator {
         if (typeof separator !== "string" || !Array.isArray(list))
           throw new TerraformEvalError(`${what}: join(separator, list)`);
         return list.map((item) => toStringValue(item, what)).join(separator);
+      }
+      case "length": {
+        const [v] = args;
+        if (typeof v === "string") return [...v].length;
+        if (Array.isArray(v)) return v.length;
+        if (v !== null && typeof v === "object") return Object.keys(v).length;
+        throw new TerraformEvalError(`${what}: length of ${JSON.stringify(v)}`);
+      }
+      case "sha256": {
+        const [text] = args;
+        if (typeof text !== "string") throw new TerraformEvalError(`${what}: sha256 of a non-string`);
+        return createHash("sha256").update(text, "utf8").digest("hex");
+      }
+      case "substr": {
+        // substr(string, offset, length); length -1 means to the end.
+        const [text, offset, length] = args;
+        if (typeof text !== "string" || typeof offset !== "number" || typeof length !== "number")
+          throw new TerraformEvalError(`${what}: substr(string, offset, length)`);
+        const chars = [...text];
+        return chars.slice(offset, length < 0 ? undefined : offset + length).join("");
       }
       case "min":
       case "max": {

@@ -16,7 +16,7 @@ const ALLOWED: Record<string, string> = {
   "functions/src/console/compose.ts": "the web console's composition root",
   // The CLI's commands each compose their own backend from the environment.
   "functions/src/cli/console.ts": "CLI: serves the console over the emulators it names or starts",
-  "functions/src/cli/doctor.ts": "CLI: --project default",
+  "functions/src/cli/doctor.ts": "CLI: --project and --slack-channel defaults, the Slack bot token",
   "functions/src/cli/eval.ts": "CLI: points this process at the emulators it started",
   "functions/src/cli/investigate.ts": "CLI: composes the local stack's config",
   "functions/src/cli/memories.ts": "CLI: composes the memories backend",

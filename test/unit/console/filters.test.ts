@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   analystVerdictOf,
+  exactCriteria,
   matches,
   parseListQuery,
-  searchCriteria,
 } from "../../../functions/src/console/filters.js";
 import { InvalidInputError } from "../../../functions/src/domain/errors.js";
 import { conclusion, finding, investigation } from "../notify/fixtures.js";
@@ -46,7 +46,8 @@ describe("investigation filters", () => {
     assert.ok(matches(base, q({ severity: "HIGH" }), SINCE));
     assert.ok(!matches(base, q({ severity: "LOW" }), SINCE));
     assert.ok(matches(base, q({ category: "Persistence: IAM Anomalous Grant" }), SINCE));
-    assert.ok(!matches(base, q({ category: "Persistence" }), SINCE), "category is exact, not a substring");
+    assert.ok(matches(base, q({ category: "iam anomalous" }), SINCE), "category: any part, any case");
+    assert.ok(!matches(base, q({ category: "Cryptocurrency" }), SINCE));
     assert.ok(matches(base, q({ analyst: "undecided" }), SINCE));
     assert.ok(!matches(base, q({}), "2024-05-02T00:00:00.000Z"), "changed before the window");
   });
@@ -70,18 +71,36 @@ describe("investigation filters", () => {
     assert.equal(analystVerdictOf(investigation({ finding: finding() })), "undecided");
   });
 
-  it("search asks the indexed queries for the chosen field only", () => {
-    assert.deepEqual(searchCriteria(parseListQuery({ q: "203.0.113.7", field: "ioc" })), {
+  it("search also asks the indexed exact queries, for the fields that have them, the value refanged", () => {
+    assert.deepEqual(exactCriteria(parseListQuery({ q: "203.0.113[.]7", field: "ioc" })), {
       iocValue: "203.0.113.7",
     });
-    assert.deepEqual(searchCriteria(parseListQuery({ q: "a@b.c", field: "principal" })), {
+    assert.deepEqual(exactCriteria(parseListQuery({ q: "a[@]b.c", field: "principal" })), {
       principal: "a@b.c",
     });
-    assert.deepEqual(Object.keys(searchCriteria(parseListQuery({ q: "x" }))).sort(), [
+    assert.deepEqual(Object.keys(exactCriteria(parseListQuery({ q: "x" }))).sort(), [
       "iocValue",
       "principal",
       "resourceName",
     ]);
-    assert.deepEqual(searchCriteria(parseListQuery({})), {});
+    assert.deepEqual(exactCriteria(parseListQuery({ q: "mining", field: "category" })), {});
+    assert.deepEqual(exactCriteria(parseListQuery({ q: "pool", field: "summary" })), {});
+    assert.deepEqual(exactCriteria(parseListQuery({})), {});
+  });
+
+  it("search is a case-insensitive substring over IOCs, resource, principal, category and summary (issue 29)", () => {
+    const found = (q: string, field = "any") => matches(base, parseListQuery({ q, field }), SINCE);
+    assert.ok(found("203.0.113"), "part of an IOC");
+    assert.ok(found("EVIL.EXAMPLE.COM"), "a conclusion IOC, any case");
+    assert.ok(found("evil.example[.]com/payload"), "a defanged value as ferret shows it");
+    assert.ok(found("PROD-PAY"), "the resource");
+    assert.ok(found("attacker@"), "the principal (an IAM binding member)");
+    assert.ok(found("anomalous grant"), "the category");
+    assert.ok(found("granted itself owner"), "the summary");
+    assert.ok(!found("203.0.113.99"));
+    assert.ok(found("prod-payments", "resource"));
+    assert.ok(!found("prod-payments", "ioc"), "only the chosen field");
+    assert.ok(!found("203.0.113", "summary"), "the summary does not name the IP");
+    assert.ok(found("owner", "summary"));
   });
 });

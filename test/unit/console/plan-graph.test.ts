@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { planGraph } from "../../../functions/src/console/plan-graph.js";
+import { planGraph, wrap } from "../../../functions/src/console/plan-graph.js";
 import type { Plan } from "../../../functions/src/domain/plan.js";
 
 const step = (id: string, dependsOn: string[], status: Plan["steps"][number]["status"] = "done") => ({
@@ -48,10 +48,59 @@ describe("plan graph", () => {
     for (const e of g.edges) assert.match(e.d, /^M[\d.]+,[\d.]+ C[\d.]+,[\d.]+ [\d.]+,[\d.]+ [\d.]+,[\d.]+$/);
   });
 
-  it("keeps cancelled steps and clips labels", () => {
+  it("keeps cancelled steps, with their status on a line of its own", () => {
     assert.equal(node("d")?.status, "cancelled");
-    assert.ok((node("a")?.label.length ?? 99) <= 26);
+    assert.deepEqual(
+      node("d")
+        ?.text.filter((t) => t.kind !== "label")
+        .map((t) => t.text),
+      ["d", "cancelled"],
+    );
     assert.ok(g.width >= 3 * g.nodeWidth && g.height >= 2 * g.nodeHeight);
+  });
+
+  it("wraps every line inside its box: no text runs past the edge (issue 29: “cancelle…”)", () => {
+    const long: Plan = {
+      ...plan,
+      steps: [
+        step("resource-changes", [], "cancelled"),
+        {
+          ...step("a-step-id-that-is-longer-than-a-box-line-can-hold", ["resource-changes"]),
+          description: "x".repeat(200),
+        },
+      ],
+    };
+    const graph = planGraph(long);
+    // Node text is monospace at 0.6 em (console.css); 12 px ids, 11 px the rest.
+    const width = (t: { kind: string; text: string }) => t.text.length * (t.kind === "id" ? 12 : 11) * 0.6;
+    for (const n of graph.nodes) {
+      assert.ok(n.text.length >= 3, "id, status and description");
+      for (const t of n.text) {
+        assert.ok(t.x + width(t) <= n.x + graph.nodeWidth, `"${t.text}" fits across`);
+        assert.ok(t.y <= n.y + graph.nodeHeight, `"${t.text}" fits down`);
+      }
+    }
+    const first = graph.nodes[0];
+    assert.deepEqual(
+      first?.text.filter((t) => t.kind !== "label").map((t) => t.text),
+      ["resource-changes", "cancelled"],
+      "id and status whole",
+    );
+    const labels = graph.nodes[1]?.text.filter((t) => t.kind === "label") ?? [];
+    assert.ok(
+      labels.length <= 4 && labels.at(-1)?.text.endsWith("…"),
+      "a long description ends in … on its 4th line",
+    );
+  });
+
+  it("wrap splits at spaces and breaks a word longer than a line", () => {
+    assert.deepEqual(wrap("Query the VPC flow logs of etl-worker-1", 16), [
+      "Query the VPC",
+      "flow logs of",
+      "etl-worker-1",
+    ]);
+    assert.deepEqual(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+    assert.deepEqual(wrap("a b c d e", 1, 2), ["a", "…"]);
   });
 
   it("survives a cycle in stored data", () => {

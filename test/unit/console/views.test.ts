@@ -68,7 +68,10 @@ const hostile = investigation({
 describe("console views", () => {
   it("investigations: rows, filter state and how the rows were found", async () => {
     const deps = fakeDeps({
-      investigations: [concluded, investigation({ updatedAt: "2024-05-03T09:00:00.000Z" })],
+      investigations: [
+        concluded,
+        investigation({ id: "inv-0123456789abcdef0123456a", updatedAt: "2024-05-03T09:00:00.000Z" }),
+      ],
     });
     const context = await investigationsPage(deps, { verdict: "true_positive", days: "7" });
     const html = await renderView("investigations", { ...context, ...common });
@@ -127,6 +130,56 @@ describe("console views", () => {
     );
     assert.match(html, /name="csrf" value="tok"/);
     assert.match(html, /id="llm-calls">3</);
+    // The per-step, reflection and remainder rows add up to the total (issue 29).
+    const calls = [...html.matchAll(/<td class="calls">(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    assert.equal(
+      calls.reduce((a, b) => a + b, 0),
+      3,
+    );
+  });
+
+  it("empty states say what is missing and how it appears (issue 29)", async () => {
+    const none = fakeDeps({ investigations: [] });
+    const list = await renderView("investigations", { ...(await investigationsPage(none, {})), ...common });
+    assert.match(
+      list,
+      /No investigation changed in the last 7 days\. One appears here when a finding reaches ferret/,
+    );
+    const searched = await renderView("investigations", {
+      ...(await investigationsPage(fakeDeps({ investigations: [concluded] }), { q: "nothing-like-this" })),
+      ...common,
+    });
+    assert.match(
+      searched,
+      /No investigation changed in the last 7 days has “nothing-like-this” in its IOCs, resource, principal, category and summary \(any part, any case\)/,
+    );
+    const memories = await renderView("memories", { ...(await memoriesPage(none, {})), ...common });
+    assert.match(memories, /No memories yet\. ferret learns them from the log-analysis sub-agent/);
+    const running = investigation({ id: "inv-0123456789abcdef0123456b", status: "running", plan: undefined });
+    const page = await renderView("investigation", {
+      ...(await investigationPage(fakeDeps({ investigations: [running] }), running.id)),
+      ...common,
+    });
+    assert.match(page, /No conclusion yet: the investigation is running/);
+    assert.match(page, /No plan yet: the planner writes one when the workflow starts/);
+  });
+
+  it("the list links by the finding's category and names a principal or says none was named", async () => {
+    const vm = investigation({
+      id: "inv-0123456789abcdef0123456c",
+      updatedAt: "2024-05-03T10:00:00.000Z",
+      finding: finding({ iamBindings: [], category: "Execution: Cryptocurrency Mining Hash Match" }),
+    });
+    const html = await renderView("investigations", {
+      ...(await investigationsPage(fakeDeps({ investigations: [concluded, vm] }), {})),
+      ...common,
+    });
+    assert.match(
+      html,
+      /<a href="\/investigations\/inv-0123456789abcdef0123456c">Execution: Cryptocurrency Mining Hash Match<\/a>/,
+    );
+    assert.match(html, /user:attacker@evil\.example\.com/, "the IAM binding's member as the principal");
+    assert.match(html, /none named<\/span>/, "the VM finding names none, and says so");
   });
 
   it("one investigation whose thread was posted where no channel id is configured says so", async () => {

@@ -57,6 +57,19 @@ describe("usage sums and the per-investigation line", () => {
     );
     assert.equal(formatUsd(12.345), "$12.35");
   });
+
+  it("says an offline playbook run used no LLM, no tokens and no cost (issue 29)", () => {
+    const usage = { llmCalls: 3, inputTokens: 0, outputTokens: 0 };
+    assert.equal(
+      describeUsage(usage, { offline: true }),
+      "3 offline playbook calls · no LLM, no tokens, no cost",
+    );
+    // A run that fell back part-way reports the LLM's tokens as counted.
+    assert.equal(
+      describeUsage({ llmCalls: 5, inputTokens: 900, outputTokens: 100 }, { offline: true }),
+      "5 model calls · 900 tokens in · 100 out",
+    );
+  });
 });
 
 describe("lifecycleWarning", () => {

@@ -193,8 +193,7 @@ describe("conclusion", () => {
         fields: [
           md("*Verdict*\n🚨 True positive"),
           md("*Confidence*\n85%"),
-          md("*Severity*\n🔴 CRITICAL"),
-          md("*Finding severity*\n🟠 HIGH"),
+          md("*Severity*\n🔴 CRITICAL, raised by ferret from SCC's 🟠 HIGH: _no reason given_"),
         ],
       },
       {
@@ -230,7 +229,7 @@ describe("conclusion", () => {
         ),
       },
       { type: "section", text: md("*Open questions*\n• Was the key used?") },
-      { type: "context", elements: [md("Produced by gemini-2.5-pro")] },
+      // The footer names the model; no second "Produced by" line repeats it.
       FOOTER,
     ]);
   });
@@ -241,15 +240,14 @@ describe("conclusion", () => {
       confidence: 0.4,
       producedBy: { model: "offline-playbook", offline: true, note: "rules: iam-anomalous-grant v1" },
     });
-    const message = renderConclusion(fx.investigation({ model: "offline" }), conclusion);
+    const message = renderConclusion(fx.investigation({ model: "offline-playbook" }), conclusion);
     const texts = fx.allTexts(message.blocks);
     assert.equal(texts[0], "❓ Inconclusive — Persistence: IAM Anomalous Grant");
     assert.ok(texts.includes("*Confidence*\n40%"));
-    assert.ok(
-      texts.includes(
-        "Produced by the offline playbook model — no LLM (offline-playbook) — rules: iam-anomalous-grant v1",
-      ),
-    );
+    assert.ok(texts.includes("rules: iam-anomalous-grant v1"), "the concluder's own note stays");
+    const all = texts.join("\n");
+    assert.match(all, /model: offline playbook model — no LLM/, "the footer names the brain");
+    assert.equal(all.match(/no LLM/g)?.length, 1, "once (issue 29)");
   });
 });
 
@@ -275,7 +273,11 @@ describe("needs_human and failed", () => {
       texts.includes("*Indicators seen so far* (defanged, 1)\n• ip 203.0.113[.]7 — caller IP of the grant"),
     );
     assert.ok(texts.includes("*Not done*\n• *intel-ip*: Look up the caller IP in threat intel"));
-    assert.ok(texts.includes("1 step executed · 1 wave · 0 plan revisions · 3 LLM calls · 1500 tokens"));
+    assert.ok(
+      texts.includes(
+        "1 step executed · 1 wave · 0 plan revisions · 3 model calls · 1,200 tokens in · 300 out",
+      ),
+    );
   });
 
   it("needs_human shows the concluder's draft verdict, marked as not applied, escaped and defanged", () => {

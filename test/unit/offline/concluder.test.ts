@@ -72,6 +72,12 @@ describe("offline concluder: verdicts by explicit rules over tool evidence", () 
         ),
       );
       assert.ok(c.recommendedActions.some((a) => a.priority === "immediate" && a.action.includes("batch-7")));
+      // The card's one line: the facts that decided, in words, without the mark (issue 29).
+      assert.equal(
+        c.why,
+        "Threat intelligence marks 203.0.113.50 as mining infrastructure and batch-7 exchanged 2.3 MiB with the pool at 203.0.113.50 (40 flow records).",
+      );
+      assert.equal(c.severityReason, undefined, "HIGH, as SCC rated it: nothing to explain");
     });
 
     it("false_positive: intel clears the indicators and a populated flow log shows no contact", async () => {
@@ -83,6 +89,11 @@ describe("offline concluder: verdicts by explicit rules over tool evidence", () 
       check(run.conclusion);
       assert.equal(run.conclusion.verdict, "false_positive");
       assert.equal(run.conclusion.severity, "LOW");
+      assert.equal(
+        run.conclusion.why,
+        "Intel clears every indicator and a populated flow log shows no contact with them.",
+      );
+      assert.equal(run.conclusion.severityReason, "The evidence shows the detection was wrong.");
     });
 
     it("inconclusive with open questions when the logs are empty and intel knows nothing", async () => {

@@ -11,6 +11,7 @@ import { test } from "node:test";
 import { ENV_OVERRIDES } from "../../../functions/src/config/config.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { ANALYST_TOPICS } from "../../../functions/src/platform/topics.js";
+import { defaultVariables, Evaluator, type Variables } from "../../integration/parity/terraform-env.js";
 import {
   allStrings,
   arr,
@@ -83,12 +84,9 @@ test("everything the console adds exists only with enable_console, which is off 
   assert.ok(resources.size >= 15, `console.tf declares the console's resources (${resources.size})`);
   for (const [address, body] of resources)
     assert.deepEqual(await shape(body.count, `${address}.count`), ON, `${address}: count`);
-  const apis = resource(tf, "google_project_service.console_api");
-  assert.deepEqual(await shape(apis.for_each, "console_api.for_each"), {
-    cond: ref("var", "enable_console"),
-    ifTrue: { call: "toset", args: [ref("local", "console_apis")] },
-    ifFalse: { call: "toset", args: [[]] },
-  });
+  // IAP is the console's alone; compute it shares with the deny-egress action (apis.test.ts).
+  const features = obj(local(tf, "feature_apis"), "local.feature_apis");
+  assert.deepEqual(await shape(features["iap.googleapis.com"], "iap"), ref("var", "enable_console"));
 });
 
 test("the console is one more function from the same archive, internal-and-load-balancer ingress only", async () => {
@@ -399,15 +397,20 @@ test("the front end: HTTPS on 443 only, a managed certificate for console_domain
   assert.deepEqual(httpProxies, [], "no plain-HTTP listener");
 });
 
-test("the APIs the console needs are enabled only with it, outside the list every deployment needs", () => {
-  const consoleApis = strings(local(tf, "console_apis"), "local.console_apis");
-  assert.deepEqual(consoleApis.sort(), ["compute.googleapis.com", "iap.googleapis.com"]);
+test("the APIs the console needs are enabled with it, outside the list every deployment needs", () => {
+  const features = obj(local(tf, "feature_apis"), "local.feature_apis");
   const everyDeployment = strings(local(tf, "apis"), "local.apis");
-  for (const api of consoleApis) assert.ok(!everyDeployment.includes(api), `${api} is not in local.apis`);
-  const r = resource(tf, "google_project_service.console_api");
+  const defaults = defaultVariables(tf);
+  for (const api of ["compute.googleapis.com", "iap.googleapis.com"]) {
+    assert.ok(!everyDeployment.includes(api), `${api} is not in local.apis`);
+    const on = (vars: Variables) => new Evaluator(tf, { ...defaults, ...vars }).value(features[api], api);
+    assert.equal(on({ enable_console: true }), true, `${api} is enabled with enable_console`);
+    assert.equal(on({}), false, `${api} is off by default`);
+  }
+  const r = resource(tf, "google_project_service.feature_api");
   assert.equal(r.disable_on_destroy, false);
   assert.ok(
-    strings(fn().depends_on, "function depends_on").includes("${google_project_service.console_api}"),
+    strings(fn().depends_on, "function depends_on").includes("${google_project_service.feature_api}"),
     "the function waits for the APIs",
   );
 });

@@ -295,7 +295,17 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
     "FERRET_GOVERNOR_GROUP_WINDOW_MINUTES",
   ],
   slackEvents: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...APPROVAL_ENV],
-  analystActions: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...SCC_ENV, ...APPROVAL_ENV],
+  // Re-investigate starts the workflow; thread questions are answered by the model.
+  analystActions: [
+    ...COMMON_ENV,
+    ...SLACK_ENV,
+    ...ANALYST_ENV,
+    ...SCC_ENV,
+    ...APPROVAL_ENV,
+    "FERRET_WORKFLOW_NAME",
+    "FERRET_WORKFLOW_LOCATION",
+    ...MODEL_ENV,
+  ],
   // Reads Firestore, shows the governor's limits, links to the Slack thread; IAP identity.
   console: [
     ...COMMON_ENV,
@@ -438,4 +448,23 @@ test("functions wait for the build account's grants to propagate before they are
     strings(fn().depends_on, "function depends_on").includes("${time_sleep.build_iam_propagation}"),
     "functions depend on the sleep",
   );
+});
+
+test("the timeout caps of var.functions name exactly the workflow-called and the Pub/Sub-fed entry points", () => {
+  const validations = tf.variables.get("functions")?.validation;
+  const conditions = (Array.isArray(validations) ? validations : [validations]).map((v) =>
+    str(obj(v, "validation").condition, "condition"),
+  );
+  const capped = new Map<number, string[]>();
+  for (const condition of conditions) {
+    const m = /for name in \[([^\]]*)\] : var\.functions\[name\]\.timeout_seconds <= (\d+)/.exec(condition);
+    if (m) capped.set(Number(m[2]), [...(m[1] ?? "").matchAll(/"(\w+)"/g)].map((x) => String(x[1])).sort());
+  }
+  const workflowCalled = ROLES.flatMap((ep) =>
+    ep.trigger === "http" && ep.calledBy === "workflow" ? [ep.name] : [],
+  ).sort();
+  // The workflow waits 30 s longer than each function it calls, and no Workflows HTTP call may
+  // exceed 1800 s; Pub/Sub's longest acknowledgement deadline is 600 s.
+  assert.deepEqual(capped.get(1770), workflowCalled, "capped at 1770 s");
+  assert.deepEqual(capped.get(600), [...PUBSUB_ENTRY_POINTS].sort(), "capped at 600 s");
 });

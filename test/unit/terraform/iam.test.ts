@@ -79,6 +79,8 @@ const EXPECTED_GRANTS: Record<string, readonly string[]> = {
   ],
   analystActions: [
     "project: roles/datastore.user",
+    "project: roles/aiplatform.user",
+    "topic investigation-events: roles/pubsub.publisher",
     "secret slack-bot-token: roles/secretmanager.secretAccessor",
     "dead_letter_topic analyst-actions: roles/pubsub.publisher",
   ],
@@ -182,7 +184,11 @@ const OTHER_GRANTS: Record<string, string> = {
   "google_organization_iam_member.scc_writeback": '${google_service_account.sa["analystActions"].member}',
   // Response actions act in any project of the organization; only the responder runs them.
   "google_organization_iam_member.response_actions": '${google_service_account.sa["responder"].member}',
-  // Only the worker that records Approve / Deny may wake a paused workflow (approvals.tf).
+  // The step executor previews a held call (the reads only) for the person who decides.
+  "google_organization_iam_member.response_action_previews":
+    '${google_service_account.sa["stepExecutor"].member}',
+  // Only the worker that records Approve / Deny may wake a paused workflow; it also starts
+  // Re-investigate's execution (approvals.tf).
   "google_project_iam_member.approval_callbacks": '${google_service_account.sa["analystActions"].member}',
   // The optional web console's own account (console.tf; console.test.ts pins what it holds).
   "google_project_iam_member.console_reader": "${google_service_account.console[0].member}",
@@ -252,8 +258,15 @@ test("one non-authoritative member resource per scope applies local.grants to th
   for (const [scope, spec] of Object.entries(SCOPE_RESOURCES)) {
     const r = resource(tf, spec.address);
     const forEach = norm(str(r.for_each, `${spec.address}.for_each`));
-    const m = /^\$\{\{ for g in local\.grants : "([^"]+)" => g if g\.scope == "([a-z_]+)" \}\}$/.exec(
-      forEach,
+    // A secret's grants apply only while it is mounted (local.enabled_secrets).
+    const m =
+      /^\$\{\{ for g in local\.grants : "([^"]+)" => g if g\.scope == "([a-z_]+)"( && contains\(local\.enabled_secrets, g\.target\))? \}\}$/.exec(
+        forEach,
+      );
+    assert.equal(
+      Boolean(m?.[3]),
+      scope === "secret",
+      `${spec.address}: only secret grants wait for the secret to be enabled`,
     );
     assert.ok(m, `${spec.address}: for_each must filter local.grants, got ${forEach}`);
     assert.equal(m[2], scope, `${spec.address}: applies scope ${scope}`);
@@ -408,9 +421,9 @@ test("the build account may read the gen2 staging bucket gcf-v2-sources-<project
   assert.ok(tf.data.has("google_project.ferret"), "data.google_project.ferret gives the project number");
 });
 
-test("only the analystActions worker may send approval callbacks, with a role holding workflows.callbacks.send alone", () => {
+test("only the analystActions worker may send approval callbacks, with a role holding callbacks.send and executions.create alone", () => {
   const role = resource(tf, "google_project_iam_custom_role.approval_callbacks");
-  assert.deepEqual(role.permissions, ["workflows.callbacks.send"]);
+  assert.deepEqual(role.permissions, ["workflows.callbacks.send", "workflows.executions.create"]);
   const binding = resource(tf, "google_project_iam_member.approval_callbacks");
   assert.equal(binding.role, "${google_project_iam_custom_role.approval_callbacks.id}");
   assert.equal(binding.member, '${google_service_account.sa["analystActions"].member}');

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ACTION_TOOLS } from "../../../functions/src/domain/response-actions.js";
+import { defaultVariables, Evaluator } from "../../integration/parity/terraform-env.js";
 import {
   allStrings,
   block,
@@ -92,4 +93,32 @@ test("the tag Terraform's rule targets is the tag ferret adds, by default and as
   const env = obj(obj(local(tf, "env_groups"), "env_groups").actions, "env_groups.actions");
   assert.equal(env.FERRET_ACTIONS_DENY_EGRESS_TAG, "${var.deny_egress_tag}");
   assert.equal(norm(str(env.FERRET_ACTIONS_ENABLED, "enabled")), '${join(",", var.response_actions)}');
+});
+
+test("two networks of one project get deny-egress rules with distinct, valid names (firewall names are unique per project)", () => {
+  const rule = resource(tf, "google_compute_firewall.deny_egress");
+  const networks = [
+    { project: "acme-prod", network: "default" },
+    { project: "acme-prod", network: "shared-vpc" },
+    { project: "acme-prod", network: `n${"x".repeat(62)}` },
+    { project: "acme-dev", network: "default" },
+  ];
+  const vars = {
+    ...defaultVariables(tf),
+    response_actions: ["add_deny_egress_tag"],
+    deny_egress_networks: networks,
+  };
+  const names = new Map<string, string[]>();
+  // The for_each keys are network × family (setproduct with ["ipv4", "ipv6"]), pinned above.
+  for (const n of networks)
+    for (const family of ["ipv4", "ipv6"]) {
+      const each = { key: `${n.project}/${n.network}/${family}`, value: { ...n, family } };
+      const name = new Evaluator(tf, vars, each).value(rule.name, "deny_egress.name");
+      assert.equal(typeof name, "string");
+      // Compute Engine resource names: RFC 1035, at most 63 characters.
+      assert.match(String(name), /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, `${each.key}: ${name}`);
+      names.set(n.project, [...(names.get(n.project) ?? []), String(name)]);
+    }
+  for (const [project, inProject] of names)
+    assert.equal(new Set(inProject).size, inProject.length, `${project}: ${inProject.join(", ")}`);
 });

@@ -3,11 +3,14 @@ import { NotFoundError } from "../../domain/errors.js";
 import type { Investigation } from "../../domain/investigation.js";
 import type { Reflection } from "../../domain/reflection.js";
 import type { StepResult, ToolCall, Usage } from "../../domain/results.js";
+import { brainOf, brainText } from "../../model/brain.js";
 import { sccFindingUrl } from "../../notify/scc-link.js";
 import { rootTsOf } from "../../notify/thread-root.js";
 import { analystVerdictOf, InvestigationIdSchema } from "../filters.js";
 import { planGraph } from "../plan-graph.js";
 import type { ConsoleDeps } from "../ports.js";
+import { principalOf } from "../search.js";
+import { stepCallNote, usageBreakdown } from "../usage-breakdown.js";
 
 /** Tool arguments and results are shown whole up to this many characters each. */
 const MAX_JSON_CHARS = 20_000;
@@ -28,6 +31,15 @@ export async function investigationPage(
     rootTsOf(deps.store, id),
   ]);
   const resultOf = new Map(results.map((r) => [r.stepId, r]));
+  const brain = brainOf(inv);
+  // In the plan's order, like the step cards; a result whose step left the plan still counts.
+  const order = new Map((inv.plan?.steps ?? []).map((s, i) => [s.id, i]));
+  const inPlanOrder = [...results].sort(
+    (a, b) => (order.get(a.stepId) ?? order.size) - (order.get(b.stepId) ?? order.size),
+  );
+  const breakdown = usageBreakdown(inv.counters.usage, inPlanOrder, reflections, {
+    compressed: events.some((e) => e.type === "compressed"),
+  });
   return {
     title: `${inv.finding.category} · ${inv.id}`,
     nav: "investigations",
@@ -37,6 +49,8 @@ export async function investigationPage(
       category: inv.finding.category,
       reason: inv.reason ?? "",
       model: inv.model,
+      brain: brainText(brain),
+      offline: brain.kind === "offline",
       fellBackToOffline: inv.fellBackToOffline,
       createdAt: inv.createdAt,
       updatedAt: inv.updatedAt,
@@ -45,6 +59,7 @@ export async function investigationPage(
       analystVerdict: analystVerdictOf(inv),
     },
     finding: findingFields(inv),
+    findingSeverity: inv.finding.severity,
     findingJson: clipJson(inv.finding),
     iocValues: inv.iocValues,
     plan: inv.plan
@@ -85,6 +100,7 @@ export async function investigationPage(
       stepId: e.stepId ?? "",
     })),
     usage: usageRow(inv.counters.usage),
+    breakdown,
     counters: {
       stepsExecuted: inv.counters.stepsExecuted,
       waves: inv.counters.waves,
@@ -107,6 +123,8 @@ function conclusionView(c: Conclusion) {
     verdict: c.verdict,
     confidencePct: Math.round(c.confidence * 100),
     severity: c.severity,
+    severityReason: c.severityReason ?? "",
+    why: c.why ?? "",
     summary: c.summary,
     keyFindings: c.keyFindings.map((k) => ({
       finding: k.finding,
@@ -138,7 +156,7 @@ function findingFields(inv: Investigation): { label: string; value: string }[] {
     ["Resource", f.resource.name],
     ["Resource type", f.resource.type],
     ["Project", f.resource.projectDisplayName ?? f.resource.project],
-    ["Principal", f.access?.principalEmail],
+    ["Principal", principalOf(f)],
     ["Caller IP", f.access?.callerIp],
     ["User agent", f.access?.userAgent],
     ["Service", f.access?.serviceName],
@@ -164,6 +182,7 @@ function stepResult(r: StepResult | undefined) {
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,
     usage: usageRow(r.usage),
+    callNote: stepCallNote(r.model, r.usage),
     toolCalls: r.toolCalls.map(toolCall),
   };
 }

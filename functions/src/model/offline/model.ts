@@ -5,7 +5,6 @@ import { isIntrospectorContext } from "../../memory/introspection.js";
 import { hashEmbedding } from "../hash-embedding.js";
 import type { EmbedRequest, GenerateRequest, GenerateResponse, Model, ToolCallRequest } from "../port.js";
 import { isRepairRequest } from "../structured.js";
-import { estimateInputTokens, estimateOutputTokens } from "../tokens.js";
 import { conclusionFor } from "./concluder/index.js";
 import { executorAnswer } from "./executor/index.js";
 import { introspectionFor } from "./introspector.js";
@@ -44,11 +43,9 @@ export class OfflinePlaybookModel implements Model {
     return {
       ...(text !== undefined ? { text } : {}),
       toolCalls,
-      usage: {
-        llmCalls: 1,
-        inputTokens: estimateInputTokens(request),
-        outputTokens: estimateOutputTokens({ text, toolCalls }),
-      },
+      // One call of the Model port, and no tokens: no LLM read or wrote anything, so there is
+      // nothing to bill, to count against the model budgets or to show as spend (issue 29).
+      usage: { llmCalls: 1, inputTokens: 0, outputTokens: 0 },
       model: this.name,
       finishReason: "STOP",
     };

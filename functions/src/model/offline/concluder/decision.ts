@@ -25,6 +25,11 @@ export interface Decision {
   severity: Severity;
   /** The rule that fired, in one sentence; leads the summary. */
   rule: string;
+  /**
+   * The decisive evidence in one sentence of words, for the verdict card; rules that can name
+   * concrete facts set it, the others get the rule's own words (concluder/why.ts).
+   */
+  why?: string;
   findings: KeyFinding[];
   mitre: Mitre[];
   actions: Action[];

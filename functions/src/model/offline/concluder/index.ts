@@ -14,6 +14,7 @@ import type { Decision } from "./decision.js";
 import { enrichChain } from "./enrich.js";
 import { EvidenceIndex } from "./evidence-index.js";
 import { VERDICT_RULES } from "./rules/index.js";
+import { severityReasonOf, whyOf } from "./why.js";
 
 /** Below this (the reflector's "achieved" bar), a stopped investigation does not get a decisive verdict. */
 const NEEDS_HUMAN_FLOOR = 0.75;
@@ -106,12 +107,16 @@ export function conclusionFor(context: ConcluderContext): ConclusionDraft {
     ...(demoted ? [`Would the remaining checks confirm ${decision.verdict}?`] : []),
     ...(stopped || verdict === "inconclusive" ? gaps : []),
   ];
+  const severity =
+    verdict === "inconclusive" && decision.verdict !== "inconclusive" ? "MEDIUM" : decision.severity;
+  const severityReason = severityReasonOf(verdict, severity, context.finding.severity);
   return {
     verdict,
     confidence,
-    severity:
-      verdict === "inconclusive" && decision.verdict !== "inconclusive" ? "MEDIUM" : decision.severity,
+    severity,
     summary: clip(marked(summary), 3_000),
+    why: clip(whyOf(decision, verdict), 300),
+    ...(severityReason ? { severityReason } : {}),
     mitre: decision.mitre.slice(0, 10),
     keyFindings: decision.findings.slice(0, 10).map((f) => ({
       finding: clip(f.finding, 500),

@@ -137,12 +137,27 @@ export function cryptominingRules(subject: Subject, index: EvidenceIndex): Decis
       })),
     ],
   };
+  const workload = subject.instance ?? subject.resourceShort;
+  // The card's one line: the pool indicator intel names (a domain or IP reads faster than a
+  // hash) and what the workload was seen doing with it.
+  const named = (badIntel.find((i) => i.evidence.type !== "hash") ?? badIntel[0])?.evidence.value;
+  const contact = hasFlows
+    ? `${workload} exchanged ${humanBytes(bytes)} with the pool at ${[...new Set(poolFlows.map((f) => f.evidence.remoteIp))].slice(0, 2).join(", ")} (${sumCount(poolFlows)} flow records)`
+    : dns.length > 0
+      ? `${workload} resolved the pool domain ${sumCount(dns)} time(s)`
+      : minerLines.length > 0
+        ? `${workload}'s own logs show a miner (${minerLines.length} line(s))`
+        : undefined;
+  const why = [named ? `Threat intelligence marks ${named} as mining infrastructure` : undefined, contact]
+    .filter(Boolean)
+    .join(" and ");
   const tp = (confidence: number, rule: string): Decision => ({
     ...base,
     verdict: "true_positive",
     confidence,
     severity: "HIGH",
     rule,
+    ...(why ? { why: `${why}.` } : {}),
     mitre: [{ tactic: "Impact", techniqueId: "T1496", techniqueName: "Resource Hijacking" }],
     actions: [
       {
