@@ -18,7 +18,7 @@ locals {
     "secretmanager.googleapis.com",
     "securitycenter.googleapis.com",     # SCC notification config (this project is the quota project)
     "storage.googleapis.com",            # source archive bucket
-    "workflowexecutions.googleapis.com", # ingest starts executions
+    "workflowexecutions.googleapis.com", # the sweep starts executions
     "workflows.googleapis.com",
   ]
 }

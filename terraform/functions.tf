@@ -74,6 +74,9 @@ resource "google_cloudfunctions2_function" "function" {
     timeout_seconds    = var.functions[each.key].timeout_seconds
     min_instance_count = var.functions[each.key].min_instances
     max_instance_count = var.functions[each.key].max_instances
+    # Only the sweep function declares it (the governor's one drainer, decision 0039); the others
+    # keep Cloud Run's default of one request per instance.
+    max_instance_request_concurrency = try(var.functions[each.key].concurrency, null)
 
     # Reachable only from inside the project (Pub/Sub push, Workflows); callers still need
     # roles/run.invoker on the service (iam.tf). The one public function (slackEvents) is reached

@@ -36,10 +36,13 @@ locals {
   #   gcf_sources_bucket  role on gcf-v2-sources-<project number>-<region>, the bucket Cloud Functions
   #                  creates and builds from (a project grant conditioned on that bucket's name)
   grants = [
-    # ingest: records investigations, starts workflow executions, announces them.
+    # ingest: records investigations, queues them, announces them. It starts no workflow
+    # execution: the sweep's drainer launches what the governor admits (app/governor.ts).
     { sa = "ingest", scope = "project", target = null, role = "roles/datastore.user" },
-    { sa = "ingest", scope = "project", target = null, role = "roles/workflows.invoker" },
     { sa = "ingest", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
+    # Every new investigation goes through the storm governor's queue: ingest asks the sweep
+    # function's drainer to run (requestDrain in app/governor.ts, decision 0039).
+    { sa = "ingest", scope = "topic", target = "sweep-requests", role = "roles/pubsub.publisher" },
     # settle() (functions/src/entry/event-functions.ts) parks a message it can never process
     # in its topic's dead-letter topic at once, so each Pub/Sub-fed function publishes there.
     { sa = "ingest", scope = "dead_letter_topic", target = "scc-findings", role = "roles/pubsub.publisher" },

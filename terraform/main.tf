@@ -1,4 +1,4 @@
-# ferret on Google Cloud: SCC findings -> Pub/Sub -> ingest -> Workflows -> HTTP functions -> Slack.
+# ferret on Google Cloud: SCC findings -> Pub/Sub -> ingest -> governor queue -> sweep -> Workflows -> HTTP functions -> Slack.
 #
 # Files by concern:
 #   apis.tf       required APIs

@@ -4,7 +4,7 @@ output "function_urls" {
 }
 
 output "workflow" {
-  description = "Resource name of the investigate workflow (FERRET_WORKFLOW_NAME / FERRET_WORKFLOW_LOCATION in the ingest function)."
+  description = "Resource name of the investigate workflow (FERRET_WORKFLOW_NAME / FERRET_WORKFLOW_LOCATION in the sweep function)."
   value       = google_workflows_workflow.investigate.id
 }
 

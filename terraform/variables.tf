@@ -279,13 +279,19 @@ variable "functions" {
       min_instances   = optional(number, 0)
       max_instances   = optional(number, 5)
     }), {})
-    # Scheduled sweeps and one drain per finished investigation; each run is short.
+    # Scheduled sweeps and the storm governor's drains; each run is short. One instance: it is
+    # the governor's only drainer, which coalesces drain requests into at most one drain (one
+    # write of the governor's state document) a second (decision 0039). More instances would
+    # drain in parallel and write that document faster than Firestore sustains.
+    # Its one instance takes many pushed requests at once (each waits for the next coalesced
+    # drain), which Cloud Run allows only with a whole CPU.
     sweep = optional(object({
       memory          = optional(string, "512Mi")
-      cpu             = optional(string)
+      cpu             = optional(string, "1")
       timeout_seconds = optional(number, 300)
       min_instances   = optional(number, 0)
-      max_instances   = optional(number, 3)
+      max_instances   = optional(number, 1)
+      concurrency     = optional(number, 80)
     }), {})
     # Slack gives up on an answer after 3 s; the endpoint only checks and publishes. A cold start
     # is the slow part: min_instances = 1 keeps one warm (billed while idle).

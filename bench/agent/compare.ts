@@ -65,6 +65,8 @@ export interface AgentRow {
 }
 
 export interface AgentSection {
+  /** Scenarios whose run threw: reported by name and reason, the others still measured. */
+  failures: { scenario: string; error: string }[];
   latencyMs: number;
   policies: Record<WorkflowConfig, Partial<AgentPolicy>>;
   react: { maxTurns: number };
@@ -164,14 +166,29 @@ export async function compareOrchestrations(options: AgentOptions): Promise<Agen
     await runReactOnce(first, 0, options.bus);
   }
   const rows: AgentRow[] = [];
+  const failures: AgentSection["failures"] = [];
   for (const scenario of options.scenarios) {
+    try {
+      rows.push(await compareOne(scenario, options));
+    } catch (error) {
+      // One scenario's failure never empties the section: it is reported, the rest measured.
+      const message = error instanceof Error ? error.message : String(error);
+      options.progress(`  ${scenario.name}: FAILED — ${message}`);
+      failures.push({ scenario: scenario.name, error: message.slice(0, 500) });
+    }
+  }
+  return summarize(rows, failures, options);
+}
+
+async function compareOne(scenario: BenchScenario, options: AgentOptions): Promise<AgentRow> {
+  {
     const ferret = await runOnce(scenario, "ferret", options.latencyMs, options.bus);
     options.progress(`  ${scenario.name}: ferret ${ferret.wallMs} ms, ${ferret.llmCalls} calls`);
     const baseline = await runOnce(scenario, "baseline", options.latencyMs, options.bus);
     options.progress(`  ${scenario.name}: baseline ${baseline.wallMs} ms, ${baseline.llmCalls} calls`);
     const react = await runReactOnce(scenario, options.latencyMs, options.bus);
     options.progress(`  ${scenario.name}: react ${react.wallMs} ms, ${react.llmCalls} calls`);
-    rows.push({
+    return {
       scenario: scenario.name,
       ferret,
       baseline,
@@ -183,13 +200,21 @@ export async function compareOrchestrations(options: AgentOptions): Promise<Agen
         distanceMs: ferret.wallMs - ferret.criticalPath.ms,
         ratio: ratio(ferret.wallMs, ferret.criticalPath.ms),
       },
-    });
+    };
   }
+}
+
+function summarize(
+  rows: AgentRow[],
+  failures: AgentSection["failures"],
+  options: AgentOptions,
+): AgentSection {
   const ferret = totalsOf(rows.map((r) => r.ferret));
   const baseline = totalsOf(rows.map((r) => r.baseline));
   const react = totalsOf(rows.map((r) => r.react));
   const ferretVsBaseline = vsBaseline(ferret, baseline);
   return {
+    failures,
     latencyMs: options.latencyMs,
     policies: POLICIES,
     react: { maxTurns: REACT_MAX_TURNS },
@@ -202,7 +227,7 @@ export async function compareOrchestrations(options: AgentOptions): Promise<Agen
       targets: checkTargets(ferretVsBaseline),
       criticalPathMs: rows.reduce((s, r) => s + r.ferret.criticalPath.ms, 0),
       allAgree: rows.every((r) => r.agree),
-      ferretAllCorrect: rows.every((r) => r.ferret.correct),
+      ferretAllCorrect: failures.length === 0 && rows.every((r) => r.ferret.correct),
       baselineAllCorrect: rows.every((r) => r.baseline.correct),
       reactAllCorrect: rows.every((r) => r.react.correct),
     },

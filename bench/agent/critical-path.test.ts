@@ -110,3 +110,25 @@ test("a strictly sequential trace has schedule depth equal to its call count", (
   // Independent steps: the bound is the slower one plus the final reflection.
   assert.equal(criticalPath(sequential).calls, 1 + 3 + 1 + 1);
 });
+
+test("a step the last reflection added, run after it with no reflection to follow, reaches the conclusion without a cycle", () => {
+  // Issue 30: "dependency cycle through reflect@2" emptied the section. The last reflection added
+  // `intel-new-1`; it ran after that reflection and the last reflection was folded into the conclusion.
+  const later = "2026-01-01T00:01:00.000Z";
+  const folded = {
+    plan: { ...plan, revision: 2, steps: [...plan.steps, step("intel-new-1", [], 2)] },
+    results: [...trace.results, result("intel-new-1", 1, later)].map((r) =>
+      r.stepId === "intel-new-1" ? { ...r, finishedAt: later } : r,
+    ),
+    reflections: [
+      reflection(1, ["intel", "dns"], ["intel-2"]),
+      reflection(2, ["flows", "host", "intel-2"], ["intel-new-1"]),
+    ],
+    plannerCalls: 1,
+    concluderCalls: 1,
+  };
+  const cp = criticalPath(folded);
+  // plan 1 + dns 2 + flows 3 + reflect@2 1 + intel-new-1 1 + conclude 1.
+  assert.equal(cp.calls, 9);
+  assert.deepEqual(cp.chain.slice(-3), ["reflect@2", "intel-new-1×1", "conclude"]);
+});

@@ -74,15 +74,21 @@ export function criticalPath(input: TraceInput): PathReport {
   const last = byWave.at(-1);
   let beforeConclusion = allSteps.length > 0 ? allSteps : ["plan"];
   if (last) {
-    // The final reflection reads every result; as a reviser it may already be a node.
+    // The final reflection reads the results that existed when it ran; a step it added (or one
+    // that ran after it, when the last reflection was folded into the conclusion) comes after
+    // it and reaches the conclusion directly. Making it a predecessor too would be a cycle.
     const key = last.applied.length > 0 ? reviserKey(last) : "reflect-final";
     const existing = nodes.get(key);
+    const after = new Set(
+      allSteps.filter((k) => (nodes.get(k)?.preds ?? []).includes(key) || !finishedBy(k, last, executed)),
+    );
+    const read = allSteps.filter((k) => !after.has(k));
     nodes.set(key, {
       label: `reflect@${last.wave}`,
       weight: last.usage.llmCalls,
-      preds: [...new Set([...(existing?.preds ?? []), ...beforeConclusion])],
+      preds: [...new Set([...(existing?.preds ?? []), ...read])],
     });
-    beforeConclusion = [key];
+    beforeConclusion = [key, ...after];
   }
   nodes.set("conclude", { label: "conclude", weight: input.concluderCalls, preds: beforeConclusion });
   return longest(nodes, "conclude");
@@ -101,6 +107,14 @@ export function waveDepth(input: TraceInput): number {
   // Steps no reflection followed (reflection "on_error") ran in waves of their own.
   for (const [id, n] of calls) if (!covered.has(id)) depth += n;
   return depth;
+}
+
+/** Whether a step had finished when the reflection was made (by time; the step it followed counts). */
+function finishedBy(key: string, r: Reflection, executed: ReadonlyMap<string, StepResult>): boolean {
+  const id = key.slice("step:".length);
+  if (r.afterSteps.includes(id)) return true;
+  const result = executed.get(id);
+  return result !== undefined && result.finishedAt <= r.createdAt;
 }
 
 function stepKey(id: string): string {

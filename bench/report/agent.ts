@@ -120,6 +120,19 @@ export function printAgent(s: AgentSection): string {
     s.totals.baselineAllCorrect ? "baseline right on every scenario" : "baseline WRONG on some scenario (✗)",
     s.totals.reactAllCorrect ? "react right on every scenario" : "react WRONG on some scenario (✗)",
   ].join("; ");
+  const overReact = s.rows.filter(
+    (r) => r.ferret.llmCalls > r.react.llmCalls || tokens(r.ferret) > tokens(r.react),
+  );
+  const vsReact =
+    overReact.length === 0
+      ? `ferret used no more calls and tokens than the ReAct loop on each of ${s.rows.length} scenario(s)`
+      : `ferret used MORE than the ReAct loop on ${overReact
+          .map(
+            (r) =>
+              `${r.scenario} (${r.ferret.llmCalls} vs ${r.react.llmCalls} calls, ${tokens(r.ferret)} vs ${tokens(r.react)} tokens)`,
+          )
+          .join("; ")}`;
+  const failed = (s.failures ?? []).map((f) => `  ${f.scenario}: ${f.error}`).join("\n");
   return [
     `1. ORCHESTRATION — ${s.latencyMs} ms simulated latency per model call, offline playbook rules, Firestore emulator, real tools`,
     "   ferret and baseline run workflows/investigate.yaml on the local runner, in process; they differ only in configuration:",
@@ -139,6 +152,13 @@ export function printAgent(s: AgentSection): string {
     "ferret's critical paths:",
     chains,
     "",
+    `per scenario against ReAct: ${vsReact}`,
+    ...(failed ? ["", "scenarios that failed to run (left out of the tables):", failed] : []),
+    "",
     `checks: ${checks}`,
   ].join("\n");
+}
+
+function tokens(r: { inputTokens: number; outputTokens: number }): number {
+  return r.inputTokens + r.outputTokens;
 }

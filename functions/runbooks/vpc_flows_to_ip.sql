@@ -1,5 +1,5 @@
 -- name: vpc_flows_to_ip
--- description: Every flow to or from one IP address: per VM, direction, remote port and protocol, the number of flow records, bytes, and first/last time. Answers which VMs talked to an address, on which ports, how much and for how long.
+-- description: Every flow to or from one IP address: per VM, direction, remote port and protocol, the number of flow records, distinct sessions (local ports), bytes, and first/last time. Answers which VMs talked to an address (e.g. one the finding itself names), on which ports, how much and for how long.
 -- tables: compute_googleapis_com_vpc_flows
 -- param: ip STRING the remote IP address, e.g. 203.0.113.7
 -- param: start TIMESTAMP window start, ISO 8601, anchored on the finding's eventTime
@@ -11,6 +11,7 @@ SELECT
   IF(jsonPayload.connection.dest_ip = @ip, jsonPayload.connection.dest_port, jsonPayload.connection.src_port) AS remote_port,
   jsonPayload.connection.protocol AS protocol,
   COUNT(*) AS flows,
+  COUNT(DISTINCT IF(jsonPayload.connection.dest_ip = @ip, jsonPayload.connection.src_port, jsonPayload.connection.dest_port)) AS sessions,
   SUM(CAST(jsonPayload.bytes_sent AS INT64)) AS bytes,
   MIN(timestamp) AS first_seen,
   MAX(timestamp) AS last_seen

@@ -97,12 +97,6 @@ export function makeEnvironment(
   };
 }
 
-export function vmByName(env: Environment, name: string): Vm {
-  const vm = env.vms.find((v) => v.name === name);
-  if (!vm) throw new Error(`no VM ${name} in the environment`);
-  return vm;
-}
-
 /** A public IPv4 from ordinary ISP space, never a documentation or private range. */
 export function publicClientIp(rng: Rng): string {
   const firstOctets = [24, 31, 45, 62, 73, 77, 81, 88, 91, 94, 98, 109, 151, 176, 185, 188, 212, 213, 217];

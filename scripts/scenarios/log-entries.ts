@@ -12,9 +12,11 @@ export const TABLES = {
   activity: "cloudaudit_googleapis_com_activity",
   dataAccess: "cloudaudit_googleapis_com_data_access",
   systemEvent: "cloudaudit_googleapis_com_system_event",
+  policy: "cloudaudit_googleapis_com_policy",
   vpcFlows: "compute_googleapis_com_vpc_flows",
   dns: "dns_googleapis_com_dns_queries",
   syslog: "syslog",
+  requests: "requests",
 } as const;
 export type TableName = (typeof TABLES)[keyof typeof TABLES];
 
@@ -34,10 +36,11 @@ const AUDIT_LOG = {
   [TABLES.activity]: "cloudaudit.googleapis.com%2Factivity",
   [TABLES.dataAccess]: "cloudaudit.googleapis.com%2Fdata_access",
   [TABLES.systemEvent]: "cloudaudit.googleapis.com%2Fsystem_event",
+  [TABLES.policy]: "cloudaudit.googleapis.com%2Fpolicy",
 } as const;
 
 export interface AuditSpec {
-  table: typeof TABLES.activity | typeof TABLES.dataAccess | typeof TABLES.systemEvent;
+  table: typeof TABLES.activity | typeof TABLES.dataAccess | typeof TABLES.systemEvent | typeof TABLES.policy;
   project: Project;
   time: number;
   serviceName: string;
@@ -56,12 +59,16 @@ export interface AuditSpec {
   bindingDeltas?: Array<{ action: "ADD" | "REMOVE"; role: string; member: string }>;
   severity?: string;
   operation?: { id: string; producer: string };
+  /** Access Context Manager levels the request satisfied (requestMetadata.requestAttributes.auth). */
+  accessLevels?: string[];
+  /** The project the entry's logName and resource belong to, when not `project` (organization-level logs). */
+  logName?: string;
 }
 
 export function auditEntry(rng: Rng, spec: AuditSpec): Row {
   const denied = spec.status !== undefined && spec.status.code !== 0;
   return {
-    logName: `projects/${spec.project.id}/logs/${AUDIT_LOG[spec.table]}`,
+    logName: spec.logName ?? `projects/${spec.project.id}/logs/${AUDIT_LOG[spec.table]}`,
     resource: { type: spec.resource.type, labels: { project_id: spec.project.id, ...spec.resource.labels } },
     ...stamps(rng, spec.time),
     severity: spec.severity ?? (denied ? "ERROR" : spec.table === TABLES.activity ? "NOTICE" : "INFO"),
@@ -78,7 +85,13 @@ export function auditEntry(rng: Rng, spec: AuditSpec): Row {
         ? [{ resource: spec.resourceName, permission: spec.permission, granted: !denied }]
         : [],
       requestMetadata: spec.callerIp
-        ? { callerIp: spec.callerIp, callerSuppliedUserAgent: spec.userAgent ?? "google-api-go-client/0.5" }
+        ? {
+            callerIp: spec.callerIp,
+            callerSuppliedUserAgent: spec.userAgent ?? "google-api-go-client/0.5",
+            ...(spec.accessLevels
+              ? { requestAttributes: { auth: { accessLevels: spec.accessLevels } } }
+              : {}),
+          }
         : null,
       requestJson: spec.request ? JSON.stringify(spec.request) : null,
       responseJson: spec.response ? JSON.stringify(spec.response) : null,
@@ -230,5 +243,73 @@ export function syslogLine(
     insertId: insertId(rng),
     textPayload: `${syslogStamp(spec.time)} ${spec.vm.name} ${tag}: ${spec.message}`,
     labels: { compute_googleapis_com_resource_name: spec.vm.name },
+  };
+}
+
+/**
+ * An external Application Load Balancer request log entry (log id `requests`, resource
+ * http_load_balancer), with the Cloud Armor verdict when a security policy matched.
+ */
+export function lbRequest(
+  rng: Rng,
+  spec: {
+    project: Project;
+    time: number;
+    backendService: string;
+    forwardingRule: string;
+    urlMap: string;
+    method?: string;
+    url: string;
+    status: number;
+    remoteIp: string;
+    userAgent: string;
+    serverIp?: string;
+    policy?: { name: string; priority: number; action: "ALLOW" | "DENY"; exprIds?: string[] };
+  },
+): Row {
+  const denied = spec.policy?.action === "DENY";
+  return {
+    logName: `projects/${spec.project.id}/logs/requests`,
+    resource: {
+      type: "http_load_balancer",
+      labels: {
+        project_id: spec.project.id,
+        backend_service_name: spec.backendService,
+        forwarding_rule_name: spec.forwardingRule,
+        target_proxy_name: `${spec.forwardingRule}-proxy`,
+        url_map_name: spec.urlMap,
+        zone: "global",
+      },
+    },
+    ...stamps(rng, spec.time),
+    severity: spec.status >= 500 ? "ERROR" : spec.status >= 400 ? "WARNING" : "INFO",
+    insertId: insertId(rng),
+    httpRequest: {
+      requestMethod: spec.method ?? "GET",
+      requestUrl: spec.url,
+      requestSize: String(rng.int(180, 900)),
+      status: spec.status,
+      responseSize: String(denied ? rng.int(120, 300) : rng.int(800, 60_000)),
+      userAgent: spec.userAgent,
+      remoteIp: spec.remoteIp,
+      ...(spec.serverIp ? { serverIp: spec.serverIp } : {}),
+      latency: `${(rng.int(2, 400) / 1000).toFixed(6)}s`,
+    },
+    jsonPayload: {
+      "@type": "type.googleapis.com/google.cloud.loadbalancing.type.LoadBalancerLogEntry",
+      statusDetails: denied ? "denied_by_security_policy" : "response_sent_by_backend",
+      backendTargetProjectNumber: `projects/${spec.project.number}`,
+      ...(spec.policy
+        ? {
+            enforcedSecurityPolicy: {
+              name: spec.policy.name,
+              priority: spec.policy.priority,
+              configuredAction: spec.policy.action,
+              outcome: spec.policy.action === "DENY" ? "DENY" : "ACCEPT",
+              ...(spec.policy.exprIds ? { preconfiguredExprIds: spec.policy.exprIds } : {}),
+            },
+          }
+        : {}),
+    },
   };
 }

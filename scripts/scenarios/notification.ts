@@ -9,6 +9,7 @@ export const SOURCES = {
   vmThreatDetection: "Virtual Machine Threat Detection",
   eventThreatDetection: "Event Threat Detection",
   securityHealthAnalytics: "Security Health Analytics",
+  containerThreatDetection: "Container Threat Detection",
 } as const;
 
 export function sccNotification(
@@ -21,6 +22,8 @@ export function sccNotification(
     severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
     eventTime: string;
     resource: { name: string; type: string; displayName: string };
+    /** For findings on organization-level resources (groups, perimeters): no project block. */
+    organizationLevel?: boolean;
     description: string;
     externalUri?: string;
     finding: Record<string, unknown>;
@@ -30,6 +33,7 @@ export function sccNotification(
     vmThreatDetection: "15478907234216350921",
     eventThreatDetection: "5471623940177824101",
     securityHealthAnalytics: "3211862207014432096",
+    containerThreatDetection: "8261477192853840216",
   }[spec.source];
   const findingId = rng.hex(32);
   const createTime = new Date(Date.parse(spec.eventTime) + rng.int(20_000, 140_000)).toISOString();
@@ -53,15 +57,23 @@ export function sccNotification(
       description: spec.description,
       ...spec.finding,
     },
-    resource: {
-      name: spec.resource.name,
-      project: `//cloudresourcemanager.googleapis.com/projects/${env.project.number}`,
-      projectDisplayName: env.project.id,
-      parent: `//cloudresourcemanager.googleapis.com/projects/${env.project.number}`,
-      parentDisplayName: env.project.id,
-      type: spec.resource.type,
-      displayName: spec.resource.displayName,
-      folders: [],
-    },
+    resource: spec.organizationLevel
+      ? {
+          name: spec.resource.name,
+          parent: org,
+          type: spec.resource.type,
+          displayName: spec.resource.displayName,
+          folders: [],
+        }
+      : {
+          name: spec.resource.name,
+          project: `//cloudresourcemanager.googleapis.com/projects/${env.project.number}`,
+          projectDisplayName: env.project.id,
+          parent: `//cloudresourcemanager.googleapis.com/projects/${env.project.number}`,
+          parentDisplayName: env.project.id,
+          type: spec.resource.type,
+          displayName: spec.resource.displayName,
+          folders: [],
+        },
   };
 }

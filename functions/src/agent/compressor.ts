@@ -11,7 +11,6 @@ import { DEFAULT_COMPRESS_SHARE, splitHistory } from "./compression/split.js";
 import { summaryMessage } from "./compression/summary-message.js";
 
 export { HistoryTooSmallError } from "./compression/errors.js";
-export { isSummaryMessage, SUMMARY_MARKER } from "./compression/summary-message.js";
 
 /** What the compressor's request carries for adapters that reason over structure, not prose. */
 export interface CompressorContext {

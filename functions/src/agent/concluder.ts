@@ -1,4 +1,5 @@
 import { type Conclusion, ConclusionDraftSchema } from "../domain/conclusion.js";
+import { completeIocs, keptSeverity } from "../domain/conclusion-guards.js";
 import type { Finding } from "../domain/finding.js";
 import type { Plan } from "../domain/plan.js";
 import type { Reflection } from "../domain/reflection.js";
@@ -59,15 +60,13 @@ export async function askConcluder(input: ConcluderInput): Promise<{ conclusion:
   const notes = [input.model.offline ? OFFLINE_CONCLUDER_NOTE : undefined, input.fallbackNote].filter(
     (n): n is string => Boolean(n),
   );
+  const kept = keptSeverity(input.finding, answer.value);
   return {
     conclusion: {
-      ...answer.value,
+      ...kept,
+      iocs: completeIocs(answer.value.iocs, input.finding, input.plan, input.results),
       // A link is an approvable call: only to an offered action on a target the finding names.
-      recommendedActions: checkedLinks(
-        answer.value.recommendedActions,
-        input.finding,
-        offeredActions(input.plan),
-      ),
+      recommendedActions: checkedLinks(kept.recommendedActions, input.finding, offeredActions(input.plan)),
       producedBy: {
         model: answer.model,
         offline: input.model.offline,

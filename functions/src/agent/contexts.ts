@@ -1,4 +1,5 @@
 import type { Finding } from "../domain/finding.js";
+import type { TableCoverage } from "../domain/log-coverage.js";
 import type { Plan, Step } from "../domain/plan.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { StepResult } from "../domain/results.js";
@@ -17,6 +18,8 @@ export interface PlannerContext {
   /** The tools' parameter schemas, so a planner can fix a step's calls in advance. */
   declarations?: ToolDeclaration[];
   tables: string[];
+  /** Each log table's time span, when it could be read before planning. */
+  coverage?: TableCoverage[];
   maxSteps: number;
   related: RelatedInvestigation[];
   /** Verdicts analysts disputed on earlier findings of this category (their reasons are untrusted text). */

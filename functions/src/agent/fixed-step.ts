@@ -11,7 +11,9 @@ import {
 } from "../domain/results.js";
 import type { ToolCallRequest, ToolResponse } from "../model/port.js";
 import { reportFromToolCalls } from "./result-summary.js";
-import { buildResult, type ExecutorInput, runToolCall, toolTokenShare } from "./step-executor.js";
+import { runToolCall, toolTokenShare } from "./step-calls.js";
+import type { ExecutorInput } from "./step-input.js";
+import { buildResult } from "./step-result.js";
 
 /** The planned round, handed to the executor model when its answers need judgment. */
 export interface FixedRound {

@@ -1,6 +1,8 @@
 import { catalogEntryFor } from "../domain/category-catalog.js";
 import { ModelOutputError } from "../domain/errors.js";
 import type { Finding } from "../domain/finding.js";
+import { coverageGap, type TableCoverage } from "../domain/log-coverage.js";
+import { identifierLines, resolveLogIdentifiers } from "../domain/log-identifiers.js";
 import { type Plan, type PlanDraft, PlanDraftSchema } from "../domain/plan.js";
 import { planFromDraft, planProblems } from "../domain/plan-rules.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
@@ -17,6 +19,8 @@ export interface PlannerInput {
   /** Parameter schemas of `tools`; with them the planner may fix a step's tool calls. */
   declarations?: readonly ToolDeclaration[];
   tables: readonly { name: string; description: string }[];
+  /** Each table's time span, read before planning; absent when it could not be read. */
+  coverage?: readonly TableCoverage[];
   maxSteps: number;
   related?: readonly RelatedInvestigation[];
   lessons?: readonly AnalystLesson[];
@@ -44,6 +48,7 @@ export async function askPlanner(input: PlannerInput): Promise<PlannerOutput> {
       tools: toolNames,
       ...(input.declarations ? { declarations: [...input.declarations] } : {}),
       tables: input.tables.map((t) => t.name),
+      ...(input.coverage ? { coverage: [...input.coverage] } : {}),
       maxSteps: input.maxSteps,
       related: [...(input.related ?? [])],
       ...(input.lessons && input.lessons.length > 0 ? { lessons: [...input.lessons] } : {}),
@@ -57,8 +62,16 @@ export async function askPlanner(input: PlannerInput): Promise<PlannerOutput> {
       maxSteps: input.maxSteps,
       eventTime: input.finding.eventTime,
     });
+    const gap = coverageGap(input.coverage, input.finding.eventTime);
     const user = renderPrompt("planner.user", {
       finding: input.finding,
+      // The identifiers the log tables use, resolved in code: which name goes in which column.
+      identifiers: identifierLines(resolveLogIdentifiers(input.finding)),
+      coverage: (input.coverage ?? []).map((c) => ({
+        table: c.table,
+        span: c.rows > 0 && c.first && c.last ? `${c.first} to ${c.last} (${c.rows} rows)` : "empty",
+      })),
+      coverageGap: gap ?? null,
       // ferret's own reference text, chosen by the category; null when the catalog has no entry.
       catalog: catalogEntryFor(input.finding.category) ?? null,
       related: context.related,
@@ -79,7 +92,10 @@ export async function askPlanner(input: PlannerInput): Promise<PlannerOutput> {
     usage = addUsage(usage, answer.usage);
     const draft: PlanDraft = answer.value;
     problems = planProblems(draft.steps, rules);
-    if (problems.length === 0) return { plan: planFromDraft(draft), usage };
+    if (problems.length === 0) {
+      const plan = planFromDraft(draft);
+      return { plan: input.coverage ? { ...plan, logCoverage: [...input.coverage] } : plan, usage };
+    }
   }
   throw new ModelOutputError(`the planner produced an invalid plan twice: ${problems.join("; ")}`, {
     problems,

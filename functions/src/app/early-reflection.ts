@@ -4,7 +4,7 @@ import { applyPlanUpdates } from "../domain/plan-rules.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { AppDeps } from "./deps.js";
 import { publishEvents } from "./publish.js";
-import { reflectAndApply, reflectionMessage } from "./reflector.js";
+import { reflectAndApply, reflectionMessage } from "./reflection-round.js";
 import { modelFields, requirePlan, withUsage } from "./roles-common.js";
 
 /**

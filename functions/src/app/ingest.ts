@@ -10,17 +10,20 @@ import {
 import { type Investigation, investigationIdFor } from "../domain/investigation.js";
 import { ZERO_USAGE } from "../domain/results.js";
 import type { IngestDeps } from "./deps.js";
-import { type Admission, admitInvestigation, groupFinding } from "./governor.js";
+import { type Admission, groupFinding, queueInvestigation } from "./governor.js";
 import { launchClaimed } from "./launch.js";
 import { publishEvents } from "./publish.js";
 
 export type IngestOutcome =
   | { outcome: "started"; investigationId: string; executionId: string }
   | { outcome: "duplicate"; investigationId: string }
-  /** Over a governor limit: it waits in the queue, `ahead` findings before it. */
-  | { outcome: "queued"; investigationId: string; ahead: number }
-  /** Joined the running investigation `investigationId` as a related finding. */
-  | { outcome: "grouped"; investigationId: string; relatedCount: number }
+  /** In the governor's queue: the drainer starts it (at once when the limits allow). */
+  | { outcome: "queued"; investigationId: string; groupLeadId?: string }
+  /**
+   * Reports the very activity of the running investigation `investigationId` (same principal,
+   * resource, grants and indicators): covered by it, listed on its card with the reason.
+   */
+  | { outcome: "grouped"; investigationId: string; reason: string }
   | { outcome: "skipped"; reason: string; findingName: string };
 
 /** What ingest does with a finding, and why, in words fit for a log line or the CLI. */
@@ -131,19 +134,28 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
   });
   const id = investigation.id;
   const governed = deps.governor ? { ...deps, governor: deps.governor } : undefined;
+  let groupLeadId: string | undefined;
   if (governed && !(await deps.store.get(id))) {
-    const grouped = await groupFinding(finding, id, governed);
+    const grouped = await groupFinding(finding, id, investigation.iocValues, governed);
     if (grouped.kind !== "lead") {
-      deps.logger.info("finding grouped into a running investigation", {
+      deps.logger.info("finding met a running investigation's group", {
         findingName: finding.name,
         leadId: grouped.leadId,
-        relatedCount: grouped.relatedCount,
+        examination: grouped.examination,
+        ...(grouped.kind === "joined" ? { reason: grouped.reason } : {}),
         repeat: grouped.kind === "already_joined",
       });
-      return { outcome: "grouped", investigationId: grouped.leadId, relatedCount: grouped.relatedCount };
+      // The lead's verdict stands only for the lead's own activity; anything else is examined here.
+      if (grouped.examination === "covered")
+        return {
+          outcome: "grouped",
+          investigationId: grouped.leadId,
+          reason: grouped.kind === "joined" ? grouped.reason : "covered by the lead (a redelivery)",
+        };
+      groupLeadId = grouped.leadId;
     }
   }
-  const created = await deps.store.create(investigation, [
+  const created = await deps.store.create({ ...investigation, ...(groupLeadId ? { groupLeadId } : {}) }, [
     {
       type: "created",
       message: `New ${finding.severity} finding "${finding.category}" on ${finding.resource.name}`,
@@ -151,20 +163,20 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
   ]);
   await publishEvents(deps.bus, created.events);
   const current = created.investigation;
-  let admission: Admission | undefined;
-  // Only an investigation nobody launched yet is the governor's to admit; a late duplicate of
+  // Only an investigation nobody launched yet is the governor's to queue; a late duplicate of
   // a finished one must not take a slot it would never give back.
   if (governed && current.status === "queued" && !current.executionId) {
-    const gate = await admitInvestigation(current, governed);
-    if (gate.kind === "queued") {
-      deps.logger.info("investigation queued by the governor", { investigationId: id, ...gate });
-      return gate.repeat
-        ? { outcome: "duplicate", investigationId: id }
-        : { outcome: "queued", investigationId: id, ahead: gate.ahead };
-    }
-    admission = { seq: gate.seq, at: deps.now().toISOString() };
+    const gate = await queueInvestigation(current, governed);
+    deps.logger.info("investigation queued for the governor's drainer", { investigationId: id, ...gate });
+    return gate.repeat
+      ? { outcome: "duplicate", investigationId: id }
+      : {
+          outcome: "queued",
+          investigationId: id,
+          ...(current.groupLeadId ? { groupLeadId: current.groupLeadId } : {}),
+        };
   }
-  return launchInvestigation(id, deps, admission);
+  return launchInvestigation(id, deps);
 }
 
 /**

@@ -1,7 +1,9 @@
+import { z } from "zod";
 import type { AnalystLesson } from "../agent/contexts.js";
 import { askPlanner } from "../agent/planner.js";
 import { errorMessage } from "../domain/errors.js";
 import { type Investigation, settledVerdictField } from "../domain/investigation.js";
+import { type TableCoverage, TableCoverageSchema } from "../domain/log-coverage.js";
 import type { NextAction } from "../domain/next-action.js";
 import type { AppDeps } from "./deps.js";
 import {
@@ -37,6 +39,32 @@ async function lessonsFor(investigation: Investigation, deps: AppDeps): Promise<
 }
 const MAX_LESSONS = 5;
 
+/**
+ * Each log table's time span, asked of `log_tables` before planning. Unknown (undefined)
+ * when the tool is not offered or does not answer: planning never waits on it.
+ */
+async function logCoverage(
+  investigation: Investigation,
+  deps: AppDeps,
+): Promise<TableCoverage[] | undefined> {
+  if (!deps.toolbox.names().includes(LOG_TABLES_TOOL)) return undefined;
+  try {
+    const out = await deps.toolbox.run(LOG_TABLES_TOOL, { coverage: true }, [LOG_TABLES_TOOL], {
+      investigationId: investigation.id,
+      finding: investigation.finding,
+      logger: deps.logger,
+    });
+    const parsed = z
+      .array(TableCoverageSchema)
+      .safeParse((out.data as { coverage?: unknown } | null)?.coverage);
+    return out.ok && parsed.success ? parsed.data : undefined;
+  } catch (error) {
+    deps.logger.warn("log coverage unavailable; planning without it", { error: errorMessage(error) });
+    return undefined;
+  }
+}
+const LOG_TABLES_TOOL = "log_tables";
+
 export async function runPlanner(id: string, deps: AppDeps): Promise<NextAction> {
   const existing = await deps.store.require(id);
   const done = terminalAction(existing);
@@ -51,6 +79,7 @@ export async function runPlanner(id: string, deps: AppDeps): Promise<NextAction>
     limit: 5,
   });
   const lessons = await lessonsFor(existing, deps);
+  const coverage = await logCoverage(existing, deps);
   const { plan, usage } = await offlineOnBadOutput(deps, "planner", () =>
     askPlanner({
       investigationId: id,
@@ -59,6 +88,7 @@ export async function runPlanner(id: string, deps: AppDeps): Promise<NextAction>
       tools: deps.toolbox.available(),
       declarations: deps.toolbox.declarationsFor(deps.toolbox.names()),
       tables: deps.tables,
+      ...(coverage ? { coverage } : {}),
       maxSteps: deps.config.agent.maxSteps,
       related: related.map((r) => ({
         id: r.id,

@@ -7,10 +7,13 @@ import { z } from "zod";
  *   announced).
  * - `finished`: an investigation reached a terminal state (sent by the notifier) — free its
  *   governor slot and start what waits, without waiting for the next scheduled request.
+ * - `drain`: ingest queued a new investigation — start it if the limits allow.
+ * Requests for a drain are coalesced: at most one drain a second (app/drain-coalescer.ts).
  */
 export const SweepRequestSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("scheduled") }).strict(),
   z.object({ kind: z.literal("finished"), investigationId: z.string().min(1) }).strict(),
+  z.object({ kind: z.literal("drain") }).strict(),
 ]);
 
 export type SweepRequest = z.infer<typeof SweepRequestSchema>;

@@ -1,14 +1,15 @@
+import { type LoopState, ToolLoop } from "../agent/tool-loop.js";
 import type { Investigation } from "../domain/investigation.js";
 import { type JsonObject, jsonBytes } from "../domain/json.js";
-import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
+import type { Usage } from "../domain/results.js";
 import {
   type EvidenceItem,
   groundedCitations,
+  type ThreadAnswer,
   type ThreadAnswerContext,
   ThreadAnswerSchema,
 } from "../domain/thread-question.js";
-import type { GenerateRequest, Message, Model, ToolResponse } from "../model/port.js";
-import { generateStructured } from "../model/structured.js";
+import type { Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import { renderPrompt } from "../prompts/render.js";
 import type { ToolBox } from "../tools/toolbox.js";
@@ -68,87 +69,74 @@ export async function answerThreadQuestion(input: ThreadAnswerInput): Promise<Th
   const evidence: EvidenceItem[] = [...input.evidence];
   const messages: Message[] = [{ role: "user", text: user }];
   const calls: AskedCall[] = [];
-  let left = offered.length > 0 ? input.maxToolCalls : 0;
-  let usage: Usage = ZERO_USAGE;
-  const context = (finalAnswerOnly: boolean): ThreadAnswerContext => ({
+  const budget = offered.length > 0 ? input.maxToolCalls : 0;
+  const context = (finalAnswerOnly: boolean, state: LoopState): ThreadAnswerContext => ({
     purpose: "thread_answer",
     question: input.question,
     evidence: [...evidence],
     tools: offeredNames,
-    toolCallsLeft: left,
+    toolCallsLeft: budget - state.toolCalls,
     finalAnswerOnly,
   });
-  const base = (finalAnswerOnly: boolean): GenerateRequest => ({
-    purpose: "thread_answer",
-    system,
-    messages: [...messages],
-    context: context(finalAnswerOnly),
-    investigationId: input.investigation.id,
-    ...(input.signal ? { signal: input.signal } : {}),
-  });
-
-  while (left > 0) {
-    const response = await input.model.generate({ ...base(false), tools: offered });
-    usage = addUsage(usage, response.usage);
-    if (response.toolCalls.length === 0) {
-      const direct = parseAnswer(response.text);
-      if (direct) return outcome(direct, evidence, calls, usage, response.model);
-      break;
-    }
-    messages.push({
-      role: "model",
-      ...(response.text ? { text: response.text } : {}),
-      toolCalls: response.toolCalls,
+  const runCall = async (call: ToolCallRequest): Promise<ToolResponse> => {
+    const out = await input.toolbox.run(call.name, call.args, input.tools, {
+      investigationId: input.investigation.id,
+      finding: input.investigation.finding,
+      logger: input.logger,
+      toolCallId: call.id,
+      ...(input.signal ? { signal: input.signal } : {}),
     });
-    const responses: ToolResponse[] = [];
-    for (const call of response.toolCalls) {
-      if (left <= 0) {
-        responses.push({
-          id: call.id,
-          name: call.name,
-          response: { ok: false, summary: "refused: this answer's tool-call budget is spent" },
-        });
-        continue;
-      }
-      left -= 1;
-      const out = await input.toolbox.run(call.name, call.args, input.tools, {
-        investigationId: input.investigation.id,
-        finding: input.investigation.finding,
-        logger: input.logger,
-        toolCallId: call.id,
-        ...(input.signal ? { signal: input.signal } : {}),
-      });
-      calls.push({ name: call.name, ok: out.ok, summary: out.summary });
-      if (out.ok) {
-        evidence.push({
-          ref: `asked:${calls.length}`,
-          kind: "asked",
-          title: `${call.name}, called for this answer`,
-          text: out.summary,
-          iocs: [...argumentIndicators(call.args), ...(out.iocs ?? []).map((i) => i.value)],
-        });
-      }
-      const data: JsonObject =
-        jsonBytes(out.data) <= MAX_TOOL_DATA_BYTES ? { data: out.data } : { data_omitted: true };
-      responses.push({
-        id: call.id,
-        name: call.name,
-        response: { ok: out.ok, summary: out.summary, ref: out.ok ? `asked:${calls.length}` : null, ...data },
+    calls.push({ name: call.name, ok: out.ok, summary: out.summary });
+    if (out.ok) {
+      evidence.push({
+        ref: `asked:${calls.length}`,
+        kind: "asked",
+        title: `${call.name}, called for this answer`,
+        text: out.summary,
+        iocs: [...argumentIndicators(call.args), ...(out.iocs ?? []).map((i) => i.value)],
       });
     }
-    messages.push({ role: "tool", responses });
-  }
+    const data: JsonObject =
+      jsonBytes(out.data) <= MAX_TOOL_DATA_BYTES ? { data: out.data } : { data_omitted: true };
+    return {
+      id: call.id,
+      name: call.name,
+      response: { ok: out.ok, summary: out.summary, ref: out.ok ? `asked:${calls.length}` : null, ...data },
+    };
+  };
 
-  const final = await generateStructured(
-    input.model,
-    {
-      ...base(true),
-      messages: [...messages, { role: "user", text: "Answer now with the JSON object only." }],
+  const loop = new ToolLoop<ThreadAnswer, never>({
+    model: input.model,
+    messages,
+    tools: offered,
+    request: (_round, finalAnswerOnly, state) => ({
+      purpose: "thread_answer",
+      system,
+      context: context(finalAnswerOnly, state),
+      investigationId: input.investigation.id,
+      ...(input.signal ? { signal: input.signal } : {}),
+    }),
+    // Every round runs at least one call, so the call budget ends the loop first.
+    maxRounds: budget,
+    maxToolCalls: budget,
+    runCalls: async (admitted) => {
+      // One at a time: each call's evidence ref is its place in `calls`.
+      const responses: ToolResponse[] = [];
+      for (const call of admitted) responses.push(await runCall(call));
+      return responses;
     },
-    ThreadAnswerSchema,
-  );
-  usage = addUsage(usage, final.usage);
-  return outcome(final.value, evidence, calls, usage, final.model);
+    refuseCall: (call) => ({
+      id: call.id,
+      name: call.name,
+      response: { ok: false, summary: "refused: this answer's tool-call budget is spent" },
+    }),
+    // An answer in the wrong format gets the same last turn as a spent budget.
+    done: { parse: parseAnswer, unparsed: "answer-now" },
+    answerNow: { schema: ThreadAnswerSchema, nudge: () => "Answer now with the JSON object only." },
+  });
+  const end = await loop.run();
+  const model = end.kind === "answered" ? end.roundModel : loop.state.model;
+  return outcome(end.answer, evidence, calls, loop.state.usage, model);
 }
 
 function parseAnswer(text: string | undefined): { answer: string; citations: string[] } | undefined {

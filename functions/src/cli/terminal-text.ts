@@ -1,11 +1,11 @@
-import { stripInvisible } from "../notify/escape.js";
+import { visibleText } from "../domain/visible-text.js";
 
 /*
  * A terminal obeys escape sequences in what it prints: a finding's category or resource
  * name could set the window title (OSC 0/2), plant a hyperlink whose text lies about its
  * target (OSC 8), clear the screen or move the cursor over earlier lines (CSI), or hide
  * text (SGR 8). Whole sequences are removed first, so no parameter bytes are left behind
- * as litter; then the same cleaning as Slack text removes the remaining control
+ * as litter; then the one sanitizer Slack and the console use too (domain/visible-text.ts) removes the remaining control
  * characters (C0, DEL, C1), invisible fillers, and makes bidi controls visible.
  */
 
@@ -22,7 +22,7 @@ const OTHER_ESCAPE = /\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
 
 /** Untrusted text made safe to print to a terminal, newlines kept. */
 export function terminalText(raw: string): string {
-  return stripInvisible(raw.replace(STRING_SEQUENCE, "").replace(CSI_SEQUENCE, "").replace(OTHER_ESCAPE, ""));
+  return visibleText(raw.replace(STRING_SEQUENCE, "").replace(CSI_SEQUENCE, "").replace(OTHER_ESCAPE, ""));
 }
 
 /** Untrusted text on one terminal line: sanitized, whitespace collapsed, cut to `max`. */

@@ -5,6 +5,7 @@ import { ConfigError } from "../domain/errors.js";
 import { SeveritySchema } from "../domain/finding.js";
 import { GovernorLimitsSchema } from "../domain/governor.js";
 import { AgentPolicySchema } from "../domain/policy.js";
+import { anyToolNameMatches } from "../domain/tool-names.js";
 import { ActionsConfigSchema } from "./action-settings.js";
 import { McpConfigSchema } from "./mcp-settings.js";
 import { DEFAULT_EMBEDDING_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelSettingsShape } from "./model-settings.js";
@@ -413,7 +414,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return result.data;
 }
 
-/** Glob match for tool and category names: `*` any run, `?` one character. */
+/**
+ * Glob match for finding categories (`ingest.ignoreCategories`): `*` any run, `?` one
+ * character, case-insensitive. Never for tool names: those match exactly
+ * (domain/tool-names.ts), or an acting `LOOKUP_HOST` passes as the read-only `lookup_host`.
+ */
 export function globMatch(pattern: string, value: string): boolean {
   const re = new RegExp(
     `^${pattern
@@ -425,8 +430,7 @@ export function globMatch(pattern: string, value: string): boolean {
   return re.test(value);
 }
 
+/** tools.allow and tools.deny, matched exactly (case-sensitive, whole name, after NFKC). */
 export function toolAllowed(config: Pick<Config, "tools">, name: string): boolean {
-  return (
-    config.tools.allow.some((p) => globMatch(p, name)) && !config.tools.deny.some((p) => globMatch(p, name))
-  );
+  return anyToolNameMatches(config.tools.allow, name) && !anyToolNameMatches(config.tools.deny, name);
 }

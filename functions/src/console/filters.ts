@@ -10,8 +10,6 @@ import {
 } from "../domain/investigation.js";
 import { foldForSearch, matchesSearch, refang, SearchFieldSchema } from "./search.js";
 
-export { SearchFieldSchema } from "./search.js";
-
 /**
  * The investigations page's query string. Empty strings are "no filter" (what an HTML form
  * sends for an untouched select). Every filter, search included (search.ts: case-insensitive

@@ -50,7 +50,7 @@ export const FUNCTIONS: Readonly<Record<RoleName, { service: string; accountId: 
 
 /** Roles each function's account holds on the project (resource-level grants are not listed). */
 export const PROJECT_ROLES: Readonly<Record<RoleName, readonly string[]>> = {
-  ingest: ["roles/datastore.user", "roles/workflows.invoker"],
+  ingest: ["roles/datastore.user"],
   planner: ["roles/datastore.user", "roles/aiplatform.user"],
   stepExecutor: ["roles/datastore.user", "roles/aiplatform.user", "roles/bigquery.jobUser"],
   reflector: ["roles/datastore.user", "roles/aiplatform.user"],

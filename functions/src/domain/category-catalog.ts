@@ -10,7 +10,6 @@ import {
 } from "./catalog/schema.js";
 
 export type { CatalogEntry, Detector, PlaybookId } from "./catalog/schema.js";
-export { PlaybookIdSchema } from "./catalog/schema.js";
 
 /**
  * The category catalog: ferret's hand-written entries (catalog/entries.ts), plus one generated

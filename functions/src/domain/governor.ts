@@ -95,38 +95,110 @@ export interface GroupKey {
 }
 
 /**
+ * Resources that contain other resources: a whole organization, folder or project. Findings
+ * that only name one of these (an IAM grant, a bad IP seen anywhere in the project) share it
+ * with every unrelated finding of the same category in that project, so it is not a grouping
+ * key: issue 27's real owner grant joined a decoy's investigation by the project alone.
+ */
+const CONTAINER_RESOURCE =
+  /^\/\/cloudresourcemanager\.googleapis\.com\/(?:projects|folders|organizations)\/[^/]+$/;
+const CONTAINER_TYPES = new Set([
+  "google.cloud.resourcemanager.Project",
+  "google.cloud.resourcemanager.Folder",
+  "google.cloud.resourcemanager.Organization",
+]);
+
+export function isContainerResource(resource: Pick<Finding["resource"], "name" | "type">): boolean {
+  return CONTAINER_RESOURCE.test(resource.name) || CONTAINER_TYPES.has(resource.type ?? "");
+}
+
+/**
  * The keys under which a finding can join another: its category with its principal, and its
- * category with its resource. Compared exactly (never by substring), and only when the value
- * is present: a finding without a principal can still group by resource.
+ * category with its resource when that resource is not a whole project, folder or
+ * organization. Compared exactly (never by substring), and only when the value is present: a
+ * finding without a principal can still group by resource.
  */
 export function groupKeys(finding: Pick<Finding, "category" | "resource" | "access">): GroupKey[] {
   const keys: GroupKey[] = [];
   const principal = finding.access?.principalEmail || finding.access?.principalSubject;
   if (principal) keys.push({ kind: "principal", category: finding.category, value: principal });
-  if (finding.resource.name)
+  if (finding.resource.name && !isContainerResource(finding.resource))
     keys.push({ kind: "resource", category: finding.category, value: finding.resource.name });
   return keys;
 }
 
-/** A group's lead as the governor stored it: which investigation, opened when. */
+/**
+ * What a grouped finding is about, as far as grouping compares: who acted, on what, whom it
+ * granted what, and every indicator it carries. Kept on the group so a later finding can be
+ * compared without reading the lead's investigation.
+ */
+export const GroupSubjectSchema = z.object({
+  principal: z.string().optional(),
+  resource: z.string(),
+  grants: z.array(z.string()).max(50),
+  iocs: z.array(z.string()).max(200),
+});
+export type GroupSubject = z.infer<typeof GroupSubjectSchema>;
+
+export function groupSubject(
+  finding: Pick<Finding, "access" | "resource" | "iamBindings">,
+  iocValues: readonly string[],
+): GroupSubject {
+  const principal = finding.access?.principalEmail || finding.access?.principalSubject;
+  return {
+    ...(principal ? { principal } : {}),
+    resource: finding.resource.name,
+    grants: [
+      ...new Set(
+        finding.iamBindings.map((b) => `${b.action ?? ""} ${b.role ?? ""} ${b.member ?? ""}`.trim()),
+      ),
+    ].slice(0, 50),
+    iocs: [...new Set(iocValues)].slice(0, 200),
+  };
+}
+
+const list = (xs: readonly string[], n = 3) =>
+  `${xs.slice(0, n).join(", ")}${xs.length > n ? ` and ${xs.length - n} more` : ""}`;
+
+/**
+ * How a finding differs from its group's lead, in words; empty when it reports the same
+ * activity (same principal, same resource, no grant and no indicator the lead's finding does
+ * not carry). The lead's verdict stands only for a finding without differences: one whose
+ * principal, grantee, indicators or resource differ is examined by an investigation of its own.
+ */
+export function differencesFromLead(lead: GroupSubject, member: GroupSubject): string[] {
+  const out: string[] = [];
+  if ((member.principal ?? "") !== (lead.principal ?? ""))
+    out.push(`its principal ${member.principal ?? "(none)"} is not the lead's ${lead.principal ?? "(none)"}`);
+  if (member.resource !== lead.resource) out.push(`its resource ${member.resource} is not the lead's`);
+  const grants = member.grants.filter((g) => !lead.grants.includes(g));
+  if (grants.length > 0) out.push(`it grants what the lead's finding does not (${list(grants)})`);
+  const iocs = member.iocs.filter((v) => !lead.iocs.includes(v));
+  if (iocs.length > 0) out.push(`it carries indicators the lead's finding does not (${list(iocs)})`);
+  return out;
+}
+
+/** Why the lead's investigation stands for a finding without differences, in words. */
+export function coveredBecause(lead: GroupSubject): string {
+  const who = lead.principal ? `the same principal ${lead.principal}` : "no principal, like the lead's";
+  return `it reports the same activity: ${who} on the same resource ${lead.resource}, with no grant or indicator the lead's finding does not carry`;
+}
+
+/** A group's lead as the governor stored it: which investigation, opened when, about what. */
 export interface GroupLead {
   leadId: string;
   openedAt: string;
+  /** When the lead's investigation finished; it takes no more findings after. */
+  finishedAt?: string;
+  subject?: GroupSubject;
 }
 
 /**
- * Whether a finding arriving at `now` joins the lead's investigation: the lead is another
- * investigation, opened inside the window, and not finished (`leadFinished` undefined when
- * its document is not written yet, which happens while the lead is being created).
+ * Whether a finding arriving at `now` joins the lead's group: the lead is another
+ * investigation, opened inside the window, and not finished.
  */
-export function joinsLead(
-  lead: GroupLead,
-  findingId: string,
-  leadFinished: boolean | undefined,
-  now: Date,
-  windowMinutes: number,
-): boolean {
-  if (windowMinutes <= 0 || lead.leadId === findingId || leadFinished === true) return false;
+export function joinsLead(lead: GroupLead, findingId: string, now: Date, windowMinutes: number): boolean {
+  if (windowMinutes <= 0 || lead.leadId === findingId || lead.finishedAt !== undefined) return false;
   return now.getTime() - Date.parse(lead.openedAt) < windowMinutes * 60_000;
 }
 
@@ -231,7 +303,10 @@ export const QueueEntrySchema = z.object({
   category: z.string(),
   eventTime: z.iso.datetime(),
   queuedAt: z.iso.datetime(),
+  /** Which limit held it back, filled in when it is told it waits. */
   reason: z.string(),
+  /** Whether its `queued` event went out: a drain tells each entry still waiting once. */
+  announced: z.boolean().default(false),
 });
 export type QueueEntry = z.infer<typeof QueueEntrySchema>;
 
@@ -249,5 +324,6 @@ export function queueEntryFor(
     eventTime: new Date(finding.eventTime).toISOString(),
     queuedAt: now.toISOString(),
     reason,
+    announced: false,
   };
 }

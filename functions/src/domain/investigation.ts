@@ -33,6 +33,25 @@ export const CountersSchema = z.object({
 });
 export type Counters = z.infer<typeof CountersSchema>;
 
+/**
+ * A finding that met this investigation's group, as its card lists it: covered by this
+ * investigation (it reports the same activity) or examined by its own investigation (it
+ * differs), with why, and that investigation's outcome once it has one.
+ */
+export const GroupedFindingSchema = z.object({
+  findingId: z.string(),
+  name: z.string(),
+  eventTime: z.string(),
+  examination: z.enum(["covered", "own"]),
+  reason: z.string().max(400),
+  /** For "own": the member investigation's status, or its verdict and confidence once concluded. */
+  outcome: z.string().max(100).optional(),
+});
+export type GroupedFinding = z.infer<typeof GroupedFindingSchema>;
+
+/** How many grouped findings the investigation document (and its card) lists by name. */
+export const GROUPED_LISTED = 10;
+
 export const InvestigationSchema = z.object({
   id: z.string().regex(/^inv-[a-f0-9]{24}$/),
   status: InvestigationStatusSchema,
@@ -64,8 +83,20 @@ export const InvestigationSchema = z.object({
   /** When the governor let it start, and the admission's number (orders admissions exactly). */
   admittedAt: z.iso.datetime().optional(),
   admissionSeq: z.number().int().min(1).optional(),
-  /** Findings grouped into this investigation instead of starting their own. */
+  /**
+   * Findings that met this investigation's group (covered by it, or examined by their own
+   * investigation), as last written; the governor's related list is the exact one.
+   */
   relatedCount: z.number().int().min(0).optional(),
+  /** When relatedCount was last written (a running lead's count is refreshed at most every 2 s). */
+  relatedNotedAt: z.iso.datetime().optional(),
+  /** The first GROUPED_LISTED findings of the group, each with how it was examined. */
+  grouped: z.array(GroupedFindingSchema).max(GROUPED_LISTED).optional(),
+  /**
+   * The investigation whose group this finding met while differing from its lead (principal,
+   * grantee, indicators, resource): it is examined here, and the lead's card lists its outcome.
+   */
+  groupLeadId: z.string().optional(),
   /** Acting calls the workflow paused on for a person's approval, with their outcomes. */
   approvals: z.array(ApprovalRecordSchema).max(MAX_APPROVALS_PER_INVESTIGATION).optional(),
   createdAt: z.iso.datetime(),

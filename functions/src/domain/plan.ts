@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { JsonObjectSchema } from "./json.js";
+import { TableCoverageSchema } from "./log-coverage.js";
 
 export const StepIdSchema = z
   .string()
@@ -59,6 +60,11 @@ export const PlanSchema = z.object({
   steps: z.array(StepSchema),
   /** Number of reflections that changed the plan. */
   revision: z.number().int().min(0),
+  /**
+   * The time span of each log table, read before planning (domain/log-coverage.ts); the
+   * reflector and concluder read it to tell an empty answer from a window the logs never reach.
+   */
+  logCoverage: z.array(TableCoverageSchema).max(50).optional(),
 });
 export type Plan = z.infer<typeof PlanSchema>;
 

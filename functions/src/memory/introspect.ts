@@ -108,6 +108,12 @@ export async function introspectSession(
       conflicting: judged.conflicting,
     });
   }
+  if (judged.refused.length > 0) {
+    // The session's data talked the introspector into a claim no memory may make.
+    log.warn("memory claims refused", {
+      refused: judged.refused.slice(0, 10).map((r) => ({ claim: r.claim.slice(0, 300), reason: r.reason })),
+    });
+  }
   // A memory is found through its request's embedding; without a request it could never be.
   const claims = session.request.trim() === "" ? [] : judged.claims;
   const embedding =

@@ -1,9 +1,12 @@
+import { type ClaimRefusal, claimRefusal } from "./claim-check.js";
 import { type Introspection, MAX_NEW_CLAIMS } from "./introspection.js";
 import { type MemoryId, MemoryIdSchema } from "./memory.js";
 
 /** The introspector's answer after the rules that do not trust it. */
 export interface Judgement {
   claims: string[];
+  /** Claims the code refused (claim-check.ts), each with why: never stored. */
+  refused: ClaimRefusal[];
   helpful: MemoryId[];
   harmful: MemoryId[];
   /** Ids the model named that the session was never given: invented or copied from data. */
@@ -16,7 +19,9 @@ export interface Judgement {
  * Only memories that were put into the session's prompt can be judged; anything else the
  * model names is ignored (a model can invent ids, and a log row can contain text that looks
  * like one). New claims are trimmed, deduplicated, and dropped when they only restate a
- * memory the session was given.
+ * memory the session was given; a claim that states a verdict, harmlessness, an approval or
+ * trust, names an entity, or addresses the agent is refused (claim-check.ts), whatever the
+ * model was persuaded of.
  */
 export function judge(
   answer: Introspection,
@@ -41,8 +46,10 @@ export function judge(
     helpful.delete(id);
     harmful.delete(id);
   }
+  const { claims, refused } = newClaims(answer.claims, recalledClaims);
   return {
-    claims: newClaims(answer.claims, recalledClaims),
+    claims,
+    refused,
     helpful: [...helpful],
     harmful: [...harmful],
     ignored: [...ignored],
@@ -50,18 +57,27 @@ export function judge(
   };
 }
 
-function newClaims(claims: readonly string[], known: readonly string[]): string[] {
+function newClaims(
+  claims: readonly string[],
+  known: readonly string[],
+): { claims: string[]; refused: ClaimRefusal[] } {
   const seen = new Set(known.map(normalize));
   const out: string[] = [];
+  const refused: ClaimRefusal[] = [];
   for (const raw of claims) {
     const claim = raw.replace(/\s+/g, " ").trim();
     const key = normalize(claim);
     if (claim === "" || seen.has(key)) continue;
     seen.add(key);
+    const reason = claimRefusal(claim);
+    if (reason) {
+      refused.push({ claim, reason });
+      continue;
+    }
     out.push(claim);
     if (out.length === MAX_NEW_CLAIMS) break;
   }
-  return out;
+  return { claims: out, refused };
 }
 
 function normalize(claim: string): string {

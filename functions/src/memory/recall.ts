@@ -1,6 +1,7 @@
 import { errorMessage } from "../domain/errors.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
+import { claimRefusal } from "./claim-check.js";
 import { LOG_ANALYST_SCOPE, type MemoryScope, type RecalledMemory } from "./memory.js";
 import type { MemoryStore } from "./store.js";
 
@@ -67,7 +68,16 @@ export function createRecall(deps: RecallDeps): Recall {
           expected: deps.embeddingSpace,
         });
       }
-      const usable = matches.filter((m) => m.memory.embeddingSpace === deps.embeddingSpace);
+      const sameSpace = matches.filter((m) => m.memory.embeddingSpace === deps.embeddingSpace);
+      // A memory stored before claims were checked (or by another writer) is checked again:
+      // one that states a verdict, trust or an approval is data that never reaches a prompt.
+      const refused = sameSpace.flatMap((m) => {
+        const reason = claimRefusal(m.memory.claim);
+        return reason ? [{ id: m.memory.id, reason }] : [];
+      });
+      if (refused.length > 0)
+        deps.logger?.warn("recalled memories refused: their claims may not be memories", { scope, refused });
+      const usable = sameSpace.filter((m) => !refused.some((r) => r.id === m.memory.id));
       recalled = usable.map((m) => ({ id: m.memory.id, claim: m.memory.claim }));
       deps.logger?.info("memories recalled", {
         scope,

@@ -58,8 +58,8 @@ export interface MemoryStore {
   get(id: string): Promise<Memory | undefined>;
   /** The memories that still exist among `ids`, in the order given. */
   getMany(ids: readonly string[]): Promise<Memory[]>;
-  /** Highest score first. */
-  list(options: { limit: number; scope?: MemoryScope }): Promise<Memory[]>;
+  /** Highest score first, every scope. */
+  list(options: { limit: number }): Promise<Memory[]>;
   /** True when it existed. */
   delete(id: string): Promise<boolean>;
   /** Whether a session's introspection was already applied (a hint; applyIntrospection decides). */

@@ -185,10 +185,6 @@ export function isTokenLimitError(error: unknown): boolean {
   return classifyProviderError(error) instanceof TokenLimitError;
 }
 
-export function isModelOutputError(error: unknown): error is ModelOutputError {
-  return error instanceof ModelOutputError;
-}
-
 const TOKEN_LIMIT_PATTERNS: Array<{ re: RegExp; input?: number; max: number }> = [
   // Gemini Developer API (and Vertex on some models):
   // "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576)."

@@ -72,8 +72,16 @@ export function defangUrl(url: string): string {
   const userinfo = at < 0 ? "" : `${authority.slice(0, at).replace(/@/g, AT)}${AT}`;
   const hostPort = at < 0 ? authority : authority.slice(at + 1);
   const host = hostPort.startsWith("[") ? hostPort : defangHostPort(hostPort);
-  return `${fangless}://${userinfo}${host}${rest.replace(/@/g, AT)}`;
+  // A path or query can carry a live indicator of its own (a JNDI lookup's ldap://203.0.113.45):
+  // nested URLs and IPv4 addresses in it are defanged too; plain words with dots (payload.sh) are not.
+  const nested = rest.replace(NESTED_INDICATOR, (match: string, url?: string) =>
+    url ? defangUrl(url) : defangIp(match),
+  );
+  return `${fangless}://${userinfo}${host}${nested.replace(/@/g, AT)}`;
 }
+
+const NESTED_INDICATOR =
+  /([a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+)|\b(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b/gi;
 
 function defangHostPort(hostPort: string): string {
   const colon = hostPort.lastIndexOf(":");

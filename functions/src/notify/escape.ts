@@ -1,3 +1,4 @@
+import { visibleText } from "../domain/visible-text.js";
 import { defangText } from "./defang.js";
 
 /**
@@ -8,37 +9,10 @@ import { defangText } from "./defang.js";
  * first so nothing can hide between a `<` and a `!` or disguise a file name.
  */
 
-// Soft hyphen, combining grapheme joiner, Hangul and Khmer fillers, Mongolian free variation
-// selectors and vowel separator, zero-width space/joiners, word joiner and invisible
-// operators, BOM, interlinear annotation marks, invisible musical
-// formatting, and the Unicode tag block (U+E0000–E007F, which can smuggle a hidden ASCII
-// copy of a text): invisible in Slack and only useful to split or hide tokens.
-const INVISIBLE =
-  // biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is removed on its own, joined or not
-  /[\u00AD\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200D\u2060-\u2065\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0000}-\u{E007F}]/gu;
-// Direction marks, embeddings, overrides and isolates: shown as a marker because a reversed
-// file name (the U+202E trick) is itself evidence an analyst should see.
-const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 const BROADCAST = /@(?=(?:channel|here|everyone)\b)/gi;
 
-function isControl(code: number): boolean {
-  return (code < 0x20 && code !== 0x0a && code !== 0x09) || (code >= 0x7f && code <= 0x9f);
-}
-
-/** Removes invisible and control characters (ANSI escapes included) and marks bidi controls. */
-export function stripInvisible(raw: string): string {
-  const text = raw
-    .replace(/\r\n?/g, "\n")
-    .replace(INVISIBLE, "")
-    .replace(BIDI, (c) => `⟦U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0")}⟧`);
-  let out = "";
-  for (const ch of text) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (code === 0x09) out += " ";
-    else if (!isControl(code)) out += ch;
-  }
-  return out;
-}
+/** Removes invisible and control characters and marks bidi controls: the one sanitizer, domain/visible-text.ts. */
+export const stripInvisible = visibleText;
 
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

@@ -1,13 +1,26 @@
-import type { GovernorLimits, GovernorState, GroupKey, QueueEntry } from "../domain/governor.js";
+import type {
+  GovernorLimits,
+  GovernorState,
+  GroupKey,
+  GroupSubject,
+  QueueEntry,
+} from "../domain/governor.js";
+
+/** How a finding that met a live group is examined. */
+export type Examination =
+  /** It reports the lead's activity (no difference): the lead's investigation stands for it. */
+  | "covered"
+  /** It differs from the lead (principal, grantee, indicators, resource): its own investigation examines it. */
+  | "own";
 
 /** What a finding became when it asked to join a group. */
 export type GroupOutcome =
-  /** No live investigation to join: this finding leads its groups (and starts or queues its own). */
+  /** No live group to join: this finding leads its groups (and starts or queues its own investigation). */
   | { kind: "lead" }
-  /** It joined `leadId` now; `relatedCount` is the lead's count including it. */
-  | { kind: "joined"; leadId: string; relatedCount: number; matchedOn: GroupKey["kind"] }
-  /** It had joined `leadId` before (a redelivery). */
-  | { kind: "already_joined"; leadId: string; relatedCount: number };
+  /** It met the live group of `leadId` now, and is examined as `examination` says, for `reason`. */
+  | { kind: "joined"; leadId: string; matchedOn: GroupKey["kind"]; examination: Examination; reason: string }
+  /** It had met `leadId`'s group before (a redelivery). */
+  | { kind: "already_joined"; leadId: string; examination: Examination };
 
 export interface RelatedFinding {
   findingId: string;
@@ -18,39 +31,66 @@ export interface RelatedFinding {
   matchedOn: GroupKey["kind"];
   value: string;
   joinedAt: string;
+  /** Covered by the lead, or examined by its own investigation (whose id is the findingId). */
+  examination: Examination;
+  /** Why, in words: the lead covers the same activity, or what differs from the lead. */
+  reason: string;
+  principal?: string;
+  resource: string;
 }
 
-export type AdmitOutcome =
-  | { kind: "admitted"; seq: number; repeat: boolean }
-  | { kind: "queued"; entry: QueueEntry; repeat: boolean };
+export type EnqueueOutcome =
+  | { kind: "queued"; entry: QueueEntry; repeat: boolean }
+  /** A drain admitted it already (a redelivery after admission). */
+  | { kind: "admitted"; seq: number; admittedAt: string };
+
+/** A finished investigation's slot to free, with its tokens and the group keys it led. */
+export interface Release {
+  investigationId: string;
+  tokens: number;
+  keys: GroupKey[];
+}
+
+export interface DrainOutcome {
+  released: string[];
+  admitted: { investigationId: string; seq: number }[];
+}
 
 /**
- * The governor's durable state: the running set and usage buckets (one document, changed in
- * transactions), the queue, and the groups. Every operation is idempotent, so a Pub/Sub
- * redelivery or a retried transaction repeats nothing.
+ * The governor's durable state. Ingest only writes documents of its own finding (its queue
+ * entry, its group membership): the state document (running set, usage buckets) is written by
+ * the drain alone, which one coalescing drainer runs at most once a second (decision 0039), so
+ * no document is written faster than Firestore sustains. Every operation is idempotent, so a
+ * Pub/Sub redelivery or a retried transaction repeats nothing.
  */
 export interface GovernorStore {
   /** Joins a live group of the finding's keys, or makes the finding their lead; one transaction. */
   group(
-    related: Omit<RelatedFinding, "matchedOn" | "value" | "joinedAt">,
+    related: Pick<RelatedFinding, "findingId" | "name" | "category" | "severity" | "eventTime">,
     keys: GroupKey[],
+    subject: GroupSubject,
     windowMinutes: number,
     now: Date,
   ): Promise<GroupOutcome>;
-  /** Starts the investigation now or queues it, by admissionDecision; a repeat returns the first outcome. */
-  admit(entry: QueueEntry, limits: GovernorLimits, now: Date): Promise<AdmitOutcome>;
-  /** Moves the head of the queue into the running set while the limits allow; returns the admitted. */
-  drain(limits: GovernorLimits, now: Date, max: number): Promise<{ investigationId: string; seq: number }[]>;
-  /** Frees a running investigation's slot and books its tokens; false when it was not running. */
-  release(investigationId: string, tokens: number, now: Date): Promise<boolean>;
+  /** Puts the investigation in the queue; a repeat finds it queued or already admitted. */
+  enqueue(entry: QueueEntry): Promise<EnqueueOutcome>;
+  /**
+   * One transaction: frees the finished investigations' slots (booking their tokens, closing
+   * the groups they led), then moves the head of the queue into the running set while the
+   * limits allow, at most `max`. The only writer of the state document.
+   */
+  drain(limits: GovernorLimits, now: Date, max: number, releases: readonly Release[]): Promise<DrainOutcome>;
   state(): Promise<GovernorState>;
   /** Queued findings in drain order. */
   queue(limit: number): Promise<QueueEntry[]>;
   queueDepth(): Promise<number>;
   /** Findings queued ahead of this sort key. */
   aheadOf(sortKey: string): Promise<number>;
+  /** Queued findings not yet told they wait, oldest admission attempts first. */
+  unannounced(limit: number): Promise<QueueEntry[]>;
+  markAnnounced(investigationId: string): Promise<void>;
   relatedCount(leadId: string): Promise<number>;
   listRelated(leadId: string, limit: number): Promise<RelatedFinding[]>;
-  /** Leads with the most related findings, for `ferret queue`. */
-  topGroups(limit: number): Promise<{ leadId: string; relatedCount: number }[]>;
+  /** Leads with the most related findings among the most recent `scan` leads, for `ferret queue`. */
+  topGroups(limit: number, scan?: number): Promise<{ leadId: string; relatedCount: number }[]>;
 }

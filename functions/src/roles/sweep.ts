@@ -1,16 +1,24 @@
-import { drainQueue } from "../app/governor.js";
+import { DrainCoalescer } from "../app/drain-coalescer.js";
+import { type DrainReport, drainQueue } from "../app/governor.js";
 import { launchInvestigation } from "../app/ingest.js";
 import { sweepStalled } from "../app/sweep.js";
 import { SweepRequestSchema } from "../app/sweep-request.js";
+import type { Runtime } from "../entry/runtime.js";
 import { pubsubRoleDefinition } from "./role.js";
 
 /**
- * The `sweep` function, fed by the sweep-requests topic: Cloud Scheduler's periodic request
- * (stalled investigations → needs_human, app/sweep.ts) and the notifier's request when an
- * investigation finished; both then drain the governor's queue (app/governor.ts), the one
- * place it is drained from outside ingest. The schedule is the rate limit of scheduled sweeps
- * (no claim per window): Pub/Sub may deliver a request twice, and both the sweep and the
- * drain are idempotent.
+ * One coalescing drainer per runtime: requests are folded into at most one drain a second per
+ * process (app/drain-coalescer.ts, decision 0039).
+ */
+const drainers = new WeakMap<Runtime, DrainCoalescer<DrainReport>>();
+
+/**
+ * The `sweep` function, fed by the sweep-requests topic: ingest's request after queueing a
+ * finding, the notifier's when an investigation finished, and Cloud Scheduler's periodic
+ * request (stalled investigations → needs_human, app/sweep.ts). Each drains the governor's
+ * queue (app/governor.ts); this is the one place it is drained and the one launcher of
+ * workflow executions. The schedule is the rate limit of scheduled sweeps (no claim per
+ * window): Pub/Sub may deliver a request twice, and both the sweep and the drain are idempotent.
  */
 export const sweep = pubsubRoleDefinition({
   name: "sweep",
@@ -22,18 +30,22 @@ export const sweep = pubsubRoleDefinition({
     const deps = ingestDeps();
     // Without a governor there is no queue.
     const drain = async (finished?: string) => {
-      if (!deps.governor) return;
-      await drainQueue(
-        {
-          ...deps,
-          governor: deps.governor,
-          launch: (id, admission) => launchInvestigation(id, deps, admission),
-        },
-        finished ? { finished } : {},
-      );
+      const governor = deps.governor;
+      if (!governor) return;
+      let drainer = drainers.get(runtime);
+      if (!drainer) {
+        drainer = new DrainCoalescer((ids) =>
+          drainQueue(
+            { ...deps, governor, launch: (id, admission) => launchInvestigation(id, deps, admission) },
+            { finished: ids },
+          ),
+        );
+        drainers.set(runtime, drainer);
+      }
+      await drainer.request(finished);
     };
-    if (request.kind === "finished") {
-      await drain(request.investigationId);
+    if (request.kind === "finished" || request.kind === "drain") {
+      await drain(request.kind === "finished" ? request.investigationId : undefined);
       return;
     }
     const report = await sweepStalled(deps);

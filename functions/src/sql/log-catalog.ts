@@ -55,12 +55,17 @@ const AUDIT_RESOURCE_LABELS = [
   s("instance_id", "gce_instance"),
   s("zone", "gce_instance"),
   s("bucket_name", "gcs_bucket"),
-  s("location", "gcs_bucket"),
   s("email_id", "service_account"),
   s("unique_id", "service_account"),
   s("service", "audited_resource"),
   s("service_name", "cloud_run_revision"),
   s("method", "audited_resource"),
+  s("cluster_name", "k8s_cluster: the GKE cluster (Kubernetes audit logs)"),
+  s("location", "k8s_cluster and gcs_bucket: the cluster's zone or region, the bucket's location"),
+  s("database_id", "cloudsql_database: <project>:<Cloud SQL instance>"),
+  s("region", "cloudsql_database, regional resources"),
+  s("dataset_id", "bigquery_dataset"),
+  s("backend_service_name", "the load balancer's backend service"),
 ];
 
 const AUDIT_PAYLOAD = struct("protopayload_auditlog", [
@@ -85,7 +90,18 @@ const AUDIT_PAYLOAD = struct("protopayload_auditlog", [
   struct("requestMetadata", [
     s("callerIp", "source IP of the API call ('private' or 'gce-internal-ip' for internal callers)"),
     s("callerSuppliedUserAgent"),
-    s("callerNetwork"),
+    s("callerNetwork", "the caller's VPC network, for calls from inside Google Cloud"),
+    struct("requestAttributes", [
+      struct("auth", [
+        {
+          name: "accessLevels",
+          type: "STRING",
+          repeated: true,
+          description:
+            "Access Context Manager access levels the request satisfied (e.g. a managed-device level); ARRAY_TO_STRING to read",
+        },
+      ]),
+    ]),
   ]),
   s("requestJson", "the request as a JSON string (search it with LIKE or JSON functions)"),
   s("responseJson", "the response as a JSON string"),
@@ -123,6 +139,14 @@ export const LOG_TABLES: readonly LogTableDef[] = [
     name: "cloudaudit_googleapis_com_system_event",
     description:
       "System Event audit logs: changes made by Google systems rather than people — live migration, host maintenance, automatic restarts.",
+    fields: entry(AUDIT_RESOURCE_LABELS, [AUDIT_PAYLOAD]),
+  },
+  {
+    name: "cloudaudit_googleapis_com_policy",
+    description:
+      "Policy Denied audit logs: calls Google Cloud refused because a security policy forbade them — VPC Service Controls " +
+      "violations (status.message names vpcServiceControlsUniqueIdentifier) and organization policy denials. Who was stopped, " +
+      "from which IP, calling what.",
     fields: entry(AUDIT_RESOURCE_LABELS, [AUDIT_PAYLOAD]),
   },
   {
@@ -213,6 +237,57 @@ export const LOG_TABLES: readonly LogTableDef[] = [
       [
         s("textPayload", "the raw syslog line"),
         struct("labels", [s("compute_googleapis_com_resource_name", "VM name")]),
+      ],
+    ),
+  },
+  {
+    name: "requests",
+    description:
+      "External Application Load Balancer request logs (log id `requests`): one row per HTTP request at the front end — client IP, " +
+      "URL, user agent, status, the backend service, and the Cloud Armor policy that allowed or denied it " +
+      "(jsonPayload.enforcedSecurityPolicy, jsonPayload.statusDetails such as denied_by_security_policy). Answers whether a probe " +
+      "reached a backend or was refused at the edge.",
+    fields: entry(
+      [
+        s("project_id"),
+        s("backend_service_name", "the backend service the URL map chose"),
+        s("forwarding_rule_name"),
+        s("target_proxy_name"),
+        s("url_map_name"),
+        s("zone"),
+      ],
+      [
+        struct("httpRequest", [
+          s("requestMethod"),
+          s("requestUrl"),
+          s("requestSize"),
+          i("status", "HTTP status returned to the client (403 when Cloud Armor denied the request)"),
+          s("responseSize"),
+          s("userAgent"),
+          s("remoteIp", "the client's IP"),
+          s("serverIp", "the backend that served the request, when one did"),
+          s("referer"),
+          s("latency"),
+        ]),
+        struct("jsonPayload", [
+          s(
+            "statusDetails",
+            "why the load balancer answered as it did, e.g. response_sent_by_backend, denied_by_security_policy",
+          ),
+          s("backendTargetProjectNumber"),
+          struct("enforcedSecurityPolicy", [
+            s("name", "the Cloud Armor policy"),
+            i("priority", "the rule that matched"),
+            s("configuredAction", "ALLOW, DENY, THROTTLE, …"),
+            s("outcome", "ACCEPT or DENY"),
+            {
+              name: "preconfiguredExprIds",
+              type: "STRING",
+              repeated: true,
+              description: "WAF signatures that matched",
+            },
+          ]),
+        ]),
       ],
     ),
   },

@@ -1,11 +1,10 @@
 import type { LogAnalystContext } from "../agent/contexts.js";
+import { type StopCondition, ToolLoop, tokensSpent } from "../agent/tool-loop.js";
 import type { AgentSession } from "../domain/agent-session.js";
-import { errorMessage, ModelOutputError } from "../domain/errors.js";
+import { errorMessage } from "../domain/errors.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
-import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
 import { chooseModel } from "../model/choice.js";
-import type { GenerateRequest, Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
-import { generateStructured } from "../model/structured.js";
+import type { Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
 import type { TableInfo } from "../ports/log-warehouse.js";
 import type { ToolContext } from "../tools/port.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -107,7 +106,7 @@ async function runCall(
 
 /**
  * One log-analysis session: recall memories, then a tool-calling loop over the analyst's
- * own tools (at most `maxIterations` rounds), then a bounded answer. The session record is
+ * own tools (agent/tool-loop.ts; at most `maxIterations` rounds), then a bounded answer. The session record is
  * handed to `publishSession` for the memory pipeline; a failure there never fails the answer.
  */
 export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall): Promise<AnalystRun> {
@@ -141,9 +140,6 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
     },
     { fellBackToOffline: ctx.offlineOnly === true },
   );
-  let usage: Usage = ZERO_USAGE;
-  let modelName = model.name;
-
   const context = (iteration: number, finalAnswerOnly: boolean): LogAnalystContext => ({
     purpose: "log_analyst",
     finding: ctx.finding,
@@ -158,96 +154,78 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
     maxIterations: settings.maxIterations,
     finalAnswerOnly,
   });
-  const base = (iteration: number, finalAnswerOnly: boolean): GenerateRequest => ({
-    purpose: "log_analyst",
-    system,
-    messages: [...messages],
-    context: context(iteration, finalAnswerOnly),
-    investigationId: ctx.investigationId,
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
-  });
-  /** One structured request without tools; a model that still cannot answer leaves the record's answer. */
-  const forceAnswer = async (extra: Message[], iteration: number, why: string): Promise<LogAnalystAnswer> => {
-    try {
-      const forced = await generateStructured(
-        model,
-        { ...base(iteration, true), messages: [...messages, ...extra] },
-        LogAnalystAnswerSchema,
-      );
-      usage = addUsage(usage, forced.usage);
-      modelName = forced.model;
-      return forced.value;
-    } catch (error) {
-      if (!(error instanceof ModelOutputError)) throw error;
-      return fallbackAnswer(state, why);
-    }
+  // A stop ends the session without another model call; its answer is written from the record.
+  const cancelled: StopCondition<string> = () =>
+    ctx.signal?.aborted ? "Stopped early: the calling step was cancelled." : undefined;
+  const tokenShare: StopCondition<string> = (now) => {
+    const spent = tokensSpent(now.usage);
+    if (ctx.tokenAllowance === undefined || spent < ctx.tokenAllowance) return undefined;
+    return `Stopped at its token share (${spent} of ${ctx.tokenAllowance} tokens) after ${now.rounds} round(s), before a final answer; this answer is partial.`;
   };
+  const loop = new ToolLoop<LogAnalystAnswer, string>({
+    model,
+    messages,
+    tools: declarations,
+    request: (iteration, finalAnswerOnly) => ({
+      purpose: "log_analyst",
+      system,
+      context: context(iteration, finalAnswerOnly),
+      investigationId: ctx.investigationId,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    }),
+    maxRounds: settings.maxIterations,
+    runCalls: (calls) => Promise.all(calls.map((c) => runCall(tools, state, c, ctx))),
+    stopWhen: { beforeRound: [cancelled, tokenShare] },
+    done: {
+      parse: parseAnswer,
+      unparsed: "repair",
+      repairNudge:
+        "Return your final answer as the JSON object described in the instructions, and nothing else.",
+    },
+    answerNow: {
+      schema: LogAnalystAnswerSchema,
+      nudge: () =>
+        `You have used all ${settings.maxIterations} rounds of tool calls. Do not call tools; give your final answer now from what you found, and say what is still open.`,
+      // A model that still cannot answer leaves the record's answer.
+      unanswerable: (why) =>
+        fallbackAnswer(
+          state,
+          why === "unparsed"
+            ? "The analyst's final answer did not follow the answer format."
+            : `The analysis stopped at its iteration cap of ${settings.maxIterations} rounds without a final answer.`,
+        ),
+    },
+  });
+  const end = await loop.run();
 
-  let answer: LogAnalystAnswer | undefined;
-  let iterations = 0;
+  let answer: LogAnalystAnswer;
+  let iterations: number;
   let stopped: string | undefined;
-  for (let iteration = 1; iteration <= settings.maxIterations && !answer; iteration++) {
-    if (ctx.signal?.aborted) {
-      stopped = "Stopped early: the calling step was cancelled.";
+  switch (end.kind) {
+    case "answered":
+      answer = end.answer;
+      iterations = end.round;
+      messages.push({ role: "model", text: end.text ?? "" });
       break;
-    }
-    const spent = usage.inputTokens + usage.outputTokens;
-    if (ctx.tokenAllowance !== undefined && spent >= ctx.tokenAllowance) {
-      stopped = `Stopped at its token share (${spent} of ${ctx.tokenAllowance} tokens) after ${iterations} round(s), before a final answer; this answer is partial.`;
+    case "stopped":
+      stopped = end.stop;
+      answer = fallbackAnswer(state, stopped);
+      iterations = loop.state.rounds;
       break;
-    }
-    const response = await model.generate({ ...base(iteration, false), tools: declarations });
-    usage = addUsage(usage, response.usage);
-    modelName = response.model;
-    iterations = iteration;
-    if (response.toolCalls.length === 0) {
-      answer =
-        parseAnswer(response.text) ??
-        (await forceAnswer(
-          [
-            { role: "model", text: response.text ?? "" },
-            {
-              role: "user",
-              text: "Return your final answer as the JSON object described in the instructions, and nothing else.",
-            },
-          ],
-          iteration,
-          "The analyst's final answer did not follow the answer format.",
-        ));
-      messages.push({ role: "model", text: response.text ?? "" });
-      break;
-    }
-    messages.push({
-      role: "model",
-      ...(response.text ? { text: response.text } : {}),
-      toolCalls: response.toolCalls,
-    });
-    const responses = await Promise.all(response.toolCalls.map((c) => runCall(tools, state, c, ctx)));
-    messages.push({ role: "tool", responses });
-  }
-
-  const capReached = !answer && !stopped;
-  if (!answer && stopped) answer = fallbackAnswer(state, stopped);
-  if (!answer) {
-    const capMessage: Message = {
-      role: "user",
-      text: `You have used all ${settings.maxIterations} rounds of tool calls. Do not call tools; give your final answer now from what you found, and say what is still open.`,
-    };
-    answer = await forceAnswer(
-      [capMessage],
-      settings.maxIterations + 1,
-      `The analysis stopped at its iteration cap of ${settings.maxIterations} rounds without a final answer.`,
-    );
-    messages.push(capMessage);
-    if (capReached)
+    case "answered-now":
+      iterations = end.round;
+      messages.push(end.nudge);
       answer = {
-        ...answer,
+        ...end.answer,
         openQuestions: [
           `The analysis hit its cap of ${settings.maxIterations} rounds of tool calls before it finished.`,
-          ...(answer.openQuestions ?? []),
+          ...(end.answer.openQuestions ?? []),
         ].slice(0, 5),
       };
+      break;
   }
+  const capReached = end.kind === "answered-now";
+  const { usage, model: modelName } = loop.state;
 
   const sessionId = sessionIdFor({
     investigationId: ctx.investigationId,

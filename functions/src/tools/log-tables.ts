@@ -42,12 +42,51 @@ export async function describeLogTables(warehouse: LogWarehouse, name?: string):
   };
 }
 
+/**
+ * Each table's time span (earliest and latest timestamp, rows), one guarded query per
+ * table: what the planner reads before it plans, so a finding outside the logs is said to
+ * be, not searched for. A table that fails to answer is left out rather than guessed.
+ */
+export async function logCoverage(warehouse: LogWarehouse): Promise<ToolOutput> {
+  const tables = await warehouse.listTables();
+  const spans: JsonObject[] = [];
+  for (const t of tables) {
+    try {
+      const result = await warehouse.query({
+        sql: `SELECT MIN(timestamp) AS first_seen, MAX(timestamp) AS last_seen, COUNT(*) AS row_count FROM ${t.name}`,
+      });
+      const row = result.rows[0] ?? {};
+      const iso = (v: unknown) =>
+        typeof v === "string" && v
+          ? new Date(v.includes("T") ? v : `${v.replace(" ", "T")}Z`).toISOString()
+          : undefined;
+      const first = iso(row.first_seen);
+      const last = iso(row.last_seen);
+      spans.push({
+        table: t.name,
+        rows: Number(row.row_count ?? 0),
+        ...(first ? { first } : {}),
+        ...(last ? { last } : {}),
+      });
+    } catch {
+      // An unreadable table says nothing about its span.
+    }
+  }
+  return {
+    ok: true,
+    summary: `time span of ${spans.length} log table(s): ${spans
+      .map((s) => `${s.table} ${s.first ?? "empty"}…${s.last ?? ""}`)
+      .join("; ")}`,
+    data: { coverage: spans },
+  };
+}
+
 export function createLogTablesTool(warehouse: LogWarehouse): AnyTool {
   return defineTool({
     name: "log_tables",
     readOnly: true,
     description:
-      "List the exported log tables and what each holds, or (with table) every column and nested field of one table as dotted paths with types. Use before writing SQL for log_query.",
+      "List the exported log tables and what each holds, or (with table) every column and nested field of one table as dotted paths with types, or (with coverage) the time span each table covers. Use before writing SQL for log_query.",
     input: z.object({
       table: z
         .string()
@@ -55,7 +94,11 @@ export function createLogTablesTool(warehouse: LogWarehouse): AnyTool {
         .max(200)
         .optional()
         .describe("A table name, e.g. compute_googleapis_com_vpc_flows; omit to list tables."),
+      coverage: z
+        .boolean()
+        .optional()
+        .describe("true: each table's earliest and latest timestamp and row count instead of the schema."),
     }),
-    run: (input) => describeLogTables(warehouse, input.table),
+    run: (input) => (input.coverage ? logCoverage(warehouse) : describeLogTables(warehouse, input.table)),
   });
 }

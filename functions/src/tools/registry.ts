@@ -9,6 +9,7 @@ import {
   UnknownToolError,
 } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import { canonicalToolName } from "../domain/tool-names.js";
 import type { ToolDeclaration } from "../model/port.js";
 import type { AnyTool, ToolContext, ToolOutput } from "./port.js";
 
@@ -183,8 +184,9 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
     declarations.push({ name: tool.name, description: tool.description, parameters });
   }
 
+  // The exact name, case included, in one normalization form (domain/tool-names.ts).
   const get = (name: string): AnyTool => {
-    const tool = byName.get(name);
+    const tool = byName.get(canonicalToolName(name));
     if (!tool) throw new UnknownToolError(name, [...byName.keys()]);
     return tool;
   };

@@ -1,4 +1,5 @@
 import type { ApprovalRequest } from "../domain/approval.js";
+import { canonicalToolName } from "../domain/tool-names.js";
 import type { ToolDeclaration } from "../model/port.js";
 import type { ToolContext, ToolOutput } from "./port.js";
 
@@ -26,7 +27,7 @@ export interface Refusal {
 /**
  * The only way agent code reaches tools. Three gates, all in code: the tool must be
  * registered, allowed by configuration (allow/deny globs), and part of the step's own
- * tool set. A refused call is answered with an error the model can read and is counted;
+ * tool set, each by the exact name (case-sensitive, after NFKC). A refused call is answered with an error the model can read and is counted;
  * it never executes.
  */
 export class ToolBox {
@@ -69,11 +70,13 @@ export class ToolBox {
   }
 
   async run(
-    name: string,
+    requested: string,
     args: unknown,
     stepTools: readonly string[],
     ctx: ToolContext,
   ): Promise<ToolOutput> {
+    // Compared exactly, case included, in one normalization form (domain/tool-names.ts).
+    const name = canonicalToolName(requested);
     const reason = !this.catalog.names().includes(name)
       ? `tool "${name}" does not exist`
       : !this.allowed(name)

@@ -19,9 +19,9 @@ import { defineTool } from "../../../functions/src/tools/port.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { buildStepResult } from "../../helpers/investigation-builders.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { queuedInvestigation, variantOf } from "../faults/support/findings.js";
-import { buildStepResult } from "../firestore/builders.js";
 
 /**
  * The dry run a person reads is the responder's, not the step executor's: deployed, only the

@@ -21,9 +21,9 @@ import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { buildInvestigation } from "../../helpers/investigation-builders.js";
 import { type Script, ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { countFlows, lookupIp, PureCatalog } from "../../unit/agent/support.js";
-import { buildInvestigation } from "../firestore/builders.js";
 
 /**
  * The step executor, the compressor operation and the Firestore history store together,

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 /**
  * The entry points in functions/src/index.ts, served by functions-framework's own test
@@ -80,6 +81,7 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
       "concluder",
       "compressor",
       "ingest",
+      "sweep",
       "notifier",
     ]) {
       const server = m.testing.getTestServer(name);
@@ -102,6 +104,8 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
     await ensureTopology(projectId, {
       pushEndpoints: {
         "investigation-events": `${urls.notifier}/projects/${projectId}/topics/investigation-events`,
+        // Ingest queues every finding and asks the sweep's drainer to launch it (decision 0039).
+        "sweep-requests": `${urls.sweep}/projects/${projectId}/topics/sweep-requests`,
       },
       maxDeliveryAttempts: 5,
     });
@@ -138,6 +142,9 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
       `/projects/${projectId}/topics/scc-findings`,
     );
     assert.ok(pushed.status >= 200 && pushed.status < 300, `ingest answered ${pushed.status}`);
+    await waitFor("the sweep's drainer to start the execution", async () =>
+      executions.list().length > 0 ? true : undefined,
+    );
     await executions.idle();
     const store = new m.store.FirestoreInvestigationStore(m.client.createFirestore({ projectId }));
     const inv = await store.require(id);

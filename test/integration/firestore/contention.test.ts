@@ -5,7 +5,7 @@ import { createFirestore } from "../../../functions/src/adapters/firestore/clien
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { StorageError } from "../../../functions/src/domain/errors.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
-import { buildInvestigation, stepCounted } from "./builders.js";
+import { buildInvestigation, stepCounted } from "../../helpers/investigation-builders.js";
 
 const clients: Firestore[] = [];
 let projectId: string;

@@ -5,7 +5,7 @@ import { createFirestore } from "../../../functions/src/adapters/firestore/clien
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { StorageError } from "../../../functions/src/domain/errors.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
-import { buildInvestigation, buildStepResult, stepCounted } from "./builders.js";
+import { buildInvestigation, buildStepResult, stepCounted } from "../../helpers/investigation-builders.js";
 
 let db: Firestore;
 let store: FirestoreInvestigationStore;

@@ -4,9 +4,9 @@ import type { Firestore } from "@google-cloud/firestore";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
+import { buildInvestigation, buildStepResult, stepCounted } from "../../helpers/investigation-builders.js";
 import { startTcpProxy, type TcpProxy } from "../../helpers/tcp-proxy.js";
 import { waitFor } from "../../helpers/wait-for.js";
-import { buildInvestigation, buildStepResult, stepCounted } from "./builders.js";
 
 /** The client takes the emulator's address from the environment when it is constructed. */
 function throughProxy(make: () => Firestore, host: string): Firestore {

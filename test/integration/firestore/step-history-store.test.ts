@@ -7,7 +7,7 @@ import { ConflictError, StorageError } from "../../../functions/src/domain/error
 import { ZERO_USAGE } from "../../../functions/src/domain/results.js";
 import type { StepHistoryDraft } from "../../../functions/src/ports/step-history-store.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
-import { buildInvestigation } from "./builders.js";
+import { buildInvestigation } from "../../helpers/investigation-builders.js";
 
 function draft(stepId: string, rows: number, rowBytes = 100): StepHistoryDraft {
   return {

@@ -1,7 +1,7 @@
 import type { Firestore } from "@google-cloud/firestore";
-import type { FirestoreMemoryStore } from "../../../functions/src/adapters/firestore/memory-store.js";
 import type { AgentSession } from "../../../functions/src/domain/agent-session.js";
 import { type MemoryId, memoryIdFor } from "../../../functions/src/memory/memory.js";
+import type { MemoryStore } from "../../../functions/src/memory/store.js";
 import { EMBEDDING_DIMENSIONS } from "../../../functions/src/model/port.js";
 
 export const SPACE = "test-space";
@@ -25,7 +25,7 @@ export function axis(i: number): number[] {
 
 /** Stores one memory through the port (a session of its own) and returns its id. */
 export async function seedMemory(
-  store: FirestoreMemoryStore,
+  store: MemoryStore,
   claim: string,
   embedding: number[],
   options: { scope?: string; request?: string; space?: string; at?: Date } = {},

@@ -68,7 +68,7 @@ describe("ferret doctor on the project Terraform deploys", () => {
     const [problem] = failed(
       await checksFor("defaults", (s) => {
         for (const [member, roles] of s.roles)
-          if (member.includes("ferret-ingest@"))
+          if (member.includes("ferret-sweep@"))
             s.roles.set(
               member,
               roles.filter((r) => r !== "roles/workflows.invoker"),
@@ -76,7 +76,7 @@ describe("ferret doctor on the project Terraform deploys", () => {
       }),
     );
     assert.equal(problem?.check, "service account roles");
-    assert.match(problem?.lines[0] ?? "", /ferret-ingest@.* lacks roles\/workflows\.invoker/);
+    assert.match(problem?.lines[0] ?? "", /ferret-sweep@.* lacks roles\/workflows\.invoker/);
     assert.match(problem?.fixes[0] ?? "", /add-iam-policy-binding .* --role=roles\/workflows\.invoker/);
   });
 

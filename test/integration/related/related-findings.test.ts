@@ -17,7 +17,7 @@ import {
   indexFindingEmbedding,
 } from "../../../functions/src/tools/related-findings.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
-import { buildInvestigation } from "../firestore/builders.js";
+import { buildInvestigation } from "../../helpers/investigation-builders.js";
 import { QUERY, unitWithSimilarity } from "./vectors.js";
 
 const VM = "//compute.googleapis.com/projects/p/zones/z/instances/web-1";

@@ -21,7 +21,7 @@ import { deadLetterSubscriptionName, ensureTopology } from "../../../functions/s
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { TOPICS, type TopicName } from "../../../functions/src/platform/topics.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
-import { buildInvestigation, buildStepResult } from "../firestore/builders.js";
+import { buildInvestigation, buildStepResult } from "../../helpers/investigation-builders.js";
 
 /**
  * The sweep on the emulators: unfinished investigations that stopped changing end
@@ -301,12 +301,12 @@ describe("the sweep function", { timeout: 120_000 }, () => {
     const done = { ...stalled("concluded"), updatedAt: new Date().toISOString() };
     await store.create(done, []);
     const limits = loadConfig({ env: {} }).governor;
-    const admitted = await governor.admit(
-      queueEntryFor(done.finding, done.id, new Date(), ""),
-      limits,
-      new Date(),
+    await governor.enqueue(queueEntryFor(done.finding, done.id, new Date(), ""));
+    const drained = await governor.drain(limits, new Date(), limits.maxConcurrent, []);
+    assert.deepEqual(
+      drained.admitted.map((a) => a.investigationId),
+      [done.id],
     );
-    assert.equal(admitted.kind, "admitted");
     assert.ok(done.id in (await governor.state()).running, "the slot is taken before the request");
 
     const sent: { topic: string; data: unknown }[] = [];
@@ -331,7 +331,7 @@ describe("the sweep function", { timeout: 120_000 }, () => {
     const stale = stalled("planning");
     await store.create(stale, []);
     await push(urls.sweep as string, projectId, TOPICS.sweep, {
-      data: data({ kind: "drain", investigationId: stale.id }),
+      data: data({ kind: "purge", investigationId: stale.id }),
       messageId: "m-odd",
     });
     assert.equal((await store.require(stale.id)).status, "planning");

@@ -75,8 +75,62 @@ describe("askConcluder", () => {
     const { conclusion, usage } = await askConcluder(input(model));
     assert.deepEqual(conclusion.producedBy, { model: "gemini-2.5-flash", offline: false });
     assert.equal(usage.llmCalls, 1);
-    const { producedBy: _p, createdAt: _c, ...rest } = conclusion;
-    assert.deepEqual(rest, draft);
+    const { producedBy: _p, createdAt: _c, iocs, ...rest } = conclusion;
+    const { iocs: drafted, ...draftRest } = draft;
+    assert.deepEqual(rest, draftRest);
+    // The model's own IOCs lead; the finding's own indicators follow (completeIocs).
+    assert.deepEqual(iocs.slice(0, drafted.length), drafted);
+  });
+
+  it("keeps the detector's severity when the verdict is not a dismissal, and says so", async () => {
+    const finding = { ...sccFinding("v1-cryptominer"), severity: "HIGH" as const };
+    const model = new ScriptedModel({
+      concluder: [
+        {
+          json: {
+            ...draft,
+            verdict: "inconclusive",
+            severity: "MEDIUM",
+            severityReason: "nothing confirmed it",
+            confidence: 0.35,
+          },
+        },
+      ],
+    });
+    const { conclusion } = await askConcluder(input(model, { finding }));
+    assert.equal(conclusion.severity, "HIGH");
+    assert.match(conclusion.summary, /Severity kept at the detector's HIGH/);
+    assert.equal(conclusion.severityReason, undefined, "no reason for a severity it no longer has");
+  });
+
+  it("lets a dismissal lower the severity on its benign evidence, and says so", async () => {
+    const finding = { ...sccFinding("v1-cryptominer"), severity: "HIGH" as const };
+    const model = new ScriptedModel({
+      concluder: [{ json: { ...draft, verdict: "benign", severity: "LOW" } }],
+    });
+    const { conclusion } = await askConcluder(input(model, { finding }));
+    assert.equal(conclusion.severity, "LOW");
+    assert.match(
+      conclusion.summary,
+      /Severity lowered from the detector's HIGH to LOW on the benign evidence/,
+    );
+  });
+
+  it("keeps the IOCs of steps cancelled once the verdict was decided", async () => {
+    const cancelled = plan([
+      step("flows", { status: "done" }),
+      step("intel-more", {
+        status: "cancelled",
+        cancelReason: "moot",
+        description: "Look up 198.51.100.201 and evil-pool.top in threat intelligence.",
+      }),
+    ]);
+    const model = new ScriptedModel({ concluder: [{ json: draft }] });
+    const { conclusion } = await askConcluder(input(model, { plan: cancelled }));
+    const values = conclusion.iocs.map((i) => i.value);
+    assert.ok(values.includes("198.51.100.201"), values.join(", "));
+    assert.ok(values.includes("evil-pool.top"));
+    assert.match(conclusion.iocs.find((i) => i.value === "198.51.100.201")?.context ?? "", /did not run/);
   });
 
   it("adds the fallback note after the offline note", async () => {

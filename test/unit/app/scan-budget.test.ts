@@ -4,30 +4,12 @@ import { newInvestigation } from "../../../functions/src/app/ingest.js";
 import { investigationScanBudget } from "../../../functions/src/app/scan-budget.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { BudgetExceededError } from "../../../functions/src/domain/errors.js";
-import type { Investigation } from "../../../functions/src/domain/investigation.js";
-import type {
-  Committed,
-  InvestigationStore,
-  Transition,
-} from "../../../functions/src/ports/investigation-store.js";
 import type { LogWarehouse, QueryRequest, QueryResult } from "../../../functions/src/ports/log-warehouse.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";
 import { createLogQueryTool } from "../../../functions/src/tools/log-query.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
+import { MemoryInvestigationStore } from "../../helpers/memory-investigation-store.js";
 import { scenarioContext } from "../tools/context.js";
-
-/** One investigation document in memory; `update` runs the change as a transaction would. */
-class OneDocStore implements Pick<InvestigationStore, "update"> {
-  constructor(public doc: Investigation) {}
-  async update(_id: string, change: (current: Investigation) => Transition | undefined): Promise<Committed> {
-    const transition = change(structuredClone(this.doc));
-    if (transition) this.doc = transition.investigation;
-    return { investigation: this.doc, events: [] };
-  }
-  get scanned(): number {
-    return this.doc.counters.bytesScanned ?? 0;
-  }
-}
 
 /** A BigQuery-like warehouse: every query reports `bytes` processed; pages of a job report none. */
 class MeteredWarehouse implements LogWarehouse {
@@ -66,8 +48,19 @@ const SQL = {
   params: { start: "2025-06-11T00:00:00Z", end: "2025-06-11T04:00:00Z" },
 };
 
-function setup(budgetGiB: number, capGiB: number, bytesPerQuery: number) {
-  const store = new OneDocStore(structuredClone(investigation));
+/** The investigation in the in-memory store (it passes the InvestigationStore contract suite). */
+async function stored(): Promise<MemoryInvestigationStore> {
+  const store = new MemoryInvestigationStore();
+  await store.create(structuredClone(investigation), []);
+  return store;
+}
+
+async function scanned(store: MemoryInvestigationStore): Promise<number> {
+  return (await store.require(investigation.id)).counters.bytesScanned ?? 0;
+}
+
+async function setup(budgetGiB: number, capGiB: number, bytesPerQuery: number) {
+  const store = await stored();
   const warehouse = new MeteredWarehouse(bytesPerQuery);
   const scanBudget = investigationScanBudget(store, investigation.id, {
     budgetBytes: budgetGiB * GiB,
@@ -81,15 +74,15 @@ function setup(budgetGiB: number, capGiB: number, bytesPerQuery: number) {
 describe("the per-investigation scan budget", () => {
   it("charges each query what it scanned and refuses the one that could run past the budget, before it runs", async () => {
     // Budget 25 GiB, per-query cap 10 GiB, each query scans 6 GiB.
-    const { store, warehouse, query } = setup(25, 10, 6 * GiB);
+    const { store, warehouse, query } = await setup(25, 10, 6 * GiB);
     const first = await query();
     assert.equal(first.ok, true);
-    assert.equal(store.scanned, 6 * GiB);
+    assert.equal(await scanned(store), 6 * GiB);
     assert.equal((await query()).ok, true);
-    assert.equal(store.scanned, 12 * GiB);
+    assert.equal(await scanned(store), 12 * GiB);
     // 12 + 10 (worst case) = 22 ≤ 25: admitted.
     assert.equal((await query()).ok, true);
-    assert.equal(store.scanned, 18 * GiB);
+    assert.equal(await scanned(store), 18 * GiB);
     // 18 + 10 = 28 > 25: refused, and the warehouse never sees it.
     const refused = await query();
     assert.equal(refused.ok, false);
@@ -98,33 +91,37 @@ describe("the per-investigation scan budget", () => {
       /query refused before it ran: this investigation has 7\.0 GiB of its 25\.0 GiB scan budget left/,
     );
     assert.equal(warehouse.queries.length, 3);
-    assert.equal(store.scanned, 18 * GiB, "a refused query charges nothing");
+    assert.equal(await scanned(store), 18 * GiB, "a refused query charges nothing");
   });
 
   it("reserves the worst case while a query runs, so parallel queries cannot overrun the budget together", async () => {
-    const { scanBudget, store } = setup(25, 10, 0);
+    const { scanBudget, store } = await setup(25, 10, 0);
     const a = await scanBudget.reserve();
     const b = await scanBudget.reserve();
-    assert.equal(store.scanned, 20 * GiB);
+    assert.equal(await scanned(store), 20 * GiB);
     await assert.rejects(scanBudget.reserve(), BudgetExceededError);
     await a.settle(1 * GiB);
     await b.settle(undefined);
-    assert.equal(store.scanned, 1 * GiB, "settled to what ran; a query that reported nothing keeps nothing");
+    assert.equal(
+      await scanned(store),
+      1 * GiB,
+      "settled to what ran; a query that reported nothing keeps nothing",
+    );
     await b.settle(5 * GiB);
-    assert.equal(store.scanned, 1 * GiB, "a reservation settles once");
+    assert.equal(await scanned(store), 1 * GiB, "a reservation settles once");
   });
 
   it("a further page of a finished job reserves nothing (it scans nothing)", async () => {
-    const { scanBudget, store, warehouse } = setup(10, 10, 10 * GiB);
+    const { scanBudget, store, warehouse } = await setup(10, 10, 10 * GiB);
     await (await scanBudget.reserve()).settle(10 * GiB);
     const tools = createToolRegistry([createLogQueryTool({ warehouse, runbooks: loadRunbooks() })]);
     const page = await tools.run("log_query", { ...SQL, pageToken: "next" }, { ...ctx, scanBudget });
     assert.equal(page.ok, true, page.summary);
-    assert.equal(store.scanned, 10 * GiB);
+    assert.equal(await scanned(store), 10 * GiB);
   });
 
   it("a query that fails keeps nothing of its reservation", async () => {
-    const store = new OneDocStore(structuredClone(investigation));
+    const store = await stored();
     const scanBudget = investigationScanBudget(store, investigation.id, {
       budgetBytes: 20 * GiB,
       worstCaseBytes: 10 * GiB,
@@ -141,11 +138,11 @@ describe("the per-investigation scan budget", () => {
     const tools = createToolRegistry([createLogQueryTool({ warehouse: failing, runbooks: loadRunbooks() })]);
     const out = await tools.run("log_query", SQL, { ...ctx, scanBudget });
     assert.equal(out.ok, false);
-    assert.equal(store.scanned, 0);
+    assert.equal(await scanned(store), 0);
   });
 
   it("an aborted step starts no query", async () => {
-    const { warehouse, store } = setup(25, 10, GiB);
+    const { warehouse, store } = await setup(25, 10, GiB);
     const controller = new AbortController();
     controller.abort(new Error("step deadline passed"));
     const tools = createToolRegistry([createLogQueryTool({ warehouse, runbooks: loadRunbooks() })]);
@@ -153,11 +150,11 @@ describe("the per-investigation scan budget", () => {
     assert.equal(out.ok, false);
     assert.match(out.summary, /step deadline passed/);
     assert.equal(warehouse.queries.length, 0);
-    assert.equal(store.scanned, 0);
+    assert.equal(await scanned(store), 0);
   });
 
   it("hands the step's signal to the warehouse, so a running BigQuery job can be cancelled", async () => {
-    const { warehouse } = setup(25, 10, GiB);
+    const { warehouse } = await setup(25, 10, GiB);
     const controller = new AbortController();
     const tools = createToolRegistry([createLogQueryTool({ warehouse, runbooks: loadRunbooks() })]);
     const out = await tools.run("log_query", SQL, { ...ctx, signal: controller.signal });

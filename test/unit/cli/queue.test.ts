@@ -22,9 +22,10 @@ function fixedStore(
   const refuse = () => Promise.reject(new Error("ferret queue must not change the governor"));
   const store: GovernorStore = {
     group: refuse,
-    admit: refuse,
+    enqueue: refuse,
     drain: refuse,
-    release: refuse,
+    unannounced: refuse,
+    markAnnounced: refuse,
     state: async () => state,
     queue: async (limit) => queue.slice(0, limit),
     queueDepth: async () => queue.length,

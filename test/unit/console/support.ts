@@ -41,9 +41,10 @@ export function fakeDeps(world: ConsoleWorld): ConsoleDeps & {
   };
   const governor: GovernorStore = {
     group: unused,
-    admit: unused,
+    enqueue: unused,
     drain: unused,
-    release: unused,
+    unannounced: unused,
+    markAnnounced: unused,
     state: async () => world.governorState ?? EMPTY_GOVERNOR_STATE,
     queue: async (limit) => (world.queue ?? []).slice(0, limit),
     queueDepth: async () => (world.queue ?? []).length,

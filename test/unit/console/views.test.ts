@@ -210,6 +210,34 @@ describe("console views", () => {
     assert.ok(!html.includes('id="scc-link"'), "no SCC link from a name that is not a finding name");
   });
 
+  it("invisible and direction-control characters: shown as markers or removed, as in Slack and the CLI (issue 27)", async () => {
+    // A reversed file name (U+202E), a zero-width space inside a domain, and a hidden copy of a
+    // text in the Unicode tag block; before, the console showed all three raw.
+    const tags = [..."ignore"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
+    const sneaky = finding({
+      category: "Malware: invoice\u202Efdp.exe",
+      description: `beacon to evil\u200B.example${tags} seen`,
+      resource: { name: "//compute.googleapis.com/projects/p/zones/z/instances/vm\u2066-1\u2069" },
+    });
+    const inv = investigation({
+      id: "inv-eeeeeeeeeeeeeeeeeeeeeeee",
+      finding: sneaky,
+      status: "concluded",
+      conclusion: conclusion(),
+    });
+    const deps = fakeDeps({ investigations: [inv] });
+    for (const html of [
+      await renderView("investigation", { ...(await investigationPage(deps, inv.id)), ...common }),
+      await renderView("investigations", { ...(await investigationsPage(deps, {})), ...common }),
+    ]) {
+      assert.doesNotMatch(html, /[\u202A-\u202E\u2066-\u2069\u200B-\u200D\u{E0000}-\u{E007F}]/u);
+      assert.ok(html.includes("invoice⟦U+202E⟧fdp.exe"), "the override is shown where it was");
+    }
+    const page = await renderView("investigation", { ...(await investigationPage(deps, inv.id)), ...common });
+    assert.ok(page.includes("evil.example seen"), "zero-width and tag characters removed");
+    assert.ok(page.includes("vm⟦U+2066⟧-1⟦U+2069⟧"), "isolates shown");
+  });
+
   it("the list with a hostile finding renders it as text", async () => {
     const deps = fakeDeps({ investigations: [hostile] });
     const html = await renderView("investigations", { ...(await investigationsPage(deps, {})), ...common });
@@ -248,6 +276,7 @@ describe("console views", () => {
           category: "Execution: Cryptocurrency Mining Combined Detection",
           eventTime: "2024-05-03T11:00:00.000Z",
           queuedAt: "2024-05-03T11:00:01.000Z",
+          announced: true,
           reason: "at most 10 at once",
         },
       ],

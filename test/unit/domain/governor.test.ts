@@ -5,12 +5,15 @@ import {
   admissionDecision,
   BUCKET_MS,
   compareQueued,
+  coveredBecause,
+  differencesFromLead,
   EMPTY_GOVERNOR_STATE,
   freeSlots,
   type GovernorLimits,
   GovernorLimitsSchema,
   type GovernorUsage,
   groupKeys,
+  groupSubject,
   joinsLead,
   queueSortKey,
   usageOf,
@@ -107,7 +110,7 @@ describe("queue order", () => {
 describe("grouping", () => {
   const finding = {
     category: "Persistence: IAM Anomalous Grant",
-    resource: { name: "//cloudresourcemanager.googleapis.com/projects/123" },
+    resource: { name: "//compute.googleapis.com/projects/p/zones/z/instances/vm-1" },
     access: { principalEmail: "alice@example.com" },
   };
 
@@ -122,17 +125,98 @@ describe("grouping", () => {
     );
   });
 
+  test("a whole project, folder or organization is not a grouping key (issue 27)", () => {
+    for (const name of [
+      "//cloudresourcemanager.googleapis.com/projects/745499495002",
+      "//cloudresourcemanager.googleapis.com/folders/123",
+      "//cloudresourcemanager.googleapis.com/organizations/348460459432",
+    ])
+      assert.deepEqual(
+        groupKeys({ ...finding, resource: { name } }).map((k) => k.kind),
+        ["principal"],
+        name,
+      );
+    assert.deepEqual(
+      groupKeys({
+        ...finding,
+        resource: { name: "//x/acme", type: "google.cloud.resourcemanager.Project" },
+      }).map((k) => k.kind),
+      ["principal"],
+    );
+    assert.deepEqual(
+      groupKeys({
+        ...finding,
+        access: undefined,
+        resource: { name: "//cloudresourcemanager.googleapis.com/projects/1" },
+      }),
+      [],
+    );
+  });
+
+  const grant = (principal: string, member: string, role: string, ip: string) =>
+    groupSubject(
+      {
+        access: { principalEmail: principal },
+        resource: { name: "//cloudresourcemanager.googleapis.com/projects/745499495002" },
+        iamBindings: [{ action: "ADD", role, member }],
+      },
+      [principal, member.replace(/^user:/, ""), ip],
+    );
+  test("a finding differing from the lead by principal, grantee or indicators is not covered", () => {
+    const decoy = grant(
+      "ci-deployer@acme.iam.gserviceaccount.com",
+      "user:auditor@partner.example",
+      "roles/viewer",
+      "35.192.77.14",
+    );
+    const real = grant(
+      "ci-deployer@acme.iam.gserviceaccount.com",
+      "user:dev.contractor.ops@gmail.com",
+      "roles/owner",
+      "203.0.113.201",
+    );
+    const differences = differencesFromLead(decoy, real);
+    assert.equal(differences.length, 2, differences.join(" | "));
+    assert.match(
+      differences.join(" "),
+      /grants what the lead's finding does not \(ADD roles\/owner user:dev\.contractor\.ops@gmail\.com\)/,
+    );
+    assert.match(differences.join(" "), /203\.0\.113\.201/);
+    const other = grant(
+      "deployer@acme.example",
+      "user:auditor@partner.example",
+      "roles/viewer",
+      "35.192.77.14",
+    );
+    assert.match(
+      differencesFromLead(decoy, other).join(" "),
+      /its principal deployer@acme\.example is not the lead's/,
+    );
+  });
+  test("the same activity again is covered, and the reason says so", () => {
+    const decoy = grant(
+      "ci@acme.iam.gserviceaccount.com",
+      "user:auditor@partner.example",
+      "roles/viewer",
+      "35.192.77.14",
+    );
+    assert.deepEqual(differencesFromLead(decoy, { ...decoy }), []);
+    assert.match(
+      coveredBecause(decoy),
+      /same principal ci@acme\.iam\.gserviceaccount\.com on the same resource/,
+    );
+  });
+
   const now = new Date("2026-11-25T12:00:00Z");
   const lead = { leadId: "inv-a", openedAt: "2026-11-25T11:40:00Z" };
   test("joins an unfinished lead opened inside the window", () => {
-    assert.equal(joinsLead(lead, "inv-b", false, now, 30), true);
-    assert.equal(joinsLead(lead, "inv-b", undefined, now, 30), true, "a lead still being written");
+    assert.equal(joinsLead(lead, "inv-b", now, 30), true);
   });
   test("does not join a finished lead, one outside the window, itself, or with grouping off", () => {
-    assert.equal(joinsLead(lead, "inv-b", true, now, 30), false);
-    assert.equal(joinsLead(lead, "inv-b", false, now, 20), false);
-    assert.equal(joinsLead(lead, "inv-a", false, now, 30), false);
-    assert.equal(joinsLead(lead, "inv-b", false, now, 0), false);
+    assert.equal(joinsLead({ ...lead, finishedAt: "2026-11-25T11:50:00Z" }, "inv-b", now, 30), false);
+    assert.equal(joinsLead(lead, "inv-b", now, 20), false);
+    assert.equal(joinsLead(lead, "inv-a", now, 30), false);
+    assert.equal(joinsLead(lead, "inv-b", now, 0), false);
   });
 });
 

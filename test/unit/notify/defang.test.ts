@@ -17,6 +17,11 @@ describe("defangIoc", () => {
     [{ type: "url", value: "HTTPS://EVIL.COM/" }, "hxxps://EVIL[.]COM/"],
     [{ type: "url", value: "https://user@evil.com/login" }, "hxxps://user[@]evil[.]com/login"],
     [{ type: "url", value: "http://1.2.3.4/payload.sh" }, "hxxp://1.2.3[.]4/payload.sh"],
+    // Issue 30: a Log4Shell probe's URL carries its callback in the query.
+    [
+      { type: "url", value: `https://shop.example.com/?x=\${jndi:ldap://203.0.113.45:1389/a}` },
+      `hxxps://shop.example[.]com/?x=\${jndi:ldap://203.0.113[.]45:1389/a}`,
+    ],
     [{ type: "url", value: "ftp://files.evil.com/a" }, "fxp://files.evil[.]com/a"],
     [{ type: "url", value: "evil.com/no-scheme" }, "evil[.]com/no-scheme"],
     [{ type: "email", value: "user@example.com" }, "user[@]example[.]com"],

@@ -29,6 +29,7 @@ describe("evidence readers", () => {
         bytes: 1234,
         packets: 10,
         instance: "vm-1",
+        protocol: 6,
         count: 1,
         first: "2025-03-04T08:00:00Z",
         last: "2025-03-04T08:00:00Z",

@@ -163,7 +163,7 @@ describe("offline executor with the real tools", () => {
       const flowResult = await run(finding, plan, flowStep, tools);
       assert.match(
         flowResult.facts.join("\n"),
-        /12 flow record\(s\) 10\.1\.0\.5 ↔ 203\.0\.113\.50 port 3333, 1\.1 MiB, first 2025-03-04T08:00:00(\.000)?Z, last 2025-03-04T08:55:00(\.000)?Z/,
+        /12 flow record\(s\) batch-7 \(10\.1\.0\.5\) ↔ 203\.0\.113\.50 port 3333 TCP, 1 session\(s\), 1\.1 MiB, first 2025-03-04T08:00:00(\.000)?Z, last 2025-03-04T08:55:00(\.000)?Z \(55 min\)/,
       );
       const intelResult = await run(finding, plan, intelStep, tools);
       assert.equal(intelResult.outcome, "answered");

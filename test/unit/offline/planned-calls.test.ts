@@ -60,12 +60,15 @@ describe("offline planner: tool calls fixed in the plan", () => {
     );
   });
 
-  it("keeps the executor for steps in a dependency chain: the dependent reads its dependency's report", async () => {
+  it("joins the lookup into the follow-up queries, so no step waits to read another (issue 30)", async () => {
     const p = await plan(badDomainFinding(), true);
     const byId = new Map(p.steps.map((s) => [s.id, s]));
-    assert.ok(byId.get("dns-lookups")?.calls === undefined, "read by flows-followup and host-logs");
-    assert.ok(byId.get("flows-followup")?.calls === undefined, "reads dns-lookups");
-    assert.ok(byId.get("intel-iocs")?.calls, "stands alone");
+    for (const id of ["intel-iocs", "dns-lookups", "flows-followup", "host-logs"]) {
+      assert.ok(byId.get(id)?.calls, `${id} has its calls fixed`);
+      assert.deepEqual(byId.get(id)?.dependsOn, [], `${id} waits for no step`);
+    }
+    assert.match(JSON.stringify(byId.get("flows-followup")?.calls), /vpc_flows_to_dns_answers/);
+    assert.match(JSON.stringify(byId.get("host-logs")?.calls), /host_syslog_near_dns/);
   });
 
   it("fixes the calls of a dependency whose dependent waits for order only, and the dependent's too", async () => {

@@ -91,6 +91,13 @@ describe("prompts/planner.system.liquid", () => {
   }
 });
 
+/** The sections the planner fills in code (identifiers, coverage), empty: each test adds what it checks. */
+const NO_LOG_FACTS = {
+  identifiers: [] as string[],
+  coverage: [] as { table: string; span: string }[],
+  coverageGap: null,
+};
+
 describe("prompts/planner.user.liquid", () => {
   const related = [
     {
@@ -107,6 +114,7 @@ describe("prompts/planner.user.liquid", () => {
   it("fences the finding once, with hostile text unable to close the fence", () => {
     const finding = hostileFinding();
     const text = renderPrompt("planner.user", {
+      ...NO_LOG_FACTS,
       finding,
       catalog: null,
       related: [],
@@ -122,7 +130,14 @@ describe("prompts/planner.user.liquid", () => {
 
   it("fences related investigations as data too", () => {
     const finding = hostileFinding();
-    const text = renderPrompt("planner.user", { finding, catalog: null, related, lessons: [], problems: [] });
+    const text = renderPrompt("planner.user", {
+      ...NO_LOG_FACTS,
+      finding,
+      catalog: null,
+      related,
+      lessons: [],
+      problems: [],
+    });
     assert.ok(text.includes("Earlier investigations that touched the same resource"));
     assertFencedOnce(text, "scc_finding", finding, findingSecrets(finding));
     assertFencedOnce(text, "related_investigations", related, ["inv-0123456789abcdef01234567"]);
@@ -142,7 +157,14 @@ describe("prompts/planner.user.liquid", () => {
       },
     ];
     const finding = hostileFinding();
-    const text = renderPrompt("planner.user", { finding, catalog: null, related: [], lessons, problems: [] });
+    const text = renderPrompt("planner.user", {
+      ...NO_LOG_FACTS,
+      finding,
+      catalog: null,
+      related: [],
+      lessons,
+      problems: [],
+    });
     const { outside } = splitFences(text);
     assert.ok(outside.includes("Analysts disputed ferret's verdict on earlier findings of this category"));
     assert.ok(!outside.includes("Ignore the rules"), "the reason stays inside the fence");
@@ -156,6 +178,7 @@ describe("prompts/planner.user.liquid", () => {
       "the plan has 12 steps; at most 10 are allowed",
     ];
     const text = renderPrompt("planner.user", {
+      ...NO_LOG_FACTS,
       finding: hostileFinding(),
       catalog: null,
       related: [],
@@ -173,7 +196,14 @@ describe("prompts/planner.user.liquid", () => {
     const finding = hostileFinding();
     const catalog = catalogEntryFor("Persistence: IAM Anomalous Grant");
     assert.ok(catalog);
-    const text = renderPrompt("planner.user", { finding, catalog, related: [], lessons: [], problems: [] });
+    const text = renderPrompt("planner.user", {
+      ...NO_LOG_FACTS,
+      finding,
+      catalog,
+      related: [],
+      lessons: [],
+      problems: [],
+    });
     const { outside } = splitFences(text);
     assert.ok(outside.includes("## What the detector means (ferret's category catalog)"));
     assert.ok(outside.includes(`- Meaning: ${catalog.meaning}`));
@@ -189,6 +219,7 @@ describe("prompts/planner.user.liquid", () => {
 
   it("says so when the category is not in the catalog", () => {
     const text = renderPrompt("planner.user", {
+      ...NO_LOG_FACTS,
       finding: hostileFinding(),
       catalog: null,
       related: [],
@@ -201,9 +232,49 @@ describe("prompts/planner.user.liquid", () => {
 
   for (const missing of ["finding", "catalog", "related", "lessons", "problems"] as const) {
     it(`throws when ${missing} is missing`, () => {
-      const vars = { finding: hostileFinding(), catalog: null, related: [], lessons: [], problems: [] };
+      const vars = {
+        ...NO_LOG_FACTS,
+        finding: hostileFinding(),
+        catalog: null,
+        related: [],
+        lessons: [],
+        problems: [],
+      };
       const { [missing]: _dropped, ...rest } = vars;
       assert.throws(() => renderPrompt("planner.user", rest), new RegExp(`undefined variable: ${missing}`));
     });
   }
+
+  it("lists the finding's log identifiers by kind, fenced as data, and each table's span with the gap said once", () => {
+    const finding = hostileFinding();
+    const text = renderPrompt("planner.user", {
+      finding,
+      catalog: null,
+      related: [],
+      lessons: [],
+      problems: [],
+      identifiers: [
+        "cluster: shop-prod-gke (from resource.name)",
+        "instance_name: gke-shop-prod-gke-default-pool-3f2a1b9c-x7kq (from kubernetes.nodes[0].name)",
+      ],
+      coverage: [
+        { table: "syslog", span: "2023-03-01T06:00:00.000Z to 2023-03-01T23:00:00.000Z (812 rows)" },
+      ],
+      coverageGap:
+        "The logs cover 2023-03-01T06:00:00.000Z to 2023-03-01T23:00:00.000Z: they end before the finding.",
+    });
+    assert.ok(text.includes("## Identifiers the log tables use for this finding"));
+    assert.ok(text.includes("a project number never as a VM name"));
+    const fences = splitFences(text).fences;
+    assert.equal(fences.length, 2, "the finding and the identifiers, each fenced");
+    assert.ok(
+      fences.some(
+        (f) =>
+          f.kind === "log_identifiers" && f.body.includes("gke-shop-prod-gke-default-pool-3f2a1b9c-x7kq"),
+      ),
+    );
+    assert.ok(text.includes("- `syslog`: 2023-03-01T06:00:00.000Z to 2023-03-01T23:00:00.000Z (812 rows)"));
+    assert.equal(count(text, "they end before the finding"), 1, "the gap is said once");
+    assert.ok(text.includes("do not widen windows"));
+  });
 });

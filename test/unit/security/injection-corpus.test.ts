@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import type { Conclusion } from "../../../functions/src/domain/conclusion.js";
 import { SqlRefusedError } from "../../../functions/src/domain/errors.js";
+import { identifierLines, resolveLogIdentifiers } from "../../../functions/src/domain/log-identifiers.js";
 import { renderConclusion, renderThreadRoot } from "../../../functions/src/notify/blocks.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
@@ -45,14 +46,20 @@ describe("the injection corpus against each defence", () => {
 
   it("no finding can close its fence in the planner prompt", () => {
     for (const inv of investigations) {
+      // The identifiers the planner lists are read from the same hostile finding: fenced too.
+      const identifiers = identifierLines(resolveLogIdentifiers(inv.finding));
       const text = renderPrompt("planner.user", {
         finding: inv.finding,
         catalog: null,
         related: [],
         lessons: [],
         problems: [],
+        identifiers,
+        coverage: [],
+        coverageGap: null,
       });
-      assert.equal(text.split(CLOSE).length - 1, 1, `${inv.finding.name}: exactly the one real close`);
+      const fences = identifiers.length > 0 ? 2 : 1;
+      assert.equal(text.split(CLOSE).length - 1, fences, `${inv.finding.name}: exactly the real closes`);
       assert.equal(fenceUntrusted(inv.finding, "x").slice(0, -CLOSE.length).includes(CLOSE), false);
     }
   });

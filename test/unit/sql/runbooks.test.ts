@@ -30,6 +30,15 @@ const SAMPLE_PARAMS: Record<string, Record<string, string>> = {
   ssh_logins_on_host: { instance: "etl-worker-1" },
   bucket_iam_changes: { bucket: "acme-analytics-raw" },
   bucket_data_access: { bucket: "acme-analytics-raw" },
+  principal_history: {
+    principal: "terraform@acme-analytics-prod.iam.gserviceaccount.com",
+    recent: "2025-06-11T02:00:00Z",
+  },
+  access_denied_then_allowed: {},
+  lb_requests_from_ip: { ip: "198.51.100.77" },
+  lb_requests_to_backend: { backend_service: "shop-web-backend" },
+  vpc_flows_to_dns_answers: { domain: "pool-relay.top" },
+  host_syslog_near_dns: { domain: "pool-relay.top" },
 };
 
 describe("runbook library", () => {
@@ -98,6 +107,23 @@ describe("runbooks on the cryptomining logs", () => {
     assert.equal(top.dest_port, 3333);
     assert.equal(top.external, true);
     assert.ok(Number(top.flows) > 60);
+  });
+
+  it("vpc_flows_to_dns_answers joins the lookup to the connections that followed it", async () => {
+    const result = await warehouse.query(
+      renderRunbook(library.get("vpc_flows_to_dns_answers"), { domain: "pool-relay.top", ...WINDOW }),
+    );
+    assert.equal(result.rows[0]?.vm, "etl-worker-1");
+    assert.equal(result.rows[0]?.dest_ip, "203.0.113.88");
+    assert.ok(Number(result.rows[0]?.flows) > 10);
+  });
+
+  it("host_syslog_near_dns reads the resolving VM's lines in the minutes of its first lookup", async () => {
+    const result = await warehouse.query(
+      renderRunbook(library.get("host_syslog_near_dns"), { domain: "pool-relay.top", ...WINDOW }),
+    );
+    assert.ok(result.rows.length > 0);
+    assert.ok(result.rows.every((r) => r.host === "etl-worker-1"));
   });
 
   it("dns_queries_for_domain shows who resolved the pool and to what", async () => {

@@ -144,7 +144,7 @@ describe("the offline model answers the log_analyst purpose", () => {
     });
     assert.match(
       result.facts.join("\n"),
-      /runbook vpc_flows_to_ip: \d+ flow record\(s\) \S+ ↔ 203\.0\.113\.88 port 3333/,
+      /runbook vpc_flows_to_ip: \d+ flow record\(s\) .+? ↔ 203\.0\.113\.88 port 3333/,
     );
   });
 });

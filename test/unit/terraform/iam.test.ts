@@ -14,8 +14,8 @@ const tf: Terraform = await loadTerraform();
 const EXPECTED_GRANTS: Record<string, readonly string[]> = {
   ingest: [
     "project: roles/datastore.user",
-    "project: roles/workflows.invoker",
     "topic investigation-events: roles/pubsub.publisher",
+    "topic sweep-requests: roles/pubsub.publisher",
     "dead_letter_topic scc-findings: roles/pubsub.publisher",
   ],
   planner: [
@@ -427,14 +427,14 @@ test("only the analystActions worker may send approval callbacks, with a role ho
   const binding = resource(tf, "google_project_iam_member.approval_callbacks");
   assert.equal(binding.role, "${google_project_iam_custom_role.approval_callbacks.id}");
   assert.equal(binding.member, '${google_service_account.sa["analystActions"].member}');
-  // roles/workflows.invoker could call back too: only the two launchers hold it — ingest, and the
-  // sweep, which starts what the governor's queue releases. Neither reads a person's input.
+  // roles/workflows.invoker could call back too: only the one launcher holds it, the sweep,
+  // which starts what the governor's queue releases and reads no person's input.
   const grants = arr(local(tf, "grants"), "local.grants").map((g) => obj(g, "grant"));
   assert.deepEqual(
     grants
       .filter((g) => g.role === "roles/workflows.invoker")
       .map((g) => g.sa)
       .sort(),
-    ["ingest", "sweep"],
+    ["sweep"],
   );
 });

@@ -114,7 +114,7 @@ describe("tool registry with the real tools", () => {
   it("log_tables lists the tables and describes one with dotted paths", async () => {
     const list = await registry.run("log_tables", {}, ctx);
     assert.equal(list.ok, true);
-    assert.match(list.summary, /^6 log tables \(duckdb\)/);
+    assert.match(list.summary, /^8 log tables \(duckdb\)/);
     const one = await registry.run("log_tables", { table: "syslog" }, ctx);
     const columns = (one.data as { columns: Array<{ name: string }> }).columns.map((c) => c.name);
     assert.ok(columns.includes("labels.compute_googleapis_com_resource_name"));

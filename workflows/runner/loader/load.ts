@@ -10,7 +10,8 @@ import { checkParallelLimits } from "./check-parallel-limits.js";
 import { checkParallelWrites } from "./check-parallel-writes.js";
 import { checkVariables } from "./check-variables.js";
 import { checkKeys, expectList, expectMap, expectName, required, singleEntry } from "./shape.js";
-import { type ParseContext, parseStepList } from "./steps.js";
+import type { ParseContext } from "./step-parts.js";
+import { parseStepList } from "./steps.js";
 import { parseSource } from "./yaml.js";
 
 export interface LoadOptions {

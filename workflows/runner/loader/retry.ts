@@ -4,7 +4,7 @@ import { compileTemplate, expressionSource, type Template } from "../expression/
 import type { WfValue } from "../values.js";
 import type { RetryPredicate, RetrySpec } from "./ast.js";
 import { checkKeys, expectMap, required } from "./shape.js";
-import type { ParseContext } from "./steps.js";
+import type { ParseContext } from "./step-parts.js";
 
 const constant = (value: WfValue): Template => ({ kind: "constant", value });
 

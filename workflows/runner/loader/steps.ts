@@ -1,16 +1,13 @@
 import { InvalidWorkflowError, UnsupportedConstructError } from "../errors.js";
-import { parseExpression } from "../expression/parse.js";
-import { compileTemplate } from "../expression/template.js";
-import { CALL_SIGNATURES } from "../stdlib/signatures.js";
+import { compileTemplate, expressionSource } from "../expression/template.js";
 import type { WfMap, WfValue } from "../values.js";
-import type { Assignment, CallStep, LValue, NextTarget, Step, StepList } from "./ast.js";
-import { parseFor, parseParallel, parseSwitch, parseTry } from "./control.js";
-import { checkKeys, expectList, expectMap, expectName, expectString, singleEntry } from "./shape.js";
+import type { LoopSpec, ParallelStep, Step, StepList, SwitchCase, TryStep } from "./ast.js";
+import { parseRetry } from "./retry.js";
+import { checkKeys, expectList, expectMap, expectName, required, singleEntry } from "./shape.js";
+import { type ParseContext, parseAssignments, parseCall, parseNext } from "./step-parts.js";
 
-export interface ParseContext {
-  /** Names of all subworkflows in the file, so call steps can be resolved while parsing. */
-  readonly subworkflows: ReadonlySet<string>;
-}
+// The recursive part of the grammar: step lists, and the steps that hold step lists (switch,
+// for, parallel, try). One module, since each of them parses the others.
 
 const PRIMARY_KEYS = [
   "assign",
@@ -90,114 +87,138 @@ export function parseStepBody(name: string, body: WfMap, path: string, ctx: Pars
   }
 }
 
-export function parseNext(raw: WfValue, path: string): NextTarget {
-  const target = expectString(raw, path, "next");
-  if (target === "end" || target === "break" || target === "continue") return { kind: target };
-  return { kind: "step", name: target };
-}
-
-export function parseAssignments(raw: WfValue, path: string): Assignment[] {
-  return expectList(raw, path, "assign").map((entry, i) => {
+export function parseSwitch(raw: WfValue, path: string, ctx: ParseContext): SwitchCase[] {
+  return expectList(raw, path, "switch").map((entry, i) => {
     const at = `${path}[${i}]`;
-    const [target, value] = singleEntry(entry, at, "an assignment");
-    return { target: parseLValue(target, at), value: compileTemplate(value, `${at}.${target}`), path: at };
+    const body = expectMap(entry, at, "a switch condition");
+    checkKeys(body, ["condition", "next", "steps", "return", "raise", "assign"], at);
+    if (body.has("return") && body.has("raise")) {
+      throw new InvalidWorkflowError(at, "a condition cannot both return and raise");
+    }
+    const get = (key: string): WfValue => body.get(key) ?? null;
+    const next = body.has("next") ? parseNext(get("next"), `${at}.next`) : undefined;
+    return {
+      path: at,
+      condition: compileTemplate(required(body, "condition", at), `${at}.condition`),
+      assignments: body.has("assign") ? parseAssignments(get("assign"), `${at}.assign`) : [],
+      ...(body.has("steps") ? { steps: parseStepList(get("steps"), `${at}.steps`, ctx) } : {}),
+      ...(body.has("return") ? { returnValue: compileTemplate(get("return"), `${at}.return`) } : {}),
+      ...(body.has("raise") ? { raiseValue: compileTemplate(get("raise"), `${at}.raise`) } : {}),
+      ...(next ? { next } : {}),
+    };
   });
 }
 
-/** Assignment targets are written in expression syntax: `a`, `a.b`, `a["k"]`, `a[i + 1]`. */
-export function parseLValue(text: string, path: string): LValue {
-  const steps: LValue["path"] = [];
-  let expr = parseExpression(text, path);
-  for (;;) {
-    if (expr.kind === "variable") return { root: expr.name, path: steps.reverse() };
-    if (expr.kind === "property") {
-      steps.push({ kind: "key", key: expr.key });
-      expr = expr.object;
-    } else if (expr.kind === "index") {
-      steps.push({ kind: "index", expr: expr.index });
-      expr = expr.object;
-    } else {
-      throw new InvalidWorkflowError(
-        path,
-        `${JSON.stringify(text)} is not an assignable variable or element`,
-      );
-    }
+export function parseFor(raw: WfValue, path: string, ctx: ParseContext): LoopSpec {
+  const body = expectMap(raw, path, "for");
+  checkKeys(body, ["value", "index", "in", "range", "steps"], path);
+  if (body.has("in") === body.has("range")) {
+    throw new InvalidWorkflowError(path, "a for loop needs exactly one of 'in' or 'range'");
   }
+  const value = expectName(required(body, "value", path), `${path}.value`, "loop variable");
+  const index = body.has("index")
+    ? expectName(body.get("index") ?? null, `${path}.index`, "index variable")
+    : undefined;
+  return {
+    value,
+    ...(index ? { index } : {}),
+    source: body.has("in")
+      ? { kind: "in", list: compileTemplate(body.get("in") ?? null, `${path}.in`) }
+      : parseRange(body.get("range") ?? null, `${path}.range`),
+    body: parseStepList(required(body, "steps", path), `${path}.steps`, ctx),
+  };
 }
 
-function parseCall(
-  base: Pick<CallStep, "name" | "path" | "next">,
-  body: WfMap,
+function parseRange(raw: WfValue, path: string): LoopSpec["source"] {
+  // The for-loop reference documents both `range: [1, 9]` and `range: ${[a, b]}`.
+  if (expressionSource(raw) !== null) return { kind: "range-expression", bounds: compileTemplate(raw, path) };
+  const bounds = expectList(raw, path, "range");
+  const [from, to] = bounds;
+  if (bounds.length !== 2 || from === undefined || to === undefined) {
+    throw new InvalidWorkflowError(path, "range must be a list of two numbers [start, end]");
+  }
+  return { kind: "range", from: compileTemplate(from, `${path}[0]`), to: compileTemplate(to, `${path}[1]`) };
+}
+
+export function parseParallel(
+  raw: WfValue,
   path: string,
   ctx: ParseContext,
-): CallStep {
-  const target = expectString(body.get("call") ?? null, `${path}.call`, "call");
-  const rawArgs = body.get("args");
-  if (rawArgs !== undefined && !(rawArgs instanceof Map)) {
+): Omit<ParallelStep, "name" | "path"> {
+  const body = expectMap(raw, path, "parallel");
+  checkKeys(body, ["shared", "concurrency_limit", "exception_policy", "branches", "for"], path);
+  if (body.has("exception_policy") && body.get("exception_policy") !== "continueAll") {
     throw new UnsupportedConstructError(
-      `${path}.args`,
-      "positional (list) args are not supported; use named args",
+      `${path}.exception_policy`,
+      "only exception_policy: continueAll (the documented default) is supported",
     );
   }
-  const args = [...(rawArgs ?? new Map<string, WfValue>())].map(([name, value]) => ({
-    name,
-    value: compileTemplate(value, `${path}.args.${name}`),
-  }));
-  const result = body.has("result")
-    ? expectName(body.get("result") ?? null, `${path}.result`, "result")
-    : undefined;
-  const call: CallStep = {
-    ...base,
-    kind: "call",
-    target: resolveCallTarget(target, `${path}.call`, ctx),
-    args,
-    ...(result ? { result } : {}),
+  if (body.has("branches") === body.has("for")) {
+    throw new InvalidWorkflowError(path, "a parallel step needs exactly one of 'branches' or 'for'");
+  }
+  const shared = body.has("shared")
+    ? expectList(body.get("shared") ?? null, `${path}.shared`, "shared").map((v, i) =>
+        expectName(v, `${path}.shared[${i}]`, "shared variable"),
+      )
+    : [];
+  const limit = body.get("concurrency_limit");
+  return {
+    kind: "parallel",
+    shared,
+    ...(limit !== undefined ? { concurrencyLimit: compileTemplate(limit, `${path}.concurrency_limit`) } : {}),
+    work: body.has("for")
+      ? { kind: "for", loop: parseFor(body.get("for") ?? null, `${path}.for`, ctx) }
+      : { kind: "branches", branches: parseBranches(body.get("branches") ?? null, `${path}.branches`, ctx) },
   };
-  if (call.target.kind === "builtin") checkBuiltinArgs(call.target.name, args, path);
-  return call;
 }
 
-function resolveCallTarget(target: string, path: string, ctx: ParseContext): CallStep["target"] {
-  if (ctx.subworkflows.has(target)) return { kind: "subworkflow", name: target };
-  if (CALL_SIGNATURES.has(target)) return { kind: "builtin", name: target };
-  if (target.startsWith("googleapis.")) {
-    throw new UnsupportedConstructError(
-      path,
-      `connector call '${target}' is not supported by the local runner`,
-    );
-  }
-  if (target.includes(".")) {
-    throw new UnsupportedConstructError(
-      path,
-      `call target '${target}' is not implemented by the local runner`,
-    );
-  }
-  throw new InvalidWorkflowError(
-    path,
-    `'${target}' is neither a subworkflow nor a standard library function`,
-  );
+function parseBranches(raw: WfValue, path: string, ctx: ParseContext): { name: string; body: StepList }[] {
+  return expectList(raw, path, "branches").map((entry, i) => {
+    const at = `${path}[${i}]`;
+    const [name, value] = singleEntry(entry, at, "a branch");
+    const branch = expectMap(value, at, `branch '${name}'`);
+    checkKeys(branch, ["steps"], at);
+    return { name, body: parseStepList(required(branch, "steps", at), `${at}.steps`, ctx) };
+  });
 }
 
-function checkBuiltinArgs(name: string, args: { name: string }[], path: string): void {
-  const signature = CALL_SIGNATURES.get(name);
-  if (!signature) return;
-  const given = new Set(args.map((a) => a.name));
-  for (const arg of given) {
-    if (!signature.params.includes(arg)) {
-      throw new UnsupportedConstructError(
-        `${path}.args.${arg}`,
-        `${name} argument '${arg}' is not supported`,
-      );
-    }
+export function parseTry(
+  name: string,
+  step: WfMap,
+  path: string,
+  ctx: ParseContext,
+): Omit<TryStep, "name" | "path"> {
+  if (!step.has("retry") && !step.has("except")) {
+    throw new InvalidWorkflowError(path, "try needs a retry or an except block");
   }
-  for (const requiredArg of signature.required) {
-    if (!given.has(requiredArg))
-      throw new InvalidWorkflowError(`${path}.args`, `${name} requires '${requiredArg}'`);
+  const tryPath = `${path}.try`;
+  // `try:` holds either `steps:` or the body of a single step; both run as a one-step list.
+  const inner = parseStepBody(name, expectMap(step.get("try") ?? null, tryPath, "try"), tryPath, ctx);
+  if (inner.kind === "for") {
+    // Known issue (https://cloud.google.com/workflows/docs/issues): deploying `try:` that
+    // directly holds `for:` fails with "loop step name should not be empty".
+    throw new InvalidWorkflowError(
+      tryPath,
+      "a for loop cannot be placed directly under try (loop step name should not be empty); wrap it in a named step under try: steps:",
+    );
   }
-  if (name === "sys.log") {
-    const payloads = ["data", "text", "json"].filter((k) => given.has(k));
-    if (payloads.length !== 1) {
-      throw new InvalidWorkflowError(`${path}.args`, "sys.log needs exactly one of data, text or json");
-    }
+  const result: Omit<TryStep, "name" | "path"> = {
+    kind: "try",
+    // The synthetic list has no names of its own so that jumps resolve in the enclosing list.
+    body: { steps: [inner], byName: new Map() },
+  };
+  if (step.has("retry")) result.retry = parseRetry(step.get("retry") ?? null, `${path}.retry`, ctx);
+  if (step.has("except")) {
+    const exceptPath = `${path}.except`;
+    const block = expectMap(step.get("except") ?? null, exceptPath, "except");
+    checkKeys(block, ["as", "steps"], exceptPath);
+    const as = block.has("as")
+      ? expectName(block.get("as") ?? null, `${exceptPath}.as`, "except variable")
+      : undefined;
+    result.except = {
+      ...(as ? { as } : {}),
+      body: parseStepList(required(block, "steps", exceptPath), `${exceptPath}.steps`, ctx),
+    };
   }
+  return result;
 }

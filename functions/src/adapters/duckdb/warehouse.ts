@@ -3,7 +3,9 @@ import { resolve } from "node:path";
 import { type DuckDBConnection, DuckDBInstance, type DuckDBPreparedStatement } from "@duckdb/node-api";
 import {
   ConfigError,
+  DeadlineExceededError,
   errorMessage,
+  FerretError,
   InvalidInputError,
   NotFoundError,
   StorageError,
@@ -76,6 +78,13 @@ function bindParams(prepared: DuckDBPreparedStatement, params: Readonly<Record<s
     else if (Number.isSafeInteger(value)) prepared.bindBigInt(index, BigInt(value));
     else prepared.bindDouble(index, value);
   }
+}
+
+/** The calling step's reason when its deadline fired; a bare abort still says what happened. */
+function abortReason(signal: AbortSignal): FerretError {
+  return signal.reason instanceof FerretError
+    ? signal.reason
+    : new DeadlineExceededError("the step's deadline passed while the query ran; the statement was stopped");
 }
 
 function engineMessage(error: unknown): string {
@@ -208,7 +217,9 @@ export class DuckDbLogWarehouse implements LogWarehouse {
 
     let result = this.cache.get(fingerprint);
     if (!result) {
-      const { columns, rows } = await this.execute(guarded.sql, params);
+      // The step's deadline has fired: its answer would come too late to be read.
+      if (request.signal?.aborted) throw abortReason(request.signal);
+      const { columns, rows } = await this.execute(guarded.sql, params, request.signal);
       result = { columns, rows: rows.slice(0, maxRows), truncated: rows.length > maxRows };
       this.remember(fingerprint, result);
     }
@@ -255,6 +266,7 @@ export class DuckDbLogWarehouse implements LogWarehouse {
   private async execute(
     sql: string,
     params: Readonly<Record<string, SqlParam>>,
+    signal?: AbortSignal,
   ): Promise<{ columns: string[]; rows: JsonObject[] }> {
     // A connection per statement, so an interrupt stops this statement and nothing else.
     const connection: DuckDBConnection = await this.instance.connect();
@@ -263,6 +275,9 @@ export class DuckDbLogWarehouse implements LogWarehouse {
       timedOut = true;
       connection.interrupt();
     }, this.settings.timeoutMs);
+    // The step's deadline stops the statement too, as BigQuery cancels its job.
+    const stop = () => connection.interrupt();
+    signal?.addEventListener("abort", stop, { once: true });
     try {
       const prepared = await connection.prepare(sql);
       bindParams(prepared, params);
@@ -277,10 +292,12 @@ export class DuckDbLogWarehouse implements LogWarehouse {
       });
       return { columns, rows };
     } catch (error) {
+      if (signal?.aborted) throw abortReason(signal);
       if (timedOut) throw new QueryTimeoutError(this.settings.timeoutMs);
       throw new QueryFailedError(engineMessage(error), error);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
       connection.closeSync();
     }
   }

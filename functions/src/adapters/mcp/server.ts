@@ -7,10 +7,10 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { globMatch } from "../../config/config.js";
 import type { McpServerConfig } from "../../config/mcp-settings.js";
 import { errorMessage, ToolFailedError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
+import { anyToolNameMatches, lookAlikeNames } from "../../domain/tool-names.js";
 import type { Logger } from "../../platform/logger.js";
 import type { SecretSource } from "../../ports/secret-source.js";
 import type { AnyTool } from "../../tools/port.js";
@@ -138,7 +138,7 @@ function toTool(server: McpServerConfig, client: Client, listed: ListedTool): An
   } catch (error) {
     return `its input schema cannot be validated: ${errorMessage(error)}`;
   }
-  const readOnly = server.readOnlyTools.some((p) => globMatch(p, listed.name));
+  const readOnly = anyToolNameMatches(server.readOnlyTools, listed.name);
   // The description is the server's text too: capped and labelled with where it came from.
   const description = `[MCP server ${server.name}${readOnly ? "" : "; acting: each call waits for a person's approval"}] ${(listed.description ?? listed.name).slice(0, MAX_DESCRIPTION)}`;
   return {
@@ -177,8 +177,20 @@ export async function openMcpServer(
     const listed = await listAll(client, server.timeoutMs);
     const tools: AnyTool[] = [];
     const skipped: { tool: string; reason: string }[] = [];
+    // Names told apart only by case or look-alike characters: a person approving one, or a
+    // list naming one, cannot be sure which tool it is, so neither is offered.
+    const twins = lookAlikeNames(listed.map((t) => t.name));
     for (const t of listed) {
-      if (!server.tools.some((p) => globMatch(p, t.name))) continue;
+      const lookAlikes = twins.get(t.name);
+      const listedHere = (name: string) => anyToolNameMatches(server.tools, name);
+      if (lookAlikes && (listedHere(t.name) || lookAlikes.some(listedHere))) {
+        skipped.push({
+          tool: t.name,
+          reason: `the server also offers ${lookAlikes.map((n) => JSON.stringify(n)).join(", ")}, which differs from it only by case or look-alike characters`,
+        });
+        continue;
+      }
+      if (!anyToolNameMatches(server.tools, t.name)) continue;
       const tool = toTool(server, client, t);
       if (typeof tool === "string") skipped.push({ tool: t.name, reason: tool });
       else tools.push(tool);

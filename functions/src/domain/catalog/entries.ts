@@ -3,12 +3,12 @@ import type { CatalogEntryInput, Detector, PlaybookId } from "./schema.js";
 /*
  * SCC finding categories, written in ferret's own words from Google's detector documentation
  * (the page of each detector is the entry's `source`). Category names are Google's, verbatim,
- * because they are what findings carry.
+ * because they are what findings carry. The ETD descriptions of Workspace and custom-module
+ * categories were checked against
+ * https://cloud.google.com/chronicle/docs/ingestion/default-parsers/collect-security-command-center-findings
  */
 
 const ETD = "https://cloud.google.com/security-command-center/docs/concepts-event-threat-detection-overview";
-const ETD_LIST =
-  "https://cloud.google.com/chronicle/docs/ingestion/default-parsers/collect-security-command-center-findings";
 const CTD =
   "https://cloud.google.com/security-command-center/docs/concepts-container-threat-detection-overview";
 const VMTD = "https://cloud.google.com/security-command-center/docs/concepts-vm-threat-detection-overview";
@@ -1061,6 +1061,3 @@ export const CATALOG_ENTRIES: readonly CatalogEntryInput[] = [
   ...rows("security_health_analytics", "MISCONFIGURATION", SHA, HEALTH),
   ...rows("web_security_scanner", "VULNERABILITY", WSS, WEB),
 ];
-
-/** Where the ETD descriptions of Workspace and custom-module categories were checked. */
-export const CATALOG_SOURCES = { ETD, ETD_LIST, CTD, VMTD, SHA, WSS } as const;

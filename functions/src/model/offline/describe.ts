@@ -24,7 +24,7 @@ export function describeIntent(intent: Intent): string {
       case "intel":
         return `Look up ${list([...(p.ips ?? []), ...(p.domains ?? []), ...(p.hashes ?? [])], "the external IPs and domains found by the steps this one depends on")} in threat intelligence: verdict, tags (mining pool, Tor exit, scanner, sinkhole), sources.`;
       case "flows":
-        return `Count VPC flow records between ${p.instance ? `instance ${p.instance[0]}` : "the workload"} and ${list(p.ips, "the IPs the earlier steps resolved or found")}${window(intent)}: flows, bytes, destination ports, first and last seen.`;
+        return `Count VPC flow records between ${p.instance ? `instance ${p.instance[0]}` : "the workload"} and ${p.domains?.length ? `${list(p.ips, "")}${p.ips?.length ? " and " : ""}the addresses ${list(p.domains, "")} resolved to (after each VM's lookup)` : list(p.ips, "the IPs the earlier steps resolved or found")}${window(intent)}: flows, bytes, destination ports, first and last seen.`;
       case "egress":
         return `List the top external destinations of ${p.instance ? `instance ${p.instance[0]}` : "the workload"} in VPC flow logs${window(intent)}, with ports and bytes, to spot other remote endpoints.`;
       case "dns":
@@ -32,9 +32,11 @@ export function describeIntent(intent: Intent): string {
       case "ssh_auth":
         return `Count sshd authentication events${on}${p.ips ? ` from ${list(p.ips, "")}` : ""}${window(intent)}: failed versus accepted logins, user names, first and last attempt.`;
       case "host_logs":
-        return p.near
-          ? `Read the host's syslog${on} in the minutes around the first lookup the earlier step found (else search it for ${list(p.terms ?? p.ips, "the indicators")}${window(intent)}): which process or job ran.`
-          : `Search the host's syslog${on} for ${list(p.terms ?? p.ips, "the finding's process and indicators")}${window(intent)}: process starts, sudo, persistence.`;
+        return p.near?.[0] === "dns"
+          ? `Read the syslog of each VM that looked up ${list(p.domains, "the domain")} in the five minutes around its first lookup${window(intent)}: which process or job made it.`
+          : p.near
+            ? `Read the host's syslog${on} in the minutes around the first lookup the earlier step found (else search it for ${list(p.terms ?? p.ips, "the indicators")}${window(intent)}): which process or job ran.`
+            : `Search the host's syslog${on} for ${list(p.terms ?? p.ips, "the finding's process and indicators")}${window(intent)}: process starts, sudo, persistence.`;
       case "iam_changes":
         return `List IAM policy changes${p.project ? ` in project ${p.project[0]}` : ""}${p.member ? ` that touch ${list(p.member, "")}` : ""}${window(intent)}: who granted which role to whom, from which IP and user agent.`;
       case "principal_activity":
@@ -47,6 +49,12 @@ export function describeIntent(intent: Intent): string {
         return `List data-access log entries for bucket ${list(p.bucket, "the bucket")}${window(intent)}: anonymous versus authenticated reads, objects read, caller IPs.`;
       case "bucket_policy":
         return `List IAM/ACL changes on bucket ${list(p.bucket, "the bucket")}${window(intent)}: who added which members (allUsers, allAuthenticatedUsers) and when.`;
+      case "principal_history":
+        return `Compare ${list(p.principal, "the principal")}'s calls since ${p.recent?.[0] ?? "the window"} with its history back to ${p.start?.[0] ?? "the look-back start"}: caller addresses, networks, user agents and access levels seen before or first now, and methods it repeats on many days.`;
+      case "denied_allowed":
+        return `Find callers that were denied (IAM, VPC Service Controls) and then allowed${window(intent)}: who, from where, to which service, and when the first success came.`;
+      case "lb_requests":
+        return `List load balancer requests${p.ips ? ` from ${list(p.ips, "")}` : p.backend ? ` to backend ${p.backend[0]}` : ""}${window(intent)}: HTTP status, Cloud Armor policy and outcome, whether any reached a backend.`;
     }
   })();
   const runbooks = [...new Set(runbooksFor(intent).map((r) => r.runbook))];

@@ -14,7 +14,7 @@ interface FallbackRule {
 }
 
 /** Removes an ATT&CK tactic prefix ("Credential Access: ", "Persistence: "): a tactic names a goal, not what was seen. */
-function withoutTactic(category: string): string {
+export function withoutTactic(category: string): string {
   return category.replace(/^[A-Za-z0-9 &'-]{3,40}:\s*/, "");
 }
 

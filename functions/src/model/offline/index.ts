@@ -1,3 +1,2 @@
-export { type FamilyId, familyOf } from "./families.js";
-export { createOfflineModel, type OfflineModelOptions, OfflinePlaybookModel } from "./model.js";
-export { OFFLINE_MARK, OFFLINE_MODEL_NAME } from "./provenance.js";
+export { createOfflineModel } from "./model.js";
+export { OFFLINE_MARK } from "./provenance.js";

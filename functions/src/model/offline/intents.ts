@@ -15,7 +15,13 @@ export type IntentKind =
   | "caller_activity"
   | "resource_activity"
   | "bucket_access"
-  | "bucket_policy";
+  | "bucket_policy"
+  /** A principal's look-back: first-seen addresses, user agents, access levels; habits (runbook principal_history). */
+  | "principal_history"
+  /** Calls denied and later allowed, e.g. around a policy or perimeter change (runbook access_denied_then_allowed). */
+  | "denied_allowed"
+  /** Requests at the load balancer and what Cloud Armor did with them (runbooks lb_requests_*). */
+  | "lb_requests";
 
 export const INTENT_KINDS: readonly IntentKind[] = [
   "intel",
@@ -30,6 +36,9 @@ export const INTENT_KINDS: readonly IntentKind[] = [
   "resource_activity",
   "bucket_access",
   "bucket_policy",
+  "principal_history",
+  "denied_allowed",
+  "lb_requests",
 ];
 
 /**
@@ -51,7 +60,18 @@ export type IntentParam =
   | "ports"
   | "start"
   | "end"
-  /** "prior": narrow the window to minutes around the first event the steps this one depends on found. */
+  /** principal_history: where the recent window begins; the look-back (start…recent) is the history. */
+  | "recent"
+  /** A load balancer backend service name. */
+  | "backend"
+  /**
+   * What the planner knew of the table's time span: "covered" (an empty answer is absence) or
+   * "outside" (the table cannot hold the window). Either way an empty answer is not re-asked wider.
+   */
+  | "logs"
+  /**
+   * "dns": read around each VM's first lookup of the intent's domains, joined in one query.
+   * "prior": narrow the window to minutes around the first event the steps this one depends on found. */
   | "near";
 
 export const INTENT_PARAMS: readonly IntentParam[] = [
@@ -68,6 +88,9 @@ export const INTENT_PARAMS: readonly IntentParam[] = [
   "ports",
   "start",
   "end",
+  "recent",
+  "backend",
+  "logs",
   "near",
 ];
 
@@ -94,6 +117,9 @@ export const INTENT_TABLE: Record<Exclude<IntentKind, "intel">, { pattern: RegEx
   resource_activity: { pattern: /cloudaudit.*activity/i, name: "cloudaudit_googleapis_com_activity" },
   bucket_access: { pattern: /data_access/i, name: "cloudaudit_googleapis_com_data_access" },
   bucket_policy: { pattern: /cloudaudit.*activity/i, name: "cloudaudit_googleapis_com_activity" },
+  principal_history: { pattern: /cloudaudit/i, name: "cloudaudit_googleapis_com_activity" },
+  denied_allowed: { pattern: /cloudaudit/i, name: "cloudaudit_googleapis_com_activity" },
+  lb_requests: { pattern: /(^|[._])requests$/i, name: "requests" },
 };
 
 /** Unknown tables (an empty list) mean "not told", not "none": the step is kept. */

@@ -1,12 +1,13 @@
 import type { PlannerContext } from "../../agent/contexts.js";
 import { ModelOutputError } from "../../domain/errors.js";
+import { coverageGap, coverageOf, type TableCoverage } from "../../domain/log-coverage.js";
 import type { FixedCall, PlanDraft, StepDraft } from "../../domain/plan.js";
 import { MAX_FIXED_CALLS } from "../../domain/plan.js";
 import { describeIntent } from "./describe.js";
 import { callsForIntent } from "./executor/calls.js";
 import { intentForStep, readsPriorResults } from "./executor/step-intent.js";
 import { playbookPhrase } from "./families.js";
-import { tableAvailable } from "./intents.js";
+import { INTENT_TABLE, type Intent, tableAvailable } from "./intents.js";
 import { PLAYBOOKS, type StepSpec } from "./playbooks/index.js";
 import { intelStep } from "./playbooks/types.js";
 import { marked } from "./provenance.js";
@@ -54,6 +55,48 @@ function withFixedCalls(
   return { ...draft, calls, ...(intent.kind === "intel" ? { decisive: true } : {}) };
 }
 
+/**
+ * The table an intent reads, matched against the coverage list: the exact name first, then the
+ * intent's table pattern (a dataset may name tables differently).
+ */
+function coverageState(intent: Intent, coverage: readonly TableCoverage[]) {
+  if (intent.kind === "intel") return undefined;
+  const target = INTENT_TABLE[intent.kind];
+  const table =
+    coverage.find((c) => c.table === target.name)?.table ??
+    coverage.find((c) => target.pattern.test(c.table))?.table;
+  const start = intent.params.start?.[0];
+  const end = intent.params.end?.[0];
+  if (!table || !start || !end) return undefined;
+  return coverageOf(coverage, table, { start, end });
+}
+
+/**
+ * With the tables' time spans known: a log step whose table cannot hold its window is left
+ * out (kept, marked, only when nothing else could run), and the rest are marked so an empty
+ * answer is read as absence instead of being searched for ever wider.
+ */
+function withCoverage(
+  specs: readonly StepSpec[],
+  coverage: readonly TableCoverage[] | undefined,
+): StepSpec[] {
+  if (!coverage || coverage.length === 0) return [...specs];
+  const mark = (spec: StepSpec, logs: string): StepSpec => ({
+    ...spec,
+    intent: { ...spec.intent, params: { ...spec.intent.params, logs: [logs] } },
+  });
+  const kept: StepSpec[] = [];
+  const outside: StepSpec[] = [];
+  for (const spec of specs) {
+    const state = coverageState(spec.intent, coverage);
+    if (state === undefined || state === "unknown") kept.push(spec);
+    else if (state === "covered" || state === "partial") kept.push(mark(spec, "covered"));
+    else outside.push(mark(spec, "outside"));
+  }
+  const first = outside[0];
+  return kept.length > 0 || !first ? kept : [first];
+}
+
 /** Keeps the playbook's order, drops what the registry or the log tables cannot serve, then applies the cap. */
 function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepDraft[] {
   const usable = specs.flatMap((spec) => {
@@ -88,7 +131,7 @@ function lastResort(subject: Subject, context: PlannerContext): StepDraft {
     intent: {
       kind: "resource_activity",
       params: {
-        resource: [subject.instance ?? subject.bucket ?? subject.resourceShort],
+        resource: [subject.auditResource],
         ...(subject.project ? { project: [subject.project] } : {}),
         start: [subject.window.start],
         end: [subject.window.end],
@@ -115,14 +158,20 @@ function constraintsFor(base: readonly string[], subject: Subject, context: Plan
         `Earlier investigation ${r.id} (${r.category}, verdict ${r.verdict ?? "none"}) shares ${r.sharedBy}; a lead, not evidence.`,
     );
   const fixed = context.problems.length > 0 ? [`Re-planned to fix: ${context.problems.join("; ")}`] : [];
+  const gap = coverageGap(context.coverage, subject.eventTime);
   const provenance = `Plan chosen by the offline playbook model from ${playbookPhrase(subject.family)}: rules, no LLM.`;
-  return [provenance, ...base, ...fixed, ...related].slice(0, MAX_CONSTRAINTS).map((c) => clip(c, 300));
+  return [provenance, ...(gap ? [gap] : []), ...base, ...fixed, ...related]
+    .slice(0, MAX_CONSTRAINTS)
+    .map((c) => clip(c, 300));
 }
 
 export function planFor(context: PlannerContext): PlanDraft {
   const subject = subjectOf(context.finding);
   const playbook = PLAYBOOKS[subject.family](subject);
-  const selected = selectSteps(playbook.steps, context);
+  const offered = playbook.steps.filter(
+    (spec) => stepTools(spec.intent.kind, context.tools) && tableAvailable(spec.intent.kind, context.tables),
+  );
+  const selected = selectSteps(withCoverage(offered, context.coverage), context);
   const evidence = selected.length > 0 ? selected : [lastResort(subject, context)];
   // An enabled response action closes the plan when there is room under the cap.
   const respond =

@@ -33,6 +33,10 @@ const ALTERNATIVE: Record<IntentKind, IntentKind[]> = {
   resource_activity: ["principal_activity", "host_logs"],
   bucket_access: ["bucket_policy", "caller_activity"],
   bucket_policy: ["resource_activity"],
+  // Questions with one source each: another table cannot answer them.
+  principal_history: [],
+  denied_allowed: [],
+  lb_requests: [],
 };
 
 function slug(base: string, suffix: string): string {
@@ -130,6 +134,9 @@ function followUp(
   book: PlanDraftBook,
 ): string | undefined {
   const intent = decodeIntent(step.description) ?? intentForStep(step, context.finding, [], step.tools);
+  // With the tables' time spans known, an empty answer is absence or a window the logs never
+  // reach: neither a wider window nor another table changes that.
+  if (result.outcome !== "failed" && (intent.params.logs?.length || knowsCoverage(context))) return undefined;
   const base = step.id.replace(/-(wide|alt\d*)$/, "");
   // The executor already retried once over a 4x window; the reflector's retry goes another 4x.
   const wider = widen(widen(windowOf(intent, subject), subject.eventTime), subject.eventTime);
@@ -161,6 +168,10 @@ function followUp(
       return `${step.id} ${result.outcome === "failed" ? "failed" : "found nothing"}; added ${option.id} (${option.why}).`;
   }
   return undefined;
+}
+
+function knowsCoverage(context: ReflectorContext): boolean {
+  return (context.plan.logCoverage?.length ?? 0) > 0;
 }
 
 /** Indicators that results surfaced and no intel lookup has covered yet. */

@@ -19,6 +19,7 @@ const DNS = "dns_googleapis_com_dns_queries";
 const SYSLOG = "syslog";
 const ACTIVITY = "cloudaudit_googleapis_com_activity";
 const DATA_ACCESS = "cloudaudit_googleapis_com_data_access";
+const REQUESTS = "requests";
 
 const P = "protopayload_auditlog";
 const HOST = "labels.compute_googleapis_com_resource_name";
@@ -302,6 +303,72 @@ function bucketPolicy(intent: Intent): SqlQuery[] {
   ];
 }
 
+function principalHistory(intent: Intent): SqlQuery[] {
+  const principals = values(intent, "principal");
+  const recent = values(intent, "recent")[0] ?? values(intent, "start")[0];
+  if (principals.length === 0 || !recent) return [];
+  const split = `TIMESTAMP ${lit(recent)}`;
+  return [ACTIVITY, DATA_ACCESS].map((table) => ({
+    label: `history of the principals (${table === ACTIVITY ? "admin activity" : "data access"})`,
+    sql: [
+      `SELECT ${P}.authenticationInfo.principalEmail AS principal, ${P}.requestMetadata.callerIp AS caller_ip,`,
+      `  ${P}.requestMetadata.callerSuppliedUserAgent AS user_agent, ${P}.methodName AS method,`,
+      `  COUNTIF(timestamp < ${split}) AS calls_before, COUNT(DISTINCT IF(timestamp < ${split}, CAST(timestamp AS DATE), NULL)) AS days_before,`,
+      `  COUNTIF(timestamp >= ${split}) AS calls_recent, MIN(timestamp) AS first_seen, MAX(timestamp) AS last_seen`,
+      `FROM ${table}`,
+      `WHERE ${timeFilter(intent)} AND ${P}.authenticationInfo.principalEmail IN ${inList(principals)}`,
+      "GROUP BY 1, 2, 3, 4",
+      "ORDER BY calls_recent DESC, days_before DESC",
+      "LIMIT 100",
+    ].join("\n"),
+  }));
+}
+
+function deniedAllowed(intent: Intent): SqlQuery[] {
+  return [
+    {
+      label: "denied, then allowed",
+      sql: [
+        `SELECT ${P}.authenticationInfo.principalEmail AS principal, ${P}.requestMetadata.callerIp AS caller_ip, ${P}.serviceName AS service,`,
+        `  COUNTIF(${P}.status.code IS NOT NULL AND ${P}.status.code != 0) AS denied, COUNTIF(${P}.status.code IS NULL OR ${P}.status.code = 0) AS allowed,`,
+        `  MAX(IF(${P}.status.code IS NOT NULL AND ${P}.status.code != 0, timestamp, NULL)) AS last_denied,`,
+        `  MAX(IF(${P}.status.code IS NULL OR ${P}.status.code = 0, timestamp, NULL)) AS first_allowed_after_denial,`,
+        "  MIN(timestamp) AS first_seen, MAX(timestamp) AS last_seen",
+        `FROM ${ACTIVITY}`,
+        `WHERE ${timeFilter(intent)}`,
+        "GROUP BY 1, 2, 3",
+        "HAVING denied > 0",
+        "ORDER BY denied DESC",
+        "LIMIT 50",
+      ].join("\n"),
+    },
+  ];
+}
+
+function lbRequests(intent: Intent): SqlQuery[] {
+  const ips = values(intent, "ips").filter(isIpv4);
+  const backend = values(intent, "backend")[0];
+  const where = [timeFilter(intent)];
+  if (ips.length > 0) where.push(`httpRequest.remoteIp IN ${inList(ips)}`);
+  else if (backend) where.push(`resource.labels.backend_service_name = ${lit(backend)}`);
+  else return [];
+  return [
+    {
+      label: "load balancer requests and the Cloud Armor verdict",
+      sql: [
+        "SELECT httpRequest.remoteIp AS remote_ip, resource.labels.backend_service_name AS backend_service, httpRequest.status AS http_status,",
+        "  jsonPayload.statusDetails AS status_details, jsonPayload.enforcedSecurityPolicy.name AS security_policy,",
+        "  jsonPayload.enforcedSecurityPolicy.outcome AS policy_outcome, COUNT(*) AS requests, MIN(timestamp) AS first_seen, MAX(timestamp) AS last_seen",
+        `FROM ${REQUESTS}`,
+        `WHERE ${where.join(" AND ")}`,
+        "GROUP BY 1, 2, 3, 4, 5, 6",
+        "ORDER BY requests DESC",
+        "LIMIT 50",
+      ].join("\n"),
+    },
+  ];
+}
+
 /** The statements that answer an intent; empty when the intent has no values to query with. */
 export function sqlFor(intent: Intent): SqlQuery[] {
   switch (intent.kind) {
@@ -329,6 +396,12 @@ export function sqlFor(intent: Intent): SqlQuery[] {
       return bucketAccess(intent);
     case "bucket_policy":
       return bucketPolicy(intent);
+    case "principal_history":
+      return principalHistory(intent);
+    case "denied_allowed":
+      return deniedAllowed(intent);
+    case "lb_requests":
+      return lbRequests(intent);
   }
 }
 
@@ -362,6 +435,19 @@ export function probeFieldFor(kind: Intent["kind"]): ProbeField | undefined {
       );
     case "bucket_access":
       return field("buckets present in data access", DATA_ACCESS, "resource.labels.bucket_name");
+    case "principal_history":
+    case "denied_allowed":
+      return field(
+        "principals present in admin activity",
+        ACTIVITY,
+        `${P}.authenticationInfo.principalEmail`,
+      );
+    case "lb_requests":
+      return field(
+        "backend services present in load balancer logs",
+        REQUESTS,
+        "resource.labels.backend_service_name",
+      );
     case "intel":
       return undefined;
   }

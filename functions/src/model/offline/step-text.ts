@@ -45,7 +45,3 @@ export function decodeIntent(description: string): Intent | undefined {
   }
   return { kind, params };
 }
-
-export function firstParam(intent: Intent, key: IntentParam): string | undefined {
-  return intent.params[key]?.[0];
-}

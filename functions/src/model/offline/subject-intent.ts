@@ -1,5 +1,6 @@
+import { identifiersOf } from "../../domain/log-identifiers.js";
 import type { Intent, IntentKind, IntentParams } from "./intents.js";
-import type { Subject } from "./subject.js";
+import { lookBackStart, type Subject } from "./subject.js";
 import type { TimeWindow } from "./time-window.js";
 
 function opt(key: keyof IntentParams, value: string | readonly string[] | undefined): IntentParams {
@@ -11,7 +12,6 @@ function opt(key: keyof IntentParams, value: string | readonly string[] | undefi
 /** An intent of any kind, filled from the finding alone: what the reflector uses for an alternative source. */
 export function intentFromSubject(kind: IntentKind, subject: Subject, window: TimeWindow): Intent {
   const w: IntentParams = { start: [window.start], end: [window.end] };
-  const where = subject.instance ?? subject.resourceShort;
   const params: Record<IntentKind, IntentParams> = {
     intel: {
       ...opt("ips", subject.publicIps),
@@ -24,11 +24,11 @@ export function intentFromSubject(kind: IntentKind, subject: Subject, window: Ti
       ...opt("ports", subject.ports.map(String)),
       ...w,
     },
-    egress: { instance: [where], ...w },
+    egress: { ...opt("instance", subject.instance), ...w },
     dns: { ...opt("domains", subject.domains), ...opt("instance", subject.instance), ...w },
-    ssh_auth: { instance: [where], ...opt("ips", subject.remoteIps), ...w },
+    ssh_auth: { ...opt("instance", subject.instance), ...opt("ips", subject.remoteIps), ...w },
     host_logs: {
-      instance: [where],
+      ...opt("instance", subject.instance),
       ...opt("terms", [...subject.processNames, ...subject.domains, ...subject.remoteIps].slice(0, 8)),
       ...w,
     },
@@ -43,14 +43,26 @@ export function intentFromSubject(kind: IntentKind, subject: Subject, window: Ti
     principal_activity: { ...opt("principal", subject.principal ?? subject.granted[0]?.member), ...w },
     caller_activity: { ...opt("ips", subject.callerIp ?? subject.publicIps), ...w },
     resource_activity: {
-      resource: [subject.instance ?? subject.bucket ?? subject.resourceShort],
+      resource: [subject.auditResource],
       ...opt("project", subject.project),
       ...w,
     },
-    bucket_access: { bucket: [subject.bucket ?? subject.resourceShort], ...w },
+    bucket_access: { ...opt("bucket", subject.bucket), ...w },
     bucket_policy: {
-      bucket: [subject.bucket ?? subject.resourceShort],
+      ...opt("bucket", subject.bucket),
       ...opt("project", subject.project),
+      ...w,
+    },
+    principal_history: {
+      ...opt("principal", subject.principal),
+      recent: [window.start],
+      start: [lookBackStart(window.start)],
+      end: [window.end],
+    },
+    denied_allowed: { ...w },
+    lb_requests: {
+      ...opt("ips", subject.iocIps),
+      ...(subject.iocIps.length === 0 ? opt("backend", identifiersOf(subject.ids, "backend_service")) : {}),
       ...w,
     },
   };
@@ -71,6 +83,18 @@ export function intentIsUsable(intent: Intent): boolean {
       return Boolean(p.principal?.length);
     case "caller_activity":
       return Boolean(p.ips?.length);
+    case "egress":
+    case "host_logs":
+      return Boolean(p.instance?.length);
+    case "ssh_auth":
+      return Boolean(p.instance?.length || p.ips?.length);
+    case "bucket_access":
+    case "bucket_policy":
+      return Boolean(p.bucket?.length);
+    case "principal_history":
+      return Boolean(p.principal?.length);
+    case "lb_requests":
+      return Boolean(p.ips?.length || p.backend?.length);
     default:
       return true;
   }

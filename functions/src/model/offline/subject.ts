@@ -1,5 +1,13 @@
 import type { Finding } from "../../domain/finding.js";
+import { findingIocs } from "../../domain/finding.js";
 import { extractIocs } from "../../domain/ioc.js";
+import {
+  type IdentifierKind,
+  identifiersOf,
+  type LogIdentifiers,
+  resolveLogIdentifiers,
+} from "../../domain/log-identifiers.js";
+import { techniqueIds } from "../../domain/mitre-techniques.js";
 import { type FamilyId, familyOf } from "./families.js";
 import { bareMember, isPublicIp } from "./net.js";
 import { type TimeWindow, windowAround } from "./time-window.js";
@@ -18,14 +26,25 @@ export interface GrantedMember {
 export interface Subject {
   family: FamilyId;
   category: string;
+  /** ATT&CK ids of the detector's own technique names (mitreAttack.primaryTechniques…). */
+  techniques: string[];
+  /** The detector's severity: the floor of a confirmed finding's, never lowered for missing evidence. */
+  severity: Finding["severity"];
   eventTime: string;
   window: TimeWindow;
   project?: string;
   resourceName: string;
-  /** Last path segment of the resource name, e.g. the instance or bucket name. */
+  /** Last path segment of the resource name: for sentences and audit resourceName matching only, never a VM name. */
   resourceShort: string;
+  /** Every identifier the log tables use, with its kind (domain/log-identifiers.ts). */
+  ids: LogIdentifiers;
+  /** A Compute Engine VM's name (the resource itself, a GKE node, properties.instanceDetails); never another kind's name. */
   instance?: string;
+  /** Every VM name the finding names (a GKE finding's nodes). */
+  instances: string[];
   bucket?: string;
+  /** The name audit logs carry in resourceName for the finding's own resource (cluster, dataset, perimeter…). */
+  auditResource: string;
   principal?: string;
   callerIp?: string;
   userAgent?: string;
@@ -33,11 +52,27 @@ export interface Subject {
   publicIps: string[];
   /** Public IPs on the remote side of the finding's connections or indicators (pool, C2, attacker). */
   remoteIps: string[];
+  /** Every public IP the finding names anywhere (indicators, connections, caller, sourceProperties), remote ones first. */
+  iocIps: string[];
   domains: string[];
   hashes: string[];
   processNames: string[];
   ports: number[];
   granted: GrantedMember[];
+  /** The finding's verbatim detail blocks (kubernetes, loadBalancers, exfiltration…), keyed by field. */
+  details: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * How far back a principal's history is read (principal_history): long enough for a monthly
+ * habit to show three times, short enough for a scan cap.
+ */
+export const HISTORY_DAYS = 90;
+
+/** The look-back start for a window that begins at `recent`. */
+export function lookBackStart(recent: string): string {
+  const ms = Date.parse(recent) - HISTORY_DAYS * 86_400_000;
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /** Hours before/after eventTime each family looks at first. */
@@ -61,40 +96,20 @@ function lastSegment(name: string): string {
   return parts.at(-1) ?? name;
 }
 
-/** The VM's name: SCC resource names often carry the numeric instance id, which no log query matches. */
-function instanceOf(finding: Finding): string | undefined {
-  const segment = /\/instances\/([^/?]+)/.exec(finding.resource.name)?.[1];
-  const isVm = segment !== undefined || /instance/i.test(finding.resource.type ?? "");
-  if (!isVm) return undefined;
-  const named = [
-    finding.resource.displayName,
-    stringProperty(finding.sourceProperties, /^(vm_?)?instance_?name$|^vm_?name$/i),
-    /\/instances\/([a-z][a-z0-9-]*)/.exec(finding.externalUri ?? "")?.[1],
-  ].find((n): n is string => typeof n === "string" && /^[a-z][a-z0-9-]{0,62}$/.test(n));
-  if (named) return named;
-  return segment ?? lastSegment(finding.resource.name);
-}
-
-function stringProperty(props: Finding["sourceProperties"], key: RegExp): string | undefined {
-  for (const [k, v] of Object.entries(props)) if (key.test(k) && typeof v === "string") return v;
-  return undefined;
-}
-
-function bucketOf(finding: Finding): string | undefined {
-  const match = /\/\/storage\.googleapis\.com\/(?:projects\/_\/buckets\/)?([^/]+)/.exec(
-    finding.resource.name,
-  );
-  if (match?.[1]) return match[1];
-  if (/bucket/i.test(finding.resource.type ?? ""))
-    return finding.resource.displayName ?? lastSegment(finding.resource.name);
-  return undefined;
-}
-
-function projectOf(finding: Finding): string | undefined {
-  if (finding.resource.projectDisplayName) return finding.resource.projectDisplayName;
-  const fromResource = /\/projects\/([^/]+)/.exec(finding.resource.name)?.[1];
-  if (fromResource && fromResource !== "_") return fromResource;
-  return finding.resource.project ? lastSegment(finding.resource.project) : undefined;
+/** The term that finds the resource in audit logs' resourceName: its own name, not a project number. */
+function auditResourceOf(finding: Finding, ids: LogIdentifiers): string {
+  const kind: IdentifierKind | undefined = ids.resourceKind;
+  const own =
+    kind === "instance_id"
+      ? identifiersOf(ids, "instance_name")[0]
+      : kind
+        ? identifiersOf(ids, kind)[0]
+        : undefined;
+  if (own) return own;
+  const display = finding.resource.displayName;
+  return display && /^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(display)
+    ? display
+    : lastSegment(finding.resource.name);
 }
 
 function uniq<T>(values: Iterable<T>): T[] {
@@ -128,24 +143,37 @@ export function subjectOf(finding: Finding): Subject {
   const argIps = argIocs.filter((i) => i.type === "ip").map((i) => i.value);
   const remoteIps = uniq([...indicatorIps, ...connectionRemote, ...argIps]);
   const callerIp = finding.access?.callerIp;
-  const instance = instanceOf(finding);
-  const bucket = bucketOf(finding);
-  const project = projectOf(finding);
+  const ids = resolveLogIdentifiers(finding);
+  const instances = identifiersOf(ids, "instance_name");
+  const instance = instances[0];
+  const bucket = identifiersOf(ids, "bucket")[0];
+  const project = identifiersOf(ids, "project_id")[0];
   return {
     family,
     category: finding.category,
+    severity: finding.severity,
+    techniques: techniqueIds(finding.mitre.techniques),
     eventTime: finding.eventTime,
     window: windowAround(finding.eventTime, before, after),
     ...(project ? { project } : {}),
     resourceName: finding.resource.name,
     resourceShort: lastSegment(finding.resource.name),
+    ids,
     ...(instance ? { instance } : {}),
+    instances,
     ...(bucket ? { bucket } : {}),
+    auditResource: auditResourceOf(finding, ids),
     ...(finding.access?.principalEmail ? { principal: finding.access.principalEmail } : {}),
     ...(callerIp ? { callerIp } : {}),
     ...(finding.access?.userAgent ? { userAgent: finding.access.userAgent } : {}),
     publicIps: uniq([...remoteIps, ...(callerIp && isPublicIp(callerIp) ? [callerIp] : [])]),
     remoteIps,
+    iocIps: uniq([
+      ...remoteIps,
+      ...findingIocs(finding)
+        .filter((i) => i.type === "ip" && isPublicIp(i.value))
+        .map((i) => i.value),
+    ]),
     domains: uniq([
       ...finding.indicators.domains.map((d) => d.toLowerCase()),
       ...argIocs.filter((i) => i.type === "domain").map((i) => i.value),
@@ -160,5 +188,6 @@ export function subjectOf(finding: Finding): Subject {
       finding.connections.map((c) => c.destinationPort).filter((p): p is number => typeof p === "number"),
     ),
     granted: grantedMembers(finding),
+    details: finding.details ?? {},
   };
 }

@@ -4,6 +4,7 @@ import { askReflector } from "../../../../functions/src/agent/reflector.js";
 import { askStepExecutor } from "../../../../functions/src/agent/step-executor.js";
 import type { Conclusion } from "../../../../functions/src/domain/conclusion.js";
 import type { Finding } from "../../../../functions/src/domain/finding.js";
+import type { TableCoverage } from "../../../../functions/src/domain/log-coverage.js";
 import { readySteps } from "../../../../functions/src/domain/next-action.js";
 import type { Plan } from "../../../../functions/src/domain/plan.js";
 import { applyPlanUpdates } from "../../../../functions/src/domain/plan-rules.js";
@@ -26,6 +27,18 @@ export interface Run {
 
 const NOW = new Date("2025-03-05T00:00:00.000Z");
 
+/** What runPlanner reads before planning: each table's time span, from log_tables when offered. */
+async function readCoverage(toolbox: ToolBox, finding: Finding): Promise<TableCoverage[] | undefined> {
+  if (!toolbox.names().includes("log_tables")) return undefined;
+  const out = await toolbox.run("log_tables", { coverage: true }, ["log_tables"], {
+    investigationId: "inv-offline",
+    finding,
+    logger: silentLogger,
+  });
+  const data = out.data as { coverage?: TableCoverage[] } | null;
+  return out.ok ? data?.coverage : undefined;
+}
+
 /**
  * The whole plan → execute → reflect → conclude loop with the real agent roles, the
  * offline model and a catalog of real tools: what the demo and CI run, minus storage.
@@ -39,7 +52,9 @@ export async function investigate(
   const toolbox = new ToolBox(catalog, () => true);
   const maxSteps = options.maxSteps ?? 10;
   const tools = toolbox.available();
+  const coverage = await readCoverage(toolbox, finding);
   const { plan: initialPlan } = await askPlanner({
+    ...(coverage ? { coverage } : {}),
     investigationId: "inv-offline",
     finding,
     model,

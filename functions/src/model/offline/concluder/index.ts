@@ -2,6 +2,7 @@ import type { ConcluderContext } from "../../../agent/contexts.js";
 import type { ConclusionDraft } from "../../../domain/conclusion.js";
 import type { Finding } from "../../../domain/finding.js";
 import { type Ioc, mergeIocs } from "../../../domain/ioc.js";
+import { coverageGap } from "../../../domain/log-coverage.js";
 import type { Plan } from "../../../domain/plan.js";
 import type { StepResult } from "../../../domain/results.js";
 import { linkFor } from "../../../tools/actions/links.js";
@@ -91,6 +92,8 @@ export function conclusionFor(context: ConcluderContext): ConclusionDraft {
     .join(" ");
   const summary = [
     `Verdict ${verdict} (confidence ${confidence.toFixed(2)}) for ${findingPhrase(subject.family, subject.category)}, decided by explicit rules over the tool evidence, not by an LLM.`,
+    // Said once, here: the logs cannot reach the finding's time.
+    coverageGap(context.plan.logCoverage, subject.eventTime) ?? "",
     decision.rule,
     demoted
       ? `The investigation stopped before it finished, so the rule's ${decision.verdict} is held back as inconclusive.`

@@ -1,8 +1,10 @@
 import { isIpv4, isPublicIp } from "../net.js";
 import {
+  asTime,
   type Flat,
   flatten,
   hasAny,
+  pick,
   pickArray,
   pickNumber,
   pickString,
@@ -13,10 +15,13 @@ import type {
   AuditEvidence,
   AuthEvidence,
   CallScope,
+  DeniedAllowedEvidence,
   DnsEvidence,
   Evidence,
   FlowEvidence,
+  HistoryEvidence,
   HostLineEvidence,
+  HttpRequestEvidence,
   ObjectReadEvidence,
 } from "./types.js";
 
@@ -168,8 +173,12 @@ function flowFrom(row: Flat, scope: CallScope): FlowEvidence | undefined {
   const bytes = pickNumber(row, F.bytes);
   const packets = pickNumber(row, F.packets);
   const instance = pickString(row, F.vm) ?? scope.instance;
+  const sessions = pickNumber(row, ["sessions", "session_count", "connections_distinct"]);
+  const protocol = pickNumber(row, ["protocol", "proto", "connection.protocol"]);
   return {
     kind: "flow",
+    ...(sessions !== undefined ? { sessions } : {}),
+    ...(protocol !== undefined ? { protocol } : {}),
     remoteIp: remote,
     ...(local && local !== remote ? { localIp: local } : {}),
     ...(port !== undefined ? { port } : {}),
@@ -293,6 +302,90 @@ function hostLineFrom(row: Flat, scope: CallScope): HostLineEvidence | undefined
   return { kind: "host_line", text: text.slice(0, 300), ...(host ? { host } : {}), ...spanOf(row) };
 }
 
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** principal_history rows: calls before and inside the window per address, agent, level and method. */
+function historyFrom(row: Flat, scope: CallScope): HistoryEvidence | undefined {
+  const daysBefore = pickNumber(row, ["days_before", "daysBefore"]);
+  const callsRecent = pickNumber(row, ["calls_recent", "callsRecent"]);
+  if (daysBefore === undefined || callsRecent === undefined) return undefined;
+  const levels = pickStrings(row, ["access_levels", "accessLevels"]).filter((l) => l.length > 0);
+  return {
+    kind: "history",
+    accessLevels: [...new Set(levels)],
+    callsBefore: pickNumber(row, ["calls_before", "callsBefore"]) ?? 0,
+    daysBefore,
+    callsRecent,
+    ...optional("principal", pickString(row, F.principal) ?? scope.principal),
+    ...optional("callerIp", pickString(row, F.callerIp)),
+    ...optional("network", pickString(row, ["caller_network", "callerNetwork"])),
+    ...optional("userAgent", pickString(row, F.userAgent)),
+    ...optional("method", pickString(row, F.method)),
+    ...spanOf(row),
+    count:
+      pickNumber(row, ["calls_before"]) !== undefined
+        ? (pickNumber(row, ["calls_before"]) ?? 0) + callsRecent
+        : 1,
+  };
+}
+
+/** access_denied_then_allowed rows: denials and successes per principal, address and service. */
+function deniedAllowedFrom(row: Flat): DeniedAllowedEvidence | undefined {
+  const denied = pickNumber(row, ["denied", "denied_calls"]);
+  const allowed = pickNumber(row, ["allowed", "allowed_calls"]);
+  if (
+    denied === undefined ||
+    allowed === undefined ||
+    !hasAny(row, ["last_denied", "first_allowed_after_denial"])
+  )
+    return undefined;
+  return {
+    kind: "denied_allowed",
+    denied,
+    allowed,
+    ...optional("principal", pickString(row, F.principal)),
+    ...optional("callerIp", pickString(row, F.callerIp)),
+    ...optional("service", pickString(row, ["service", "service_name", "serviceName"])),
+    ...optional("lastDenied", asTime(pick(row, ["last_denied"]))),
+    ...optional("firstAllowedAfter", asTime(pick(row, ["first_allowed_after_denial"]))),
+    ...optional("reason", pickString(row, ["denial_reason", "status_message"])?.slice(0, 200)),
+    ...optional("deniedMethod", pickString(row, ["denied_method"])),
+    ...optional("allowedMethod", pickString(row, ["allowed_method"])),
+    ...spanOf(row),
+    count: denied + allowed,
+  };
+}
+
+/** Load balancer request rows (lb_requests_*): client, status and the Cloud Armor verdict. */
+function httpRequestFrom(row: Flat, scope: CallScope): HttpRequestEvidence | undefined {
+  const status = pickNumber(row, ["http_status", "httpRequest.status", "status"]);
+  const isHttp =
+    hasAny(row, ["http_status", "httpRequest.status", "status_details", "jsonPayload.statusDetails"]) ||
+    hasAny(row, ["policy_outcome", "jsonPayload.enforcedSecurityPolicy.outcome"]);
+  if (!isHttp || status === undefined) return undefined;
+  return {
+    kind: "http_request",
+    wafRules: pickStrings(row, ["waf_rules", "jsonPayload.enforcedSecurityPolicy.preconfiguredExprIds"]),
+    status,
+    ...optional(
+      "remoteIp",
+      ip(pickString(row, ["remote_ip", "httpRequest.remoteIp", "client_ip"])) ?? scope.ip,
+    ),
+    ...optional("backend", pickString(row, ["backend_service", "resource.labels.backend_service_name"])),
+    ...optional("statusDetails", pickString(row, ["status_details", "jsonPayload.statusDetails"])),
+    ...optional("policy", pickString(row, ["security_policy", "jsonPayload.enforcedSecurityPolicy.name"])),
+    ...optional("outcome", pickString(row, ["policy_outcome", "jsonPayload.enforcedSecurityPolicy.outcome"])),
+    ...optional(
+      "url",
+      pickString(row, ["sample_url", "httpRequest.requestUrl", "request_url"])?.slice(0, 300),
+    ),
+    ...spanOf(row),
+    ...(pickNumber(row, ["requests"]) !== undefined ? { count: pickNumber(row, ["requests"]) ?? 1 } : {}),
+  };
+}
+
 /**
  * Decides what one row is from the fields it has. Order matters: a flow row may carry a
  * message column, an audit row may carry a caller IP, so the most specific shape wins.
@@ -303,6 +396,9 @@ export function classifyRow(raw: Record<string, unknown>, scope: CallScope = {})
   const fromText = text ? authFromText(text, row, scope) : undefined;
   if (fromText) return fromText;
   return (
+    historyFrom(row, scope) ??
+    deniedAllowedFrom(row) ??
+    httpRequestFrom(row, scope) ??
     auditFrom(row, scope) ??
     dnsFrom(row, scope) ??
     authFromColumns(row, scope) ??

@@ -29,7 +29,7 @@ export function factOf(e: Evidence, source: string): string {
       return `${source}: ${e.type} ${e.value} is ${e.verdict}${tags}${related}${sources}`;
     }
     case "flow":
-      return `${source}: ${e.count} flow record(s) ${e.localIp ?? e.instance ?? "workload"} ↔ ${e.remoteIp}${e.port !== undefined ? ` port ${e.port}` : ""}${e.bytes !== undefined ? `, ${humanBytes(e.bytes)}` : ""}${e.packets !== undefined ? `, ${e.packets} packets` : ""}${span(e)}`;
+      return `${source}: ${e.count} flow record(s) ${e.instance && e.localIp ? `${e.instance} (${e.localIp})` : (e.localIp ?? e.instance ?? "workload")} ↔ ${e.remoteIp}${e.port !== undefined ? ` port ${e.port}` : ""}${e.protocol === 17 ? " UDP" : e.protocol === 6 ? " TCP" : ""}${e.sessions !== undefined ? `, ${e.sessions} session(s)` : ""}${e.bytes !== undefined ? `, ${humanBytes(e.bytes)}` : ""}${e.packets !== undefined ? `, ${e.packets} packets` : ""}${span(e)}${durationText(e)}`;
     case "dns":
       return `${source}: ${e.query} queried ${e.count} time(s)${e.source ? ` by ${e.source}` : ""}${e.answers.length ? `, answers ${e.answers.slice(0, 4).join(", ")}` : ""}${e.responseCode ? `, rcode ${e.responseCode}` : ""}${span(e)}`;
     case "auth":
@@ -42,7 +42,33 @@ export function factOf(e: Evidence, source: string): string {
       return `${source}: ${e.count} ${e.method} of ${e.bucket ? `gs://${e.bucket}/` : ""}${e.object ?? "objects"} by ${e.principal ? e.principal : "an anonymous caller"}${e.callerIp ? ` from ${e.callerIp}` : ""}${span(e)}`;
     case "host_line":
       return `${source}: log line${e.host ? ` on ${e.host}` : ""}${span(e)}: ${quote(e.text)}`;
+    case "history": {
+      const origin = [
+        e.callerIp ? `from ${e.callerIp}` : "",
+        e.network ? `network ${e.network}` : "",
+        e.userAgent ? `user agent ${quote(e.userAgent)}` : "",
+        e.accessLevels.length ? `access level ${e.accessLevels.join(", ")}` : "no access level",
+      ]
+        .filter(Boolean)
+        .join(", ");
+      const before =
+        e.daysBefore > 0
+          ? `${e.callsBefore} call(s) on ${e.daysBefore} earlier day(s) before the window`
+          : "never before the window (first seen in it)";
+      return `${source}: ${e.principal ?? "the principal"} ${e.method ? `${e.method} ` : ""}${origin}: ${before}, ${e.callsRecent} in the window${span(e)}`;
+    }
+    case "denied_allowed":
+      return `${source}: ${e.principal ?? "a caller"}${e.callerIp ? ` from ${e.callerIp}` : ""} to ${e.service ?? "a service"}: ${e.denied} denied${e.deniedMethod ? ` (${e.deniedMethod})` : ""}${e.lastDenied ? `, last at ${e.lastDenied}` : ""}${e.reason ? ` — ${quote(e.reason)}` : ""}; ${e.allowed} allowed${e.firstAllowedAfter ? `, first success after the denials at ${e.firstAllowedAfter}` : ""}${e.allowedMethod ? ` (${e.allowedMethod})` : ""}`;
+    case "http_request":
+      return `${source}: ${e.count} request(s)${e.remoteIp ? ` from ${e.remoteIp}` : ""}${e.backend ? ` to backend ${e.backend}` : ""}: HTTP ${e.status ?? "?"}${e.statusDetails ? ` (${e.statusDetails})` : ""}${e.policy ? `, Cloud Armor ${e.policy} ${e.outcome ?? ""}`.trimEnd() : ""}${e.wafRules.length ? `, rules ${e.wafRules.slice(0, 3).join(", ")}` : ""}${span(e)}`;
   }
+}
+
+function durationText(e: { first?: string; last?: string }): string {
+  if (!e.first || !e.last) return "";
+  const seconds = Math.round((Date.parse(e.last) - Date.parse(e.first)) / 1000);
+  if (!Number.isFinite(seconds) || seconds < 60) return "";
+  return seconds >= 3600 ? ` (${(seconds / 3600).toFixed(1)} h)` : ` (${Math.round(seconds / 60)} min)`;
 }
 
 /** IOCs the activity itself ties to the step, each with the context it was seen in. */
@@ -102,5 +128,40 @@ export function iocsOf(e: Evidence): Ioc[] {
         : [];
     case "host_line":
       return [];
+    case "history":
+      return e.callerIp && isPublicIp(e.callerIp) && e.daysBefore === 0 && e.callsRecent > 0
+        ? [
+            {
+              type: "ip",
+              value: e.callerIp,
+              context: `first-seen address of ${e.principal ?? "the principal"}`,
+            },
+          ]
+        : [];
+    case "denied_allowed":
+      return [
+        ...(e.callerIp && isPublicIp(e.callerIp)
+          ? [
+              {
+                type: "ip" as const,
+                value: e.callerIp,
+                context: `${e.denied} denied then ${e.allowed} allowed call(s)`,
+              },
+            ]
+          : []),
+        ...(e.principal && e.firstAllowedAfter
+          ? [{ type: "principal" as const, value: e.principal, context: "denied, then allowed" }]
+          : []),
+      ];
+    case "http_request":
+      return e.remoteIp && isPublicIp(e.remoteIp)
+        ? [
+            {
+              type: "ip",
+              value: e.remoteIp,
+              context: `${e.count} request(s) to the load balancer, HTTP ${e.status ?? "?"}${e.outcome ? ` (${e.outcome})` : ""}`,
+            },
+          ]
+        : [];
   }
 }

@@ -16,6 +16,12 @@ export function keyOf(e: Evidence): string {
       return `read|${e.bucket ?? ""}|${e.object ?? ""}|${e.principal ?? ""}|${e.callerIp ?? ""}`;
     case "host_line":
       return `line|${e.text}`;
+    case "history":
+      return `history|${e.principal ?? ""}|${e.callerIp ?? ""}|${e.network ?? ""}|${e.userAgent ?? ""}|${e.accessLevels.join(",")}|${e.method ?? ""}`;
+    case "denied_allowed":
+      return `denied|${e.principal ?? ""}|${e.callerIp ?? ""}|${e.service ?? ""}`;
+    case "http_request":
+      return `http|${e.remoteIp ?? ""}|${e.backend ?? ""}|${e.status ?? ""}|${e.outcome ?? ""}|${e.statusDetails ?? ""}`;
   }
 }
 
@@ -36,7 +42,9 @@ function sum(a: number | undefined, b: number | undefined): number | undefined {
 }
 
 function combine(a: Evidence, b: Evidence): Evidence {
+  // Aggregated rows already carry their own totals; the same row twice is the same activity.
   if (a.kind === "intel" || b.kind === "intel") return a;
+  if (a.kind === "history" || a.kind === "denied_allowed") return a;
   const first = earlier(a.first, b.first);
   const last = later(a.last, b.last);
   const merged = { ...a, count: a.count + b.count, ...(first ? { first } : {}), ...(last ? { last } : {}) };

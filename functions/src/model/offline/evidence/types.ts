@@ -12,7 +12,10 @@ export type Evidence =
   | AuthEvidence
   | AuditEvidence
   | ObjectReadEvidence
-  | HostLineEvidence;
+  | HostLineEvidence
+  | HistoryEvidence
+  | DeniedAllowedEvidence
+  | HttpRequestEvidence;
 
 export interface Span {
   /** Events or rows behind this item (aggregated rows carry their own count). */
@@ -40,6 +43,10 @@ export interface FlowEvidence extends Span {
   packets?: number;
   /** Name of the VM on the local side when the row says. */
   instance?: string;
+  /** Distinct conversations (local ports) behind the records, when the query counted them. */
+  sessions?: number;
+  /** IANA protocol number (6 TCP, 17 UDP). */
+  protocol?: number;
 }
 
 export interface DnsEvidence extends Span {
@@ -96,6 +103,59 @@ export interface HostLineEvidence extends Span {
   kind: "host_line";
   text: string;
   host?: string;
+}
+
+/**
+ * One principal's calls from one address, network, user agent and access level (and one
+ * method), split at the start of the finding's window: the look-back before it is the
+ * principal's history (runbook principal_history).
+ */
+export interface HistoryEvidence extends Span {
+  kind: "history";
+  principal?: string;
+  callerIp?: string;
+  network?: string;
+  userAgent?: string;
+  /** Access Context Manager levels the calls satisfied (a managed-device level, …). */
+  accessLevels: string[];
+  method?: string;
+  callsBefore: number;
+  /** Distinct days with calls before the window. */
+  daysBefore: number;
+  callsRecent: number;
+}
+
+/**
+ * Calls of one principal from one address to one service that were denied and, later,
+ * allowed (runbook access_denied_then_allowed).
+ */
+export interface DeniedAllowedEvidence extends Span {
+  kind: "denied_allowed";
+  principal?: string;
+  callerIp?: string;
+  service?: string;
+  denied: number;
+  allowed: number;
+  lastDenied?: string;
+  /** The first success after the first denial: set when the control stopped the caller and later let it through. */
+  firstAllowedAfter?: string;
+  reason?: string;
+  deniedMethod?: string;
+  allowedMethod?: string;
+}
+
+/** Requests one client sent to a load balancer, with what the front end and Cloud Armor did. */
+export interface HttpRequestEvidence extends Span {
+  kind: "http_request";
+  remoteIp?: string;
+  backend?: string;
+  status?: number;
+  statusDetails?: string;
+  policy?: string;
+  /** Cloud Armor's outcome: ACCEPT or DENY. */
+  outcome?: string;
+  wafRules: string[];
+  url?: string;
 }
 
 /** One tool call as the evidence readers see it, whoever issued it. */

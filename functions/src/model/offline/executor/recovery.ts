@@ -36,6 +36,9 @@ export function recoveryCalls(
   const failed = main.filter((e) => !e.record.ok);
   // Recovery is for a step that learned nothing; one that has rows already answered its question.
   if (empty.length + failed.length < main.length) return [];
+  // The planner knew the table's time span: an empty answer is absence (or the logs end), and a
+  // wider window cannot change that.
+  if (intent.params.logs?.length && failed.length === 0) return [];
   const tool = toolForIntent(intent.kind, stepTools);
   if (!tool) return [];
   const declaration = declarations.find((d) => d.name === tool);

@@ -2,7 +2,7 @@ import { type Ioc, mergeIocs } from "../../../domain/ioc.js";
 import type { StepReport } from "../../../domain/results.js";
 import { acceptedLogins, failedAttempts } from "../evidence/counting.js";
 import { factOf, humanBytes, iocsOf } from "../evidence/facts.js";
-import { mergeAcrossCalls } from "../evidence/merge.js";
+import { keyOf, mergeAcrossCalls } from "../evidence/merge.js";
 import { isRowQuery, readCall } from "../evidence/read-call.js";
 import { rowSetOf } from "../evidence/rows.js";
 import type { Evidence, ReadCall } from "../evidence/types.js";
@@ -112,6 +112,28 @@ function headlines(evidence: readonly Evidence[]): string[] {
     );
   const lines = evidence.filter((e) => e.kind === "host_line");
   if (lines.length > 0) out.push(`${lines.length} matching host log line(s)`);
+  const history = evidence.filter((e) => e.kind === "history");
+  if (history.length > 0) {
+    const fresh = history.filter((h) => h.daysBefore === 0 && h.callsRecent > 0);
+    const days = Math.max(0, ...history.map((h) => h.daysBefore));
+    out.push(
+      `history of ${[...new Set(history.map((h) => h.principal ?? "?"))].slice(0, 2).join(", ")}: ${history.length} origin/method pattern(s), up to ${days} earlier day(s); ${fresh.length} first seen in the window`,
+    );
+  }
+  const denials = evidence.filter((e) => e.kind === "denied_allowed");
+  if (denials.length > 0) {
+    const turned = denials.filter((d) => d.firstAllowedAfter);
+    out.push(
+      `${denials.reduce((n, d) => n + d.denied, 0)} denied call(s) from ${denials.length} caller(s); ${turned.length} later allowed`,
+    );
+  }
+  const http = evidence.filter((e) => e.kind === "http_request");
+  if (http.length > 0) {
+    const refused = http.filter((h) => /deny/i.test(h.outcome ?? "") || (h.status ?? 0) === 403);
+    out.push(
+      `${http.reduce((n, h) => n + h.count, 0)} load balancer request(s), ${refused.reduce((n, h) => n + h.count, 0)} refused at the edge`,
+    );
+  }
   return out;
 }
 
@@ -124,6 +146,9 @@ const RANK: Record<Evidence["kind"], number> = {
   flow: 4,
   dns: 5,
   host_line: 6,
+  denied_allowed: 1,
+  history: 2,
+  http_request: 3,
 };
 
 /**
@@ -223,5 +248,9 @@ function sameActivity(a: Evidence, b: Evidence): boolean {
       return b.kind === "object_read" && a.object === b.object;
     case "host_line":
       return b.kind === "host_line" && a.text === b.text;
+    case "history":
+    case "denied_allowed":
+    case "http_request":
+      return keyOf(a) === keyOf(b);
   }
 }

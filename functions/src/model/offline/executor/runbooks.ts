@@ -36,7 +36,13 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
       return [];
     case "flows": {
       const ips = each(p.ips?.filter(isIpv4));
-      if (ips.length > 0) return ips.map((ip) => rb("vpc_flows_to_ip", { ip }));
+      // A domain: connections to whatever it resolved to, joined in one query (no wait for a DNS step).
+      const answered = each(p.domains, 2).map((domain) => rb("vpc_flows_to_dns_answers", { domain }));
+      if (ips.length > 0 || answered.length > 0)
+        return [...ips.map((ip) => rb("vpc_flows_to_ip", { ip })), ...answered].slice(
+          0,
+          MAX_CALLS_PER_INTENT,
+        );
       return instance ? [rb("vpc_flows_from_instance", { instance })] : [];
     }
     case "egress":
@@ -56,6 +62,9 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
       ];
     }
     case "host_logs": {
+      // What ran around the first lookup of a domain, on whichever VM made it.
+      if (p.near?.[0] === "dns" && p.domains?.length)
+        return each(p.domains, 2).map((domain) => rb("host_syslog_near_dns", { domain }));
       if (!instance) return [];
       const terms = each(p.terms);
       return terms.length > 0
@@ -84,6 +93,18 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
       return each(p.bucket, 1).map((bucket) => rb("bucket_data_access", { bucket }));
     case "bucket_policy":
       return each(p.bucket, 1).map((bucket) => rb("bucket_iam_changes", { bucket }));
+    case "principal_history": {
+      // The look-back runs from `start` to `end`; `recent` splits it into history and window.
+      const recent = p.recent?.[0] ?? start;
+      return each(p.principal, 2).map((principal) => rb("principal_history", { principal, recent }));
+    }
+    case "denied_allowed":
+      return [rb("access_denied_then_allowed", {})];
+    case "lb_requests": {
+      const ips = each(p.ips?.filter(isIpv4), 3);
+      if (ips.length > 0) return ips.map((ip) => rb("lb_requests_from_ip", { ip }));
+      return each(p.backend, 1).map((backend_service) => rb("lb_requests_to_backend", { backend_service }));
+    }
   }
 }
 

@@ -1,16 +1,26 @@
 import type { ResultSummary } from "../../../agent/result-summary.js";
 import type { Finding } from "../../../domain/finding.js";
 import { extractIocs } from "../../../domain/ioc.js";
+import { identifiersOf } from "../../../domain/log-identifiers.js";
 import type { Step } from "../../../domain/plan.js";
 import type { Intent, IntentKind, IntentParams } from "../intents.js";
 import { isPublicIp } from "../net.js";
 import { decodeIntent, safeValues } from "../step-text.js";
-import { type Subject, subjectOf } from "../subject.js";
+import { lookBackStart, type Subject, subjectOf } from "../subject.js";
 import { isTimestamp } from "../time-window.js";
 import { toolForIntent } from "../tool-choice.js";
 
 /** Keyword rules for steps an LLM wrote (no plan tail): first match wins. */
 const KEYWORDS: readonly [RegExp, IntentKind][] = [
+  [/load balancer|cloud armor|\bwaf\b|http request|front[\s-]?end/i, "lb_requests"],
+  [
+    /denied.{0,40}(then|later|and).{0,20}(allowed|succe)|permission[\s_]denied|vpc service controls? (violation|denial)/i,
+    "denied_allowed",
+  ],
+  [
+    /first[\s-]seen|history|baseline|usual (address|location|user agent)|habit|never (used|seen) before/i,
+    "principal_history",
+  ],
   [/threat[\s-]?intel|reputation|\bintel\b|virustotal|\botx\b|blocklist|known[\s-]bad/i, "intel"],
   [/\bdns\b|resolv|query name|queryname/i, "dns"],
   [/\bsshd?\b|\blog[io]n|logon|brute|authenticat|\brdp\b|password/i, "ssh_auth"],
@@ -100,8 +110,8 @@ export function enrichIntent(intent: Intent, subject: Subject, prior: readonly R
       }
       break;
     case "flows":
-      fill(p, "ips", [...priorIocs(prior, "ip"), ...subject.remoteIps]);
-      if (none("ips")) fill(p, "instance", subject.instance);
+      if (none("domains")) fill(p, "ips", [...priorIocs(prior, "ip"), ...subject.remoteIps]);
+      if (none("ips", "domains")) fill(p, "instance", subject.instance);
       break;
     case "egress":
       fill(p, "instance", subject.instance);
@@ -138,11 +148,31 @@ export function enrichIntent(intent: Intent, subject: Subject, prior: readonly R
       fill(p, "ips", subject.callerIp, subject.publicIps);
       break;
     case "resource_activity":
-      fill(p, "resource", subject.instance ?? subject.bucket ?? subject.resourceShort);
+      fill(p, "resource", subject.auditResource);
       break;
     case "bucket_access":
     case "bucket_policy":
-      fill(p, "bucket", subject.bucket ?? subject.resourceShort);
+      fill(p, "bucket", subject.bucket);
+      break;
+    case "principal_history":
+      fill(
+        p,
+        "principal",
+        subject.principal,
+        subject.granted.map((g) => g.member),
+      );
+      if (!p.recent?.length) {
+        // An LLM-written step names the window; the history is the look-back before it.
+        const recent = p.start?.[0] ?? subject.window.start;
+        p.recent = [recent];
+        p.start = [lookBackStart(recent)];
+      }
+      break;
+    case "lb_requests":
+      if (none("ips", "backend")) fill(p, "ips", subject.iocIps);
+      if (none("ips", "backend")) fill(p, "backend", identifiersOf(subject.ids, "backend_service"));
+      break;
+    case "denied_allowed":
       break;
   }
   fill(p, "start", subject.window.start);
@@ -165,7 +195,7 @@ export function readsPriorResults(intent: Intent): boolean {
     case "intel":
       return none("ips", "domains", "hashes");
     case "flows":
-      return none("ips");
+      return none("ips", "domains");
     case "dns":
       return none("domains", "instance");
     default:

@@ -1,54 +1,37 @@
+import { withoutTactic } from "../families.js";
 import type { Subject } from "../subject.js";
 import {
-  applicableSteps,
-  commonConstraints,
-  intelStep,
-  type Playbook,
-  paramIfPresent,
-  windowParams,
-} from "./types.js";
+  callerIntelStep,
+  deniedAllowedStep,
+  followUpStep,
+  historyStep,
+  resourceStep,
+} from "./evidence-steps.js";
+import { applicableSteps, commonConstraints, type Playbook } from "./types.js";
 
-/** A sensitive change (keys, scripts, perimeters, RBAC, groups): who made it, from where, and what followed. */
+/** Categories about a control being weakened: calls it used to stop may now get through. */
+const WEAKENED_CONTROL = /perimeter|service control|polic|firewall|permission|access level|authenticat/i;
+
+/**
+ * A sensitive change (keys, scripts, perimeters, RBAC, groups): the change, the principal's own
+ * history (a first-seen address, or the same change on many earlier days), the caller's
+ * reputation, what an added member did next, and who got through a weakened control.
+ */
 export function adminChangePlaybook(subject: Subject): Playbook {
-  const w = windowParams(subject.window);
   return {
-    objective: `Who changed ${subject.resourceShort} ("${subject.category}") around ${subject.eventTime}, from where, and was the change used?`,
+    objective: `Who changed ${subject.auditResource} ("${subject.category}") around ${subject.eventTime}, from where, is it their habit, and was the change used?`,
     successCriteria: [
       "The change itself in the admin activity log: principal, caller IP, user agent.",
-      "Whether the principal normally makes such changes, and from that address.",
-      "Reputation of the caller IP.",
+      "The principal's history: the same address, device and method before, or a first-seen one.",
+      "What followed: a new member's actions, callers the change let through.",
     ],
     constraints: commonConstraints(subject),
     steps: applicableSteps([
-      {
-        id: "resource-activity",
-        intent: {
-          kind: "resource_activity",
-          params: { resource: [subject.resourceShort], ...paramIfPresent("project", subject.project), ...w },
-        },
-        expected: "The change on the resource and what was done to it afterwards.",
-      },
-      subject.principal && {
-        id: "principal-activity",
-        intent: { kind: "principal_activity", params: { principal: [subject.principal], ...w } },
-        expected: "The principal's other calls: routine administration, or a burst of unusual methods.",
-      },
-      subject.callerIp &&
-        intelStep(
-          "intel-caller",
-          subject,
-          "A malicious or anonymizer verdict on the caller IP means the change came from an outsider.",
-          {
-            ips: [subject.callerIp],
-            domains: [],
-            hashes: [],
-          },
-        ),
-      subject.callerIp && {
-        id: "caller-activity",
-        intent: { kind: "caller_activity", params: { ips: [subject.callerIp], ...w } },
-        expected: "Other principals or resources touched from the caller IP.",
-      },
+      resourceStep(subject, "The change on the resource and what was done to it afterwards."),
+      historyStep(subject),
+      followUpStep(subject),
+      WEAKENED_CONTROL.test(withoutTactic(subject.category)) && deniedAllowedStep(subject),
+      callerIntelStep(subject),
     ]),
   };
 }

@@ -45,29 +45,30 @@ export function badIndicatorPlaybook(subject: Subject): Playbook {
           kind: "flows",
           params: {
             ...paramIfPresent("ips", subject.remoteIps),
-            ...paramIfPresent("instance", subject.instance),
+            // The resolved addresses are joined in the query itself, so this step waits for no other.
+            ...paramIfPresent("domains", subject.domains),
+            ...(subject.domains.length === 0 ? paramIfPresent("instance", subject.instance) : {}),
             ...w,
           },
         },
         expected:
           "Connections to the flagged or resolved IPs after the lookup mean real contact; none means the lookup went nowhere.",
-        ...(subject.domains.length > 0 ? { dependsOn: ["dns-lookups"] } : {}),
       },
       {
         id: "host-logs",
         intent: {
           kind: "host_logs",
           params: {
-            ...paramIfPresent("instance", subject.instance ?? subject.resourceShort),
+            ...paramIfPresent("instance", subject.instance),
             terms: [...subject.domains, ...subject.remoteIps, ...subject.processNames].slice(0, 4),
-            // Lines rarely name the domain; what ran in the minutes of the first lookup does.
-            ...(subject.domains.length > 0 ? { near: ["prior"] } : {}),
+            // Lines rarely name the domain; what ran in the minutes of the first lookup does, read
+            // in one query that finds the lookup itself.
+            ...(subject.domains.length > 0 ? { near: ["dns"], domains: subject.domains } : {}),
             ...w,
           },
         },
         expected:
           "Which process or tool on the host made the lookup (a scanner, a package manager, an unknown binary).",
-        ...(subject.domains.length > 0 ? { dependsOn: ["dns-lookups"] } : {}),
       },
     ]),
   };

@@ -11,9 +11,10 @@ import {
 export function bruteForcePlaybook(subject: Subject): Playbook {
   const w = windowParams(subject.window);
   const attackers = subject.remoteIps;
-  const target = subject.instance ?? subject.resourceShort;
+  // Only a VM name goes where syslog names hosts; without one the auth log is searched by source.
+  const target = subject.instance;
   return {
-    objective: `Did the login attempts against ${target}${attackers.length ? ` from ${attackers.join(", ")}` : ""} succeed, and what happened after?`,
+    objective: `Did the login attempts against ${target ?? subject.auditResource}${attackers.length ? ` from ${attackers.join(", ")}` : ""} succeed, and what happened after?`,
     successCriteria: [
       "Counts of failed and accepted logins from the source IPs, with user names and times.",
       "Reputation of the source IPs (scanner, botnet, Tor).",

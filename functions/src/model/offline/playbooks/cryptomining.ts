@@ -41,11 +41,11 @@ export function cryptominingPlaybook(subject: Subject): Playbook {
         expected:
           "Sustained flows from the workload to the pool IPs (many connections or MBs, typical stratum ports) confirm mining; zero flows in a populated table refute it.",
       },
-      (subject.instance || subject.remoteIps.length === 0) && {
+      subject.instance && {
         id: "egress-top",
         intent: {
           kind: "egress",
-          params: { ...paramIfPresent("instance", subject.instance ?? subject.resourceShort), ...w },
+          params: { ...paramIfPresent("instance", subject.instance), ...w },
         },
         expected:
           "Other external destinations on pool-like ports reveal further pools; only expected services means no additional egress.",
@@ -68,7 +68,7 @@ export function cryptominingPlaybook(subject: Subject): Playbook {
         intent: {
           kind: "host_logs",
           params: {
-            ...paramIfPresent("instance", subject.instance ?? subject.resourceShort),
+            ...paramIfPresent("instance", subject.instance),
             terms: [...subject.processNames.slice(0, 1), ...HOST_TERMS].slice(0, 4),
             ...w,
           },
@@ -87,7 +87,7 @@ export function cryptominingPlaybook(subject: Subject): Playbook {
         intent: {
           kind: "resource_activity",
           params: {
-            ...paramIfPresent("resource", subject.instance ?? subject.resourceShort),
+            ...paramIfPresent("resource", subject.auditResource),
             ...paramIfPresent("project", subject.project),
             ...w,
           },

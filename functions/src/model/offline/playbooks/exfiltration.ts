@@ -1,54 +1,42 @@
+import { identifiersOf } from "../../../domain/log-identifiers.js";
 import type { Subject } from "../subject.js";
-import {
-  applicableSteps,
-  commonConstraints,
-  intelStep,
-  type Playbook,
-  paramIfPresent,
-  windowParams,
-} from "./types.js";
+import { callerIntelStep, historyStep } from "./evidence-steps.js";
+import { applicableSteps, commonConstraints, type Playbook, paramIfPresent, windowParams } from "./types.js";
 
-/** BigQuery / Cloud SQL data leaving the organization: who moved which data where, and from which address. */
+/**
+ * BigQuery / Cloud SQL data leaving the organization: who moved it (the principal's calls in
+ * the window sit in its history, so one look-back shows both the export and whether its
+ * address and client are the principal's own), the caller's reputation, and the source's
+ * admin activity (a restore or an ACL change).
+ */
 export function exfiltrationPlaybook(subject: Subject): Playbook {
-  const w = windowParams(subject.window);
+  const sources = [
+    ...identifiersOf(subject.ids, "table"),
+    ...identifiersOf(subject.ids, "sql_instance"),
+    ...identifiersOf(subject.ids, "bucket"),
+  ];
   return {
-    objective: `Did data from ${subject.resourceShort} leave the organization around ${subject.eventTime}, who moved it, and from where?`,
+    objective: `Did data from ${subject.auditResource} leave the organization around ${subject.eventTime}, who moved it, and from an address and client that are theirs?`,
     successCriteria: [
-      "The export, copy or restore call on the resource: principal, caller IP, destination.",
-      "The principal's other activity in the window: one job or a pattern of bulk reads.",
+      "The export, copy or restore call: principal, caller IP, user agent, destination.",
+      "The principal's history: the same address and client before, or first seen now.",
       "Reputation of the caller IP.",
     ],
     constraints: commonConstraints(subject),
     steps: applicableSteps([
+      historyStep(subject),
+      callerIntelStep(subject),
       {
         id: "resource-activity",
         intent: {
           kind: "resource_activity",
-          params: { resource: [subject.resourceShort], ...paramIfPresent("project", subject.project), ...w },
-        },
-        expected: "The calls that read, exported or copied the resource, with their principal and caller IP.",
-      },
-      subject.principal && {
-        id: "principal-activity",
-        intent: { kind: "principal_activity", params: { principal: [subject.principal], ...w } },
-        expected:
-          "The principal's calls in the window: a routine job, or bulk reads and exports it does not usually run.",
-      },
-      subject.callerIp &&
-        intelStep(
-          "intel-caller",
-          subject,
-          "A malicious or anonymizer verdict on the caller IP means an outsider moved the data.",
-          {
-            ips: [subject.callerIp],
-            domains: [],
-            hashes: [],
+          params: {
+            resource: [sources[0] ?? subject.auditResource],
+            ...paramIfPresent("project", subject.project),
+            ...windowParams(subject.window),
           },
-        ),
-      subject.callerIp && {
-        id: "caller-activity",
-        intent: { kind: "caller_activity", params: { ips: [subject.callerIp], ...w } },
-        expected: "Everything else the caller IP did: other principals or data touched from it.",
+        },
+        expected: "Admin changes on the data's source (restores, ACL or sharing changes) around the export.",
       },
     ]),
   };

@@ -7,9 +7,10 @@ import { applicableSteps, commonConstraints, type Playbook, paramIfPresent, wind
  */
 export function publicBucketPlaybook(subject: Subject): Playbook {
   const w = windowParams(subject.window);
-  const bucket = subject.bucket ?? subject.resourceShort;
+  // Only a bucket name goes in a bucket slot; a finding on anything else gets no bucket query.
+  const bucket = subject.bucket;
   return {
-    objective: `Is bucket ${bucket} really readable by anyone, was that intended (a public website), and was non-public data read anonymously?`,
+    objective: `Is bucket ${bucket ?? subject.auditResource} really readable by anyone, was that intended (a public website), and was non-public data read anonymously?`,
     successCriteria: [
       "The policy change that made the bucket public: who, when, which member (allUsers, allAuthenticatedUsers).",
       "Data-access entries: anonymous versus authenticated reads, which objects, from which IPs.",
@@ -17,7 +18,7 @@ export function publicBucketPlaybook(subject: Subject): Playbook {
     ],
     constraints: commonConstraints(subject),
     steps: applicableSteps([
-      {
+      bucket && {
         id: "bucket-policy",
         intent: {
           kind: "bucket_policy",
@@ -26,7 +27,7 @@ export function publicBucketPlaybook(subject: Subject): Playbook {
         expected:
           "A setIamPolicy/ACL change adding allUsers or allAuthenticatedUsers, with the principal who made it.",
       },
-      {
+      bucket && {
         id: "bucket-access",
         intent: { kind: "bucket_access", params: { bucket: [bucket], ...w } },
         expected:

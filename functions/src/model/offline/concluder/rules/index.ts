@@ -3,8 +3,8 @@ import type { FamilyRules } from "../decision.js";
 import { badIndicatorRules } from "./bad-indicator.js";
 import { bruteForceRules } from "./brute-force.js";
 import { credentialAccessRules } from "./credential-access.js";
+import { crossCategoryRules } from "./cross-category.js";
 import { cryptominingRules } from "./cryptomining.js";
-import { genericRules } from "./generic.js";
 import { iamGrantRules } from "./iam-grant.js";
 import { publicBucketRules } from "./public-bucket.js";
 
@@ -15,11 +15,10 @@ export const VERDICT_RULES: Record<FamilyId, FamilyRules> = {
   brute_force: bruteForceRules,
   credential_access: credentialAccessRules,
   public_bucket: publicBucketRules,
-  // No family rules of their own yet: intel on the finding's indicators, else inconclusive.
-  // Never a dismissal, so these families cannot clear a finding.
-  exfiltration: genericRules,
-  admin_change: genericRules,
-  runtime: genericRules,
-  posture: genericRules,
-  generic: genericRules,
+  // No rules of their own: the evidence analysts read across categories (cross-category.ts).
+  exfiltration: crossCategoryRules,
+  admin_change: crossCategoryRules,
+  runtime: crossCategoryRules,
+  posture: crossCategoryRules,
+  generic: crossCategoryRules,
 };
