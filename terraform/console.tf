@@ -66,7 +66,7 @@ variable "console_role_id" {
 
 locals {
   # The console's entry point (ff.http("console", …) in functions/src/index.ts) is not in
-  # ENTRY_POINTS: the local stack serves it with `ferret console`, not as a Pub/Sub or workflow
+  # ROLES (functions/src/roles/index.ts): the local stack serves it with `ferret console`, not as a Pub/Sub or workflow
   # function. Its Cloud Run service has the function's name (gen2), which the NEG names below.
   console = {
     entry_point     = "console"

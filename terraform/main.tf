@@ -34,14 +34,14 @@ provider "google-beta" {
 
 # -----------------------------------------------------------------------------
 # What the code expects. Keep aligned with functions/src/platform/topics.ts and
-# functions/src/platform/entrypoints.ts (test/unit/terraform checks both ways).
+# functions/src/roles/index.ts (test/unit/terraform checks both ways).
 # -----------------------------------------------------------------------------
 
 locals {
   # TOPICS in functions/src/platform/topics.ts.
   topics = ["scc-findings", "investigation-events", "agent-sessions", "analyst-actions", "sweep-requests"]
 
-  # ENTRY_POINTS in functions/src/platform/entrypoints.ts. The key is the exported entry point
+  # ROLES in functions/src/roles/index.ts. The key is the exported entry point
   # (build_config.entry_point); `name` is the Cloud Functions / Cloud Run service name.
   # trigger = "pubsub": HTTP function fed by an authenticated push subscription on `topic`
   #   (functions-framework turns the push body into the CloudEvent the code registers for).
@@ -262,7 +262,7 @@ locals {
     # Edits the thread root (channel, post claims) and writes to SCC; decides approvals; starts
     # the workflow for Re-investigate; answers questions in the thread with the model.
     analystActions = ["common", "slack", "analysts", "scc_writeback", "approvals", "workflow", "model"]
-    # The web console (terraform/console.tf, only with enable_console; not an ENTRY_POINTS entry):
+    # The web console (terraform/console.tf, only with enable_console; not a role in ROLES):
     # reads Firestore, shows the governor's limits on the queue page, links to Slack threads.
     console = ["common", "governor", "console"]
   }

@@ -73,21 +73,22 @@ export function frameworkSharesExpress(): boolean {
 }
 
 /**
- * A function's cold import: index (which registers every entry point and imports nothing
- * else) plus its own module (entry/entry-modules.ts), as functions-framework's
- * `--target` loads it. Then, apart, the runtime its first call builds (compose.ts with the
- * function's needs: the cloud clients are constructed, nothing is connected), which the
- * first request pays on top of the import.
+ * A function's cold import: index (which registers every role's function and loads the
+ * roles' definitions) plus its own role's code and handler (entry/role-handler.ts
+ * loadHandler), as its first request loads them. Then, apart, the runtime its first call
+ * builds (compose.ts with the role's needs: the cloud clients are constructed, nothing is
+ * connected), which the first request pays on top of the import.
  */
 const ENTRY_PROBE = [
   FRAMEWORK_PRELOAD,
   "const t0 = performance.now();",
   "await import(process.env.BENCH_MODULE_URL);",
-  "const m = await import(process.env.BENCH_ENTRY_MODULES_URL);",
-  "await m.ENTRY_POINT_MODULES[process.env.BENCH_ENTRY_POINT]();",
+  "const { ROLES } = await import(process.env.BENCH_ROLES_URL);",
+  "const role = ROLES.find((r) => r.name === process.env.BENCH_ENTRY_POINT);",
+  "await (await import(process.env.BENCH_ROLE_HANDLER_URL)).loadHandler(role);",
   "const t1 = performance.now();",
   "const { buildRuntime } = await import(process.env.BENCH_COMPOSE_URL);",
-  "await buildRuntime(process.env, m.ENTRY_POINT_NEEDS[process.env.BENCH_ENTRY_POINT]);",
+  "await buildRuntime(process.env, (await role.definition()).needs);",
   "const t2 = performance.now();",
   "process.stdout.write(JSON.stringify({ importMs: t1 - t0, runtimeMs: t2 - t1 }) + '\\n');",
   "process.exit(0);",
@@ -112,7 +113,7 @@ const CONSOLE_PROBE = [
   "process.exit(0);",
 ].join(" ");
 
-/** The web console's entry point: not in ENTRY_POINT_MODULES, it has its own loader. */
+/** The web console's entry point: not a role, it has its own loader in index.ts. */
 export const CONSOLE_ENTRY_POINT = "console";
 
 /** The target for a function's cold import (issue 19), checked on the deployed (dist) build. */
@@ -130,18 +131,15 @@ export interface EntryImportTime {
 export async function measureEntryImport(options: {
   entryPoint: string;
   variant: string;
-  /** index.js/ts of the variant; entry-modules sits next to it under entry/. */
+  /** index.js/ts of the variant; roles/ and entry/ sit next to it. */
   modulePath: string;
   nodeArgs: string[];
   cwd: string;
   samples: number;
   env: NodeJS.ProcessEnv;
 }): Promise<EntryImportTime> {
-  const entryModules = join(
-    dirname(options.modulePath),
-    "entry",
-    `entry-modules${extname(options.modulePath)}`,
-  );
+  const ext = extname(options.modulePath);
+  const src = (path: string) => pathToFileURL(join(dirname(options.modulePath), `${path}${ext}`)).href;
   const times: number[] = [];
   const runtimes: number[] = [];
   for (let i = 0; i < options.samples; i++) {
@@ -159,8 +157,9 @@ export async function measureEntryImport(options: {
         BENCH_CONSOLE_URL: pathToFileURL(join(consoleDir, `function${extname(options.modulePath)}`)).href,
         BENCH_CONSOLE_COMPOSE_URL: pathToFileURL(join(consoleDir, `compose${extname(options.modulePath)}`))
           .href,
-        BENCH_ENTRY_MODULES_URL: pathToFileURL(entryModules).href,
-        BENCH_COMPOSE_URL: pathToFileURL(join(dirname(entryModules), `compose${extname(entryModules)}`)).href,
+        BENCH_ROLES_URL: src("roles/index"),
+        BENCH_ROLE_HANDLER_URL: src("entry/role-handler"),
+        BENCH_COMPOSE_URL: src("entry/compose"),
         BENCH_ENTRY_POINT: options.entryPoint,
       },
       timeoutMs: 120_000,

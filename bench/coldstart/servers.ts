@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "../../functions/src/local/free-port.js";
-import { ENTRY_POINTS, type EntryPoint } from "../../functions/src/platform/entrypoints.js";
+import { ROLES } from "../../functions/src/roles/index.js";
+import type { Role } from "../../functions/src/roles/role.js";
 
 /**
  * One functions-framework server per entry point, started cold the way Cloud Run starts an
@@ -85,7 +86,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 export async function serverColdStart(options: {
-  entryPoint: EntryPoint;
+  entryPoint: Role;
   variant: string;
   source: string;
   nodeArgs: string[];
@@ -134,4 +135,4 @@ export async function serverColdStart(options: {
   return record;
 }
 
-export const ALL_ENTRY_POINTS: readonly EntryPoint[] = ENTRY_POINTS;
+export const ALL_ENTRY_POINTS: readonly Role[] = ROLES;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ProxiedCall } from "./proxy.js";
 
-/** "<fn> done" lines the HTTP functions log after each operation (http-functions.ts). */
+/** "<fn> done" lines the HTTP functions log after each operation (entry/workflow-call.ts). */
 export interface OperationLog {
   fn: string;
   investigationId: string;

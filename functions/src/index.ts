@@ -1,51 +1,29 @@
-import type { CloudEvent, Request, Response } from "@google-cloud/functions-framework";
+import type { CloudEvent } from "@google-cloud/functions-framework";
 import * as ff from "@google-cloud/functions-framework";
-import { ENTRY_POINT_MODULES, type EntryPointModuleName } from "./entry/entry-modules.js";
+import type { EventHandler, HttpHandler } from "./entry/role-handler.js";
+import { lazy } from "./platform/lazy.js";
+import { ROLES } from "./roles/index.js";
 
 /**
- * Every Cloud Function of ferret, registered from one source tree. Each deployed function
- * names one of these as its entry point (platform/entrypoints.ts lists them; Terraform and
- * the local stack are checked against that list). Registering imports nothing but
- * functions-framework: a function's own modules (and the adapters its runtime builds) load
- * on its first request, so an instance of the notifier never loads the log warehouse, the
- * tools or the models (functions/entry-modules.ts says which module serves which function).
+ * Every Cloud Function of ferret, registered from one source tree: one per role in
+ * roles/index.ts, under the role's name (the entry point Terraform deploys). Registering loads
+ * the roles' definitions (names, triggers, schemas) and functions-framework, nothing else: a
+ * function's own code loads on its first request, and its runtime (the cloud clients) on the
+ * first call of its handler, so an instance of the notifier never loads the log warehouse, the
+ * tools or the models.
  */
-function http(name: EntryPointModuleName): void {
-  let handler: Promise<(req: Request, res: Response) => Promise<void>> | undefined;
-  ff.http(name, async (req, res) => {
-    handler ??= ENTRY_POINT_MODULES[name]().then(
-      (load) => load as (req: Request, res: Response) => Promise<void>,
-    );
-    await (await handler)(req, res);
-  });
-}
+const handlers = () => import("./entry/role-handler.js");
 
-function cloudEvent(name: EntryPointModuleName): void {
-  let handler: Promise<(event: CloudEvent<unknown>) => Promise<void>> | undefined;
-  ff.cloudEvent(name, async (event: CloudEvent<unknown>) => {
-    handler ??= ENTRY_POINT_MODULES[name]().then(
-      (load) => load as (event: CloudEvent<unknown>) => Promise<void>,
-    );
-    await (await handler)(event);
-  });
+for (const role of ROLES) {
+  if (role.trigger === "pubsub") {
+    const handler = lazy(async (): Promise<EventHandler> => (await handlers()).loadEventHandler(role));
+    ff.cloudEvent(role.name, async (event: CloudEvent<unknown>) => (await handler())(event));
+  } else {
+    const handler = lazy(async (): Promise<HttpHandler> => (await handlers()).loadHttpHandler(role));
+    ff.http(role.name, async (req, res) => (await handler())(req, res));
+  }
 }
-
-http("planner");
-http("stepExecutor");
-http("reflector");
-http("concluder");
-http("compressor");
-http("responder");
-cloudEvent("ingest");
-cloudEvent("memoryIntrospector");
-cloudEvent("notifier");
-cloudEvent("sweep");
-http("slackEvents");
-cloudEvent("analystActions");
 
 // The web console (functions/src/console/): served behind Identity-Aware Proxy, its own loader.
-let consoleHandler: Promise<(req: Request, res: Response) => Promise<void>> | undefined;
-ff.http("console", async (req, res) => {
-  consoleHandler ??= import("./console/function.js").then((m) => m.consoleFunction());
-  await (await consoleHandler)(req, res);
-});
+const consoleHandler = lazy(async () => (await import("./console/function.js")).consoleFunction());
+ff.http("console", async (req, res) => (await consoleHandler())(req, res));

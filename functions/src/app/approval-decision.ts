@@ -1,7 +1,6 @@
-import { z } from "zod";
 import type { Config } from "../config/config.js";
-import { SlackUserIdSchema } from "../domain/analyst.js";
-import { ApprovalIdSchema, type ApprovalRecord } from "../domain/approval-record.js";
+import type { ApprovalClick } from "../domain/analyst.js";
+import type { ApprovalRecord } from "../domain/approval-record.js";
 import { NotFoundError } from "../domain/errors.js";
 import type { Investigation } from "../domain/investigation.js";
 import { approvalMessageTs } from "../notify/approval-notes.js";
@@ -12,17 +11,6 @@ import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { WorkflowCallbacks } from "../ports/workflow-callbacks.js";
 import { publishEvents } from "./publish.js";
-
-/** An Approve or Deny click as published on `analyst-actions` (kind "approval"). */
-export const ApprovalClickSchema = z.object({
-  kind: z.literal("approval"),
-  decision: z.enum(["approve", "deny"]),
-  investigationId: z.string().regex(/^inv-[a-f0-9]{24}$/),
-  approvalId: ApprovalIdSchema,
-  user: z.object({ id: SlackUserIdSchema, name: z.string().max(80).optional() }),
-  at: z.iso.datetime(),
-});
-export type ApprovalClick = z.infer<typeof ApprovalClickSchema>;
 
 export interface ApprovalDecisionDeps {
   config: Pick<Config, "slack">;

@@ -5,7 +5,7 @@ import {
   type VectorIndex,
 } from "../adapters/firestore/indexes.js";
 import { MEMORY_VECTOR_INDEX } from "../adapters/firestore/memory-store.js";
-import { ENTRY_POINTS, type EntryPointName } from "../platform/entrypoints.js";
+import { ROLES, type RoleName } from "../roles/index.js";
 
 /**
  * What a working deployment has, as terraform/ creates it (test/unit/terraform/doctor.test.ts
@@ -33,7 +33,7 @@ export const REQUIRED_APIS: readonly string[] = [
 ];
 
 /** Cloud Functions service name and service account id of each entry point. */
-export const FUNCTIONS: Readonly<Record<EntryPointName, { service: string; accountId: string }>> = {
+export const FUNCTIONS: Readonly<Record<RoleName, { service: string; accountId: string }>> = {
   ingest: { service: "ferret-ingest", accountId: "ferret-ingest" },
   planner: { service: "ferret-planner", accountId: "ferret-planner" },
   stepExecutor: { service: "ferret-step-executor", accountId: "ferret-step-executor" },
@@ -49,7 +49,7 @@ export const FUNCTIONS: Readonly<Record<EntryPointName, { service: string; accou
 };
 
 /** Roles each function's account holds on the project (resource-level grants are not listed). */
-export const PROJECT_ROLES: Readonly<Record<EntryPointName, readonly string[]>> = {
+export const PROJECT_ROLES: Readonly<Record<RoleName, readonly string[]>> = {
   ingest: ["roles/datastore.user"],
   planner: ["roles/datastore.user", "roles/aiplatform.user"],
   stepExecutor: ["roles/datastore.user", "roles/aiplatform.user", "roles/bigquery.jobUser"],
@@ -76,4 +76,4 @@ export const REQUIRED_INDEXES: { composite: readonly CompositeIndex[]; vector: r
   vector: [FINDING_EMBEDDING_INDEX, MEMORY_VECTOR_INDEX],
 };
 
-export const ENTRY_POINT_NAMES: readonly EntryPointName[] = ENTRY_POINTS.map((e) => e.name);
+export const ENTRY_POINT_NAMES: readonly RoleName[] = ROLES.map((e) => e.name);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { ApprovalIdSchema } from "./approval-record.js";
 import { VerdictSchema } from "./conclusion.js";
 
 /**
@@ -48,6 +49,17 @@ export const AnalystActionSchema = z
     }
   });
 export type AnalystAction = z.infer<typeof AnalystActionSchema>;
+
+/** An Approve or Deny click on a held acting call, as published on `analyst-actions` (kind "approval"). */
+export const ApprovalClickSchema = z.object({
+  kind: z.literal("approval"),
+  decision: z.enum(["approve", "deny"]),
+  investigationId: z.string().regex(/^inv-[a-f0-9]{24}$/),
+  approvalId: ApprovalIdSchema,
+  user: z.object({ id: SlackUserIdSchema, name: z.string().max(80).optional() }),
+  at: z.iso.datetime(),
+});
+export type ApprovalClick = z.infer<typeof ApprovalClickSchema>;
 
 export const AnalystDecisionSchema = z.object({
   actionId: z.string(),

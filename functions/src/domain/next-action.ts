@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Counters } from "./investigation.js";
 import type { Plan, Step } from "./plan.js";
 import type { AgentPolicy } from "./policy.js";
@@ -6,11 +7,13 @@ import type { AgentPolicy } from "./policy.js";
  * What the investigation does next. This is the only place that decides it; the planner
  * and reflector functions call it, and the Workflows YAML only switches on its `kind`.
  */
-export type NextAction =
-  | { kind: "execute"; stepIds: string[] }
-  | { kind: "reflect"; stepIds: string[] }
-  | { kind: "conclude"; reason: string }
-  | { kind: "needs_human"; reason: string };
+export const NextActionSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("execute"), stepIds: z.array(z.string()) }),
+  z.object({ kind: z.literal("reflect"), stepIds: z.array(z.string()) }),
+  z.object({ kind: z.literal("conclude"), reason: z.string() }),
+  z.object({ kind: z.literal("needs_human"), reason: z.string() }),
+]);
+export type NextAction = z.infer<typeof NextActionSchema>;
 
 export interface DecisionInput {
   plan: Plan;

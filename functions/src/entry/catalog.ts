@@ -8,6 +8,7 @@ import { type Environment, hasGeminiCredentials, readEnvironment } from "../conf
 import { ConfigError, errorMessage } from "../domain/errors.js";
 import { createOfflineModel } from "../model/offline/index.js";
 import type { Model } from "../model/port.js";
+import { lazy } from "../platform/lazy.js";
 import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
@@ -26,7 +27,6 @@ import { createToolRegistry } from "../tools/registry.js";
 import { createRelatedFindingsTool, type FindingEmbeddings } from "../tools/related-findings.js";
 import { createThreatIntelLookupTool } from "../tools/threat-intel-lookup.js";
 import type { ToolCatalog } from "../tools/toolbox.js";
-import { lazyThreatIntel } from "./lazy-intel.js";
 import { duckDbTableList, LazyLogWarehouse } from "./lazy-warehouse.js";
 
 export { embeddingSpace } from "./embedding-space.js";
@@ -126,11 +126,22 @@ async function openWarehouse(
   );
 }
 
+/**
+ * A threat-intel provider built on first lookup. Reading and validating a STIX bundle at
+ * start-up made one bad file stop every function of the process; here it fails the lookup
+ * that needed it (a failed tool call the investigation records), and the next lookup tries
+ * again (lazy()'s rule).
+ */
+function intelOnFirstLookup(name: string, build: () => ThreatIntel): ThreatIntel {
+  const provider = lazy(build);
+  return { name, lookup: async (indicator, options) => (await provider()).lookup(indicator, options) };
+}
+
 function threatIntel(config: Config, environment: Environment): ThreatIntel | undefined {
   const providers: ThreatIntel[] = [];
   const bundle = config.intel.stixBundle;
   if (bundle)
-    providers.push(lazyThreatIntel(`stix:${basename(bundle)}`, () => StixThreatIntel.fromFile(bundle)));
+    providers.push(intelOnFirstLookup(`stix:${basename(bundle)}`, () => StixThreatIntel.fromFile(bundle)));
   if (config.intel.otxEnabled) {
     // Secret Manager mounts the key as OTX_API_KEY in production.
     if (!environment.otxApiKey) throw new ConfigError("FERRET_OTX_ENABLED=true but OTX_API_KEY is not set");

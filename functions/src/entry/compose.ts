@@ -12,29 +12,21 @@ import { type Environment, readEnvironment, wantsGemini } from "../config/enviro
 import { ConfigError } from "../domain/errors.js";
 import { createRecall } from "../memory/recall.js";
 import { createOfflineModel } from "../model/offline/index.js";
+import { lazy } from "../platform/lazy.js";
 import { createLogger } from "../platform/logger.js";
 import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
+import type { RuntimeNeeds } from "../roles/role.js";
 import { createToolRegistry } from "../tools/registry.js";
 import { indexFindingEmbedding } from "../tools/related-findings.js";
 import { embeddingSpace } from "./embedding-space.js";
-import { lazyChatSink } from "./lazy-chat.js";
-import { lazyLauncher } from "./lazy-launcher.js";
 import type { Runtime } from "./runtime.js";
 
 /**
- * What a function needs beyond the store, bus and config every function has. A function
- * builds only what it uses: the notifier never opens the log warehouse, ingest never loads
- * the tools. Adapters a function may not need are imported when first built, so they stay
- * out of the module graph of the functions that do not.
+ * A function builds only what its role needs (roles/<role>.ts): the notifier never opens the
+ * log warehouse, ingest never loads the tools. Adapters a function may not need are imported
+ * when first built, so they stay out of the module graph of the functions that do not.
  */
-export interface RuntimeNeeds {
-  /** The tool catalog and the log tables (planner, stepExecutor, reflector, concluder). */
-  tools: boolean;
-  /** The chat sink built at start-up (notifier, Slack functions); elsewhere on first post. */
-  chat: boolean;
-}
-
 export const ALL_NEEDS: RuntimeNeeds = { tools: true, chat: true };
 
 /**
@@ -92,7 +84,7 @@ export async function buildRuntime(
       ...(environment.slack.chatFile ? { file: environment.slack.chatFile } : {}),
       logger,
     });
-  const chat = needs.chat ? await openChat() : lazyChatSink(openChat);
+  const chat = needs.chat ? await openChat() : chatOnFirstPost(openChat);
   // Only a live Slack sink opens modals; the check loads nothing a lazy sink deferred.
   const chatInteractions = needs.chat ? await slackInteractions(chat) : undefined;
   return {
@@ -105,8 +97,7 @@ export async function buildRuntime(
     indexFinding: (inv) =>
       indexFindingEmbedding({ embeddings: findingEmbeddings, embedder: primaryModel }, inv),
     bus,
-    // Built on the first launch: only ingest, the sweep and re-investigations start executions.
-    launcher: lazyLauncher(() => chooseLauncher(config, environment, projectId)),
+    launcher: launcherOnFirstLaunch(() => chooseLauncher(config, environment, projectId)),
     governor: new FirestoreGovernorStore(db),
     chat,
     ...(chatInteractions ? { chatInteractions } : {}),
@@ -147,7 +138,29 @@ async function chooseLauncher(
   return new ExecutionsApiLauncher({ project: projectId, location, workflow: name }, deadline);
 }
 
-const runtimes = new Map<string, Promise<Runtime>>();
+/**
+ * A chat sink built on the first post, for functions that do not post (the workflow roles,
+ * ingest, the memory introspector): their cold start then never loads the Slack SDK.
+ */
+function chatOnFirstPost(open: () => Promise<ChatSink>): ChatSink {
+  const sink = lazy(open);
+  return {
+    post: async (message) => (await sink()).post(message),
+    update: async (ts, message) => (await sink()).update(ts, message),
+  };
+}
+
+/**
+ * A launcher built on the first launch. Only ingest, the sweep and re-investigations start
+ * executions, yet every runtime carries a launcher; building it eagerly loaded the Workflows
+ * client library into every function's cold start.
+ */
+function launcherOnFirstLaunch(open: () => Promise<WorkflowLauncher>): WorkflowLauncher {
+  const launcher = lazy(open);
+  return { launch: async (investigationId) => (await launcher()).launch(investigationId) };
+}
+
+const runtimes = new Map<string, () => Promise<Runtime>>();
 
 /**
  * One runtime per process (a function instance), built on first use with what that
@@ -158,13 +171,10 @@ export function getRuntime(needs: RuntimeNeeds = ALL_NEEDS): Promise<Runtime> {
   const key = JSON.stringify(needs);
   let runtime = runtimes.get(key);
   if (!runtime) {
-    runtime = buildRuntime(process.env, needs).catch((error: unknown) => {
-      runtimes.delete(key); // let the next request try again rather than caching the failure
-      throw error;
-    });
+    runtime = lazy(() => buildRuntime(process.env, needs));
     runtimes.set(key, runtime);
   }
-  return runtime;
+  return runtime();
 }
 
 /** The chat sink itself when it is a live Slack workspace: modals and user groups. */

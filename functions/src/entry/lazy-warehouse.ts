@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { TABLE_FILE } from "../adapters/duckdb/table-file.js";
 import { ConfigError, errorMessage, FerretError, StorageError } from "../domain/errors.js";
+import { type Lazy, lazy } from "../platform/lazy.js";
 import type { LogWarehouse, QueryRequest, QueryResult, TableInfo } from "../ports/log-warehouse.js";
 import { catalogTable, LOG_TABLES } from "../sql/log-catalog.js";
 
@@ -9,28 +10,23 @@ import { catalogTable, LOG_TABLES } from "../sql/log-catalog.js";
  * and one malformed line fails the load; done at start-up, that failure stopped every
  * function of the process (ingest and the notifier included), outside the error handling
  * of any message. Here it becomes the error of the query that needed the warehouse, and
- * the next use tries again (the file may have been fixed).
+ * the next use tries again (the file may have been fixed): lazy()'s rule.
  */
 export class LazyLogWarehouse implements LogWarehouse {
-  private opening: Promise<LogWarehouse> | undefined;
+  private readonly warehouse: Lazy<LogWarehouse>;
 
   constructor(
     readonly dialect: LogWarehouse["dialect"],
-    private readonly open: () => Promise<LogWarehouse>,
-  ) {}
-
-  /** Whether a previous use opened (or is opening) the warehouse. */
-  get started(): boolean {
-    return this.opening !== undefined;
-  }
-
-  private warehouse(): Promise<LogWarehouse> {
-    this.opening ??= this.open().catch((error: unknown) => {
-      this.opening = undefined;
-      if (error instanceof FerretError) throw error;
-      throw new StorageError(`the log warehouse could not be opened: ${errorMessage(error)}`, false, error);
+    open: () => Promise<LogWarehouse>,
+  ) {
+    this.warehouse = lazy(async () => {
+      try {
+        return await open();
+      } catch (error) {
+        if (error instanceof FerretError) throw error;
+        throw new StorageError(`the log warehouse could not be opened: ${errorMessage(error)}`, false, error);
+      }
     });
-    return this.opening;
   }
 
   async listTables(): Promise<TableInfo[]> {
@@ -45,10 +41,9 @@ export class LazyLogWarehouse implements LogWarehouse {
     return (await this.warehouse()).query(request);
   }
 
+  /** Closes what an earlier use opened; opens nothing. */
   async close(): Promise<void> {
-    const opening = this.opening;
-    this.opening = undefined;
-    const warehouse = await opening?.catch(() => undefined);
+    const warehouse = await this.warehouse.drop()?.catch(() => undefined);
     await warehouse?.close();
   }
 }

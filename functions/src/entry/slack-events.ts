@@ -1,7 +1,11 @@
 import type { Request, Response } from "@google-cloud/functions-framework";
 import type { AnalystAccess } from "../app/analyst-access.js";
-import type { ApprovalClick } from "../app/approval-decision.js";
-import { type AnalystAction, type AnalystActionKind, analystActionId } from "../domain/analyst.js";
+import {
+  type AnalystAction,
+  type AnalystActionKind,
+  type ApprovalClick,
+  analystActionId,
+} from "../domain/analyst.js";
 import type { Verdict } from "../domain/conclusion.js";
 import { errorMessage, FerretError, InvalidInputError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
@@ -138,7 +142,7 @@ async function events(raw: string, d: SlackEventsDeps): Promise<Answer> {
     text: text.slice(0, QUESTION_MAX_CHARS),
     at: d.now().toISOString(),
   };
-  await d.bus.publish(ANALYST_TOPICS.analystActions, question as unknown as JsonObject, {
+  await d.bus.publish(ANALYST_TOPICS.analystActions, question, {
     kind: "question",
     eventId: payload.event_id,
   });
@@ -207,7 +211,7 @@ async function publish(
     ...dispute,
     at: d.now().toISOString(),
   };
-  await d.bus.publish(ANALYST_TOPICS.analystActions, action as unknown as JsonObject, {
+  await d.bus.publish(ANALYST_TOPICS.analystActions, action, {
     kind,
     investigationId,
   });
@@ -242,7 +246,7 @@ async function approvalClick(
     user: { id: user.id, ...(user.username || user.name ? { name: user.username ?? user.name } : {}) },
     at: d.now().toISOString(),
   };
-  await d.bus.publish(ANALYST_TOPICS.analystActions, click as unknown as JsonObject, {
+  await d.bus.publish(ANALYST_TOPICS.analystActions, click, {
     kind: "approval",
     investigationId: approval.investigationId,
   });

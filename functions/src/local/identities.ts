@@ -5,7 +5,7 @@ import {
   type CallbackServerOptions,
 } from "../../../workflows/runner/callback-server.js";
 import { FUNCTIONS } from "../doctor/expectations.js";
-import { ENTRY_POINTS, type EntryPointName } from "../platform/entrypoints.js";
+import { ROLES, type RoleName } from "../roles/index.js";
 
 /**
  * Who each function is off GCP. In GCP every function runs as its own service account and
@@ -21,16 +21,16 @@ import { ENTRY_POINTS, type EntryPointName } from "../platform/entrypoints.js";
 export const LOCAL_IDENTITY_PROJECT = "ferret-local";
 
 /** The one function that may wake a paused execution. */
-export const CALLBACK_SENDER = "analystActions" satisfies EntryPointName;
+export const CALLBACK_SENDER = "analystActions" satisfies RoleName;
 
 /** The principal a function stands for, as IAM writes it (its Terraform account id). */
-export function localPrincipal(name: EntryPointName): string {
+export function localPrincipal(name: RoleName): string {
   return `serviceAccount:${FUNCTIONS[name].accountId}@${LOCAL_IDENTITY_PROJECT}.iam.gserviceaccount.com`;
 }
 
 export interface LocalIdentities {
   /** The bearer token each function sends as itself (its FERRET_LOCAL_IDENTITY_TOKEN). */
-  tokens: Readonly<Record<EntryPointName, string>>;
+  tokens: Readonly<Record<RoleName, string>>;
   /** Token → principal, and the principals that may call back: what the callback server gets. */
   callbacks: BearerIdentities;
 }
@@ -38,9 +38,9 @@ export interface LocalIdentities {
 /** Fresh tokens for every function; only the analystActions worker may call back. */
 export function mintLocalIdentities(): LocalIdentities {
   const tokens = Object.fromEntries(
-    ENTRY_POINTS.map((e) => [e.name, `local-${e.name}-${randomBytes(18).toString("base64url")}`]),
-  ) as Record<EntryPointName, string>;
-  const principals = Object.fromEntries(ENTRY_POINTS.map((e) => [tokens[e.name], localPrincipal(e.name)]));
+    ROLES.map((e) => [e.name, `local-${e.name}-${randomBytes(18).toString("base64url")}`]),
+  ) as Record<RoleName, string>;
+  const principals = Object.fromEntries(ROLES.map((e) => [tokens[e.name], localPrincipal(e.name)]));
   return { tokens, callbacks: { principals, allowed: [localPrincipal(CALLBACK_SENDER)] } };
 }
 

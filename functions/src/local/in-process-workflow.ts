@@ -10,8 +10,9 @@ import {
 import type { AppDeps } from "../app/deps.js";
 import { NotFoundError } from "../domain/errors.js";
 import type { Investigation } from "../domain/investigation.js";
-import { WORKFLOW_FUNCTIONS, type WorkflowFunctionName } from "../entry/http-functions.js";
 import { fromRoot } from "../platform/paths.js";
+import { WORKFLOW_ROLES } from "../roles/index.js";
+import type { WorkflowRole } from "../roles/role.js";
 
 /**
  * The deployed workflow, run in this process: workflows/investigate.yaml on the local runner,
@@ -22,16 +23,11 @@ import { fromRoot } from "../platform/paths.js";
  * framing); bodies are still encoded, validated and size-checked as the runner sends them.
  */
 
-/** Where the workflow's URLs point: one host per function. */
-const URL_ENV: Record<string, WorkflowFunctionName> = {
-  FERRET_PLANNER_URL: "planner",
-  FERRET_STEP_EXECUTOR_URL: "stepExecutor",
-  FERRET_REFLECTOR_URL: "reflector",
-  FERRET_CONCLUDER_URL: "concluder",
-  FERRET_COMPRESSOR_URL: "compressor",
-  FERRET_RESPONDER_URL: "responder",
-};
+/** Where the workflow's URLs point: one host per role, named after it. */
 const SCHEME = "in-process:";
+const ROLE_BY_HOST: ReadonlyMap<string, WorkflowRole> = new Map(
+  WORKFLOW_ROLES.map((role) => [role.name, role]),
+);
 
 let loaded: LoadedWorkflow | undefined;
 
@@ -48,7 +44,7 @@ export interface InProcessOptions {
    * Runs around every function call: the bench times operations with it, a fault test
    * records the answers. Defaults to just making the call.
    */
-  around?: (fn: WorkflowFunctionName, call: () => Promise<HttpResponse>) => Promise<HttpResponse>;
+  around?: (fn: string, call: () => Promise<HttpResponse>) => Promise<HttpResponse>;
   /** Extra values for sys.get_env, e.g. FERRET_STEP_EXECUTOR_TIMEOUT_SECONDS. */
   env?: Record<string, string>;
   /**
@@ -69,9 +65,8 @@ export function inProcessTransport(
 ): (request: HttpRequest) => Promise<HttpResponse> {
   return async (request) => {
     const url = new URL(request.url);
-    const name = url.hostname;
-    if (url.protocol !== SCHEME || !isWorkflowFunction(name))
-      return json(404, { error: { message: `no function at ${request.url}` } });
+    const role = url.protocol === SCHEME ? ROLE_BY_HOST.get(url.hostname) : undefined;
+    if (!role) return json(404, { error: { message: `no function at ${request.url}` } });
     const call = async (): Promise<HttpResponse> => {
       if (request.method !== "POST") return json(405, { error: { message: "POST a JSON body" } });
       let body: unknown;
@@ -82,10 +77,10 @@ export function inProcessTransport(
           error: { code: "invalid_input", message: "the body is not JSON", retryable: false },
         });
       }
-      const answer = await WORKFLOW_FUNCTIONS[name](body, depsFor, options.logger);
+      const answer = await role.call(body, depsFor, options.logger);
       return json(answer.status, answer.body);
     };
-    return options.around ? options.around(name, call) : call();
+    return options.around ? options.around(role.name, call) : call();
   };
 }
 
@@ -111,7 +106,7 @@ export async function investigateWith(
   options: InProcessOptions = {},
 ): Promise<Investigation> {
   const env: Record<string, string> = { ...options.env };
-  for (const [name, fn] of Object.entries(URL_ENV)) env[name] = `${SCHEME}//${fn}/`;
+  for (const role of WORKFLOW_ROLES) env[role.urlEnv] = `${SCHEME}//${role.name}/`;
   let failure: unknown;
   try {
     await runWorkflow(
@@ -131,10 +126,6 @@ export async function investigateWith(
   // The execution's own error (a WorkflowError with the Workflows error map) says more than any wrapper.
   if (failure && investigation.status !== "failed") throw failure;
   return investigation;
-}
-
-function isWorkflowFunction(name: string): name is WorkflowFunctionName {
-  return Object.hasOwn(WORKFLOW_FUNCTIONS, name);
 }
 
 function json(status: number, body: unknown): HttpResponse {

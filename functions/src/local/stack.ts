@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { ENTRY_POINTS } from "../platform/entrypoints.js";
 import { fromRoot, repoRoot } from "../platform/paths.js";
+import { ROLES, WORKFLOW_ROLES } from "../roles/index.js";
 import { startEmulators } from "./emulators.js";
 import { freePort } from "./free-port.js";
 import { type LocalIdentities, mintLocalIdentities } from "./identities.js";
@@ -110,7 +110,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     Object.assign(process.env, clientEnv);
     // Every entry point, the analyst's loop included: slackEvents answers signed requests from a
     // Slack stand-in (local/slack-signer.ts), analystActions is pushed from analyst-actions.
-    const entries = ENTRY_POINTS;
+    const entries = ROLES;
     const ports = await Promise.all([...entries.map(() => freePort()), freePort()]);
     const executionsPort = ports.at(-1) as number;
     const executionsUrl = `http://127.0.0.1:${executionsPort}`;
@@ -173,6 +173,9 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       started[slot] = fresh;
       await waitForHttp(functionUrls[name] as string, fresh);
     };
+    // Each workflow role's URL, under the variable the YAML reads it from (sys.get_env).
+    const workflowUrls: Record<string, string> = {};
+    for (const role of WORKFLOW_ROLES) workflowUrls[role.urlEnv] = await route(role.name);
     const executions = startProcess(
       "workflow-executions",
       process.execPath,
@@ -190,12 +193,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       {
         env: {
           ...process.env,
-          FERRET_PLANNER_URL: await route("planner"),
-          FERRET_STEP_EXECUTOR_URL: await route("stepExecutor"),
-          FERRET_REFLECTOR_URL: await route("reflector"),
-          FERRET_CONCLUDER_URL: await route("concluder"),
-          FERRET_COMPRESSOR_URL: await route("compressor"),
-          FERRET_RESPONDER_URL: await route("responder"),
+          ...workflowUrls,
           // The workflow waits as long as the functions say a request lasts (user_env_vars in Terraform).
           ...(options.env.FERRET_APPROVAL_TIMEOUT_SECONDS
             ? { FERRET_APPROVAL_TIMEOUT_SECONDS: options.env.FERRET_APPROVAL_TIMEOUT_SECONDS }

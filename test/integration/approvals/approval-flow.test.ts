@@ -12,10 +12,11 @@ import { createChatSink } from "../../../functions/src/adapters/slack/create-cha
 import { StixThreatIntel } from "../../../functions/src/adapters/stix/threat-intel.js";
 import { httpWorkflowCallbacks } from "../../../functions/src/adapters/workflows/callback-sender.js";
 import { AnalystAccess } from "../../../functions/src/app/analyst-access.js";
-import { ApprovalClickSchema, handleApprovalClick } from "../../../functions/src/app/approval-decision.js";
+import { handleApprovalClick } from "../../../functions/src/app/approval-decision.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import { McpConfigSchema } from "../../../functions/src/config/mcp-settings.js";
+import { ApprovalClickSchema } from "../../../functions/src/domain/analyst.js";
 import { type Investigation, InvestigationEventSchema } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { slackEventsHandler } from "../../../functions/src/entry/slack-events.js";

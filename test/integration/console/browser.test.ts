@@ -16,8 +16,8 @@ import { buildConsoleRuntime, type ConsoleRuntime } from "../../../functions/src
 import { authenticatorFor } from "../../../functions/src/console/identity.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { type Investigation, investigationIdFor } from "../../../functions/src/domain/investigation.js";
-import { analystActionsFunction } from "../../../functions/src/entry/analyst-functions.js";
 import { buildRuntime } from "../../../functions/src/entry/compose.js";
+import { eventHandler } from "../../../functions/src/entry/role-handler.js";
 import type { Runtime } from "../../../functions/src/entry/runtime.js";
 import { runEval } from "../../../functions/src/eval/run-eval.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
@@ -25,6 +25,7 @@ import { createOfflineModel } from "../../../functions/src/model/offline/index.j
 import { EMBEDDING_DIMENSIONS } from "../../../functions/src/model/port.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
+import { roleNamed } from "../../../functions/src/roles/index.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { HOSTILE } from "./hostile.js";
 import { launchChromium, screenshotDir, seedHostile } from "./support.js";
@@ -272,7 +273,7 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
         },
       },
     } as unknown as CloudEvent<unknown>;
-    await analystActionsFunction(async () => worker)(event);
+    await eventHandler(roleNamed("analystActions"), async () => worker)(event);
 
     const stored = await store.get(crypto.id);
     const decision = stored?.analystDecisions?.at(-1);

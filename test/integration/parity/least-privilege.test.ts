@@ -46,9 +46,9 @@ import {
   startResponseActionsStandIn,
 } from "../../../functions/src/local/response-actions-stand-in.js";
 import { type SccStandIn, startSccStandIn } from "../../../functions/src/local/scc-stand-in.js";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { fromRoot, repoRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import { LocalExecutionsService } from "../../../workflows/local-executions/service.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import {
@@ -273,7 +273,7 @@ describe("every Google API call a function makes is allowed by what Terraform gr
     googleApis = await startResponseActionsStandIn({ instances: [INSTANCE] });
     fake = await FakeGemini.start({ respond: gemini({ planned: 0, reflected: 0 }), embeddings: true });
 
-    const entries = ENTRY_POINTS.filter((e) => deployment.functions.has(e.name));
+    const entries = ROLES.filter((e) => deployment.functions.has(e.name));
     // Every recorder binds a port of its own first; the functions' ports are picked after them,
     // so no recorder takes a port a function server is about to listen on.
     const urlOf = (name: string) => () => urls[name] as string;

@@ -31,9 +31,9 @@ import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { freePort } from "../../../functions/src/local/free-port.js";
 import { type ManagedProcess, startProcess, waitForHttp } from "../../../functions/src/local/processes.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { fromRoot, repoRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import { LocalExecutionsService } from "../../../workflows/local-executions/service.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-receiver.js";
@@ -65,7 +65,7 @@ describe("an investigation through functions started with Terraform's environmen
     deployment = await deploymentFor(variant, projectId);
     slack = await startSlackReceiver({ token: SECRETS["slack-bot-token"] as string });
 
-    const entries = ENTRY_POINTS.filter((e) => deployment.functions.has(e.name));
+    const entries = ROLES.filter((e) => deployment.functions.has(e.name));
     const ports = await Promise.all([...entries.map(() => freePort()), freePort()]);
     const urls = Object.fromEntries(entries.map((e, i) => [e.name, `http://127.0.0.1:${ports[i]}`]));
     const executionsPort = ports.at(-1) as number;

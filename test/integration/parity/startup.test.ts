@@ -18,8 +18,8 @@ import { ENV_OVERRIDES } from "../../../functions/src/config/config.js";
 import { buildConsoleRuntime, type ConsoleRuntime } from "../../../functions/src/console/compose.js";
 import { buildRuntime } from "../../../functions/src/entry/compose.js";
 import type { Runtime } from "../../../functions/src/entry/runtime.js";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { AFTER_APPLY } from "./terraform-env.js";
 import { deploymentFor, environmentOf, VARIANTS } from "./variants.js";
@@ -54,7 +54,7 @@ describe("every function starts with the environment Terraform gives it", { time
       const withConsole = deployment.vars.enable_console === true;
       assert.deepEqual(
         [...deployment.functions.keys()].sort(),
-        [...ENTRY_POINTS.map((e) => e.name), ...(withConsole ? ["console"] : [])].sort(),
+        [...ROLES.map((e) => e.name), ...(withConsole ? ["console"] : [])].sort(),
         "Terraform deploys every entry point",
       );
       const consoleFn = deployment.functions.get("console");

@@ -35,7 +35,8 @@ type Modules = {
   finding: typeof import("../../../functions/src/domain/finding.js");
   investigation: typeof import("../../../functions/src/domain/investigation.js");
   compose: typeof import("../../../functions/src/entry/compose.js");
-  analyst: typeof import("../../../functions/src/entry/analyst-functions.js");
+  roles: typeof import("../../../functions/src/roles/index.js");
+  handlers: typeof import("../../../functions/src/entry/role-handler.js");
   scc: typeof import("../../../functions/src/adapters/scc/scc-findings.js");
   runtime: typeof import("../../../functions/src/entry/runtime.js");
   operations: typeof import("../../../functions/src/app/planner.js");
@@ -117,7 +118,8 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
       finding: await import("../../../functions/src/domain/finding.js"),
       investigation: await import("../../../functions/src/domain/investigation.js"),
       compose: await import("../../../functions/src/entry/compose.js"),
-      analyst: await import("../../../functions/src/entry/analyst-functions.js"),
+      roles: await import("../../../functions/src/roles/index.js"),
+      handlers: await import("../../../functions/src/entry/role-handler.js"),
       scc: await import("../../../functions/src/adapters/scc/scc-findings.js"),
       runtime: await import("../../../functions/src/entry/runtime.js"),
       operations: await import("../../../functions/src/app/planner.js"),
@@ -127,7 +129,7 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
     // The deployed worker, with its SCC client pointed at the local stand-in instead of Google.
     m.ff.cloudEvent(
       "analystActionsUnderTest",
-      m.analyst.analystActionsFunction(async () => ({
+      m.handlers.eventHandler(m.roles.roleNamed("analystActions"), async () => ({
         ...(await m.compose.getRuntime()),
         scc: new m.scc.SecurityCenterFindings(scc.clientOptions),
       })),

@@ -37,7 +37,8 @@ type Modules = {
   finding: typeof import("../../../functions/src/domain/finding.js");
   investigation: typeof import("../../../functions/src/domain/investigation.js");
   compose: typeof import("../../../functions/src/entry/compose.js");
-  analyst: typeof import("../../../functions/src/entry/analyst-functions.js");
+  roles: typeof import("../../../functions/src/roles/index.js");
+  handlers: typeof import("../../../functions/src/entry/role-handler.js");
   plain: typeof import("../../../functions/src/adapters/slack/render-plain.js");
 };
 
@@ -130,14 +131,15 @@ describe("questions in the thread and Re-investigate", { timeout: 420_000 }, () 
       finding: await import("../../../functions/src/domain/finding.js"),
       investigation: await import("../../../functions/src/domain/investigation.js"),
       compose: await import("../../../functions/src/entry/compose.js"),
-      analyst: await import("../../../functions/src/entry/analyst-functions.js"),
+      roles: await import("../../../functions/src/roles/index.js"),
+      handlers: await import("../../../functions/src/entry/role-handler.js"),
       plain: await import("../../../functions/src/adapters/slack/render-plain.js"),
     };
     await import("../../../functions/src/index.js");
     // The deployed worker, with its model recorded so the prompts it was given can be checked.
     m.ff.cloudEvent(
       "analystActionsUnderTest",
-      m.analyst.analystActionsFunction(async () => {
+      m.handlers.eventHandler(m.roles.roleNamed("analystActions"), async () => {
         const rt = await m.compose.getRuntime();
         const recording: Model = {
           name: rt.offlineModel.name,

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
+import { roleFile, rolesTable, withRolesTable } from "../../../scripts/render-roles-table.js";
 
 const doc = readFileSync(fromRoot("docs/architecture.md"), "utf8");
 
@@ -32,6 +33,25 @@ test("every file docs/architecture.md names exists", (t) => {
 });
 
 test("the picture shows every deployed function", () => {
-  for (const { name } of ENTRY_POINTS)
+  for (const { name } of ROLES)
     assert.match(doc, new RegExp(`\\b${name}\\b`), `${name} is missing from docs/architecture.md`);
+});
+
+test("the table of roles is the list the code registers (scripts/render-roles-table.ts)", async () => {
+  assert.equal(
+    withRolesTable(doc, await rolesTable()),
+    doc,
+    "docs/architecture.md's table of roles differs from functions/src/roles/index.ts; run: npx tsx scripts/render-roles-table.ts",
+  );
+});
+
+test("each role is defined in the file the table names, and that file defines it alone", async () => {
+  for (const role of ROLES) {
+    const exported = Object.values(await import(fromRoot(roleFile(role.name))));
+    assert.deepEqual(
+      exported,
+      [await role.definition()],
+      `${roleFile(role.name)} exports the ${role.name} role and nothing else`,
+    );
+  }
 });

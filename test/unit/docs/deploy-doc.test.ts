@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parse } from "@cdktf/hcl2json";
 import { FUNCTIONS } from "../../../functions/src/doctor/expectations.js";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import { defaultVariables } from "../../integration/parity/terraform-env.js";
 import { loadTerraform, local, obj, resourcesOfType, type Terraform } from "../terraform/hcl.js";
 
@@ -78,13 +78,13 @@ test("every count of service accounts in docs/deploy.md is Terraform's (one more
 });
 
 test("every count of functions in docs/deploy.md and the README is the number of such entry points", () => {
-  const workflowCalled = ENTRY_POINTS.filter((e) => e.trigger === "http" && e.calledBy === "workflow").length;
-  const pushed = ENTRY_POINTS.filter((e) => e.trigger === "pubsub").length;
+  const workflowCalled = ROLES.filter((e) => e.trigger === "http" && e.calledBy === "workflow").length;
+  const pushed = ROLES.filter((e) => e.trigger === "pubsub").length;
   const patterns: [RegExp, number][] = [
-    [/\bthe (\d+|[a-z]+) functions are\b/gi, ENTRY_POINTS.length],
+    [/\bthe (\d+|[a-z]+) functions are\b/gi, ROLES.length],
     [/\b(\d+|[a-z]+) functions the workflow calls\b/gi, workflowCalled],
     [/\b(\d+|[a-z]+) Pub\/Sub-fed functions\b/gi, pushed],
-    [/\bone per function \((\d+)\)/gi, ENTRY_POINTS.length],
+    [/\bone per function \((\d+)\)/gi, ROLES.length],
   ];
   let checked = 0;
   for (const [file, text] of [
@@ -144,7 +144,7 @@ test("the function defaults table is var.functions' defaults, for every function
     }
   }
   assert.deepEqual(
-    ENTRY_POINTS.map((e) => e.name).filter((n) => !seen.has(n)),
+    ROLES.map((e) => e.name).filter((n) => !seen.has(n)),
     [],
     "functions missing from the table",
   );

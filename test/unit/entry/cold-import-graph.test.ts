@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { ENTRY_POINT_NEEDS, type EntryPointModuleName } from "../../../functions/src/entry/entry-modules.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
+import { ROLES, type RoleName } from "../../../functions/src/roles/index.js";
 
 /**
  * Which packages a function loads, in a fresh process as a deployed instance would: first
@@ -27,14 +27,16 @@ export async function resolve(specifier, context, next) {
   return resolved;
 }`;
 const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});`;
+// What a function's first request loads: its role's code and handler (entry/role-handler.ts).
 const PROBE = [
   "import { appendFileSync } from 'node:fs';",
   "await import(process.env.GRAPH_INDEX);",
-  "const m = await import(process.env.GRAPH_ENTRY_MODULES);",
-  "await m.ENTRY_POINT_MODULES[process.env.GRAPH_ENTRY_POINT]();",
+  "const { ROLES } = await import(process.env.GRAPH_ROLES);",
+  "const role = ROLES.find((r) => r.name === process.env.GRAPH_ENTRY_POINT);",
+  "await (await import(process.env.GRAPH_ROLE_HANDLER)).loadHandler(role);",
   "appendFileSync(process.env.GRAPH_LOG, '--- runtime\\n');",
   "const { buildRuntime } = await import(process.env.GRAPH_COMPOSE);",
-  "await buildRuntime(process.env, m.ENTRY_POINT_NEEDS[process.env.GRAPH_ENTRY_POINT]);",
+  "await buildRuntime(process.env, (await role.definition()).needs);",
   "process.exit(0);",
 ].join(" ");
 
@@ -52,7 +54,7 @@ const CONSOLE_PROBE = [
 
 /** Packages (node_modules/<name> or <scope>/<name>) resolved before and after the marker. */
 async function packagesOf(
-  entryPoint: EntryPointModuleName | "console",
+  entryPoint: RoleName | "console",
 ): Promise<{ cold: Set<string>; built: Set<string>; coldOwn: Set<string> }> {
   const log = join(dir, `${entryPoint}.log`);
   const src = (path: string) => pathToFileURL(fromRoot(`functions/src/${path}`)).href;
@@ -73,7 +75,8 @@ async function packagesOf(
         PATH: process.env.PATH,
         GRAPH_LOG: log,
         GRAPH_INDEX: src("index.ts"),
-        GRAPH_ENTRY_MODULES: src("entry/entry-modules.ts"),
+        GRAPH_ROLES: src("roles/index.ts"),
+        GRAPH_ROLE_HANDLER: src("entry/role-handler.ts"),
         GRAPH_COMPOSE: src("entry/compose.ts"),
         GRAPH_CONSOLE: src("console/function.ts"),
         GRAPH_CONSOLE_COMPOSE: src("console/compose.ts"),
@@ -133,7 +136,7 @@ const NEVER_AT_BUILD = [
 ];
 
 // One function per handler module and kind of need: the rest share these graphs.
-const PROBED: EntryPointModuleName[] = ["planner", "ingest", "notifier", "slackEvents"];
+const PROBED: RoleName[] = ["planner", "ingest", "notifier", "slackEvents"];
 
 describe("each function loads only what it uses (module graph in a fresh process)", () => {
   for (const entryPoint of PROBED) {
@@ -154,7 +157,8 @@ describe("each function loads only what it uses (module graph in a fresh process
         [],
         `${entryPoint}'s runtime loads what it has not used yet`,
       );
-      if (!ENTRY_POINT_NEEDS[entryPoint].chat)
+      const role = ROLES.find((r) => r.name === entryPoint);
+      if (!(await role?.definition())?.needs.chat)
         assert.ok(!built.has("@slack/web-api"), `${entryPoint} posts nothing, yet loaded the Slack SDK`);
     });
   }
@@ -168,11 +172,30 @@ describe("a function's cold import holds its own code, not its siblings'", () =>
     assert.deepEqual(siblings, []);
   });
 
-  it("the planner loads no other role's operation", async () => {
+  it("the planner loads no other workflow role's code", async () => {
     const { coldOwn } = await packagesOf("planner");
-    assert.ok(coldOwn.has("entry/planner-operation"));
-    const others = [...coldOwn].filter((m) => m.endsWith("-operation") && m !== "entry/planner-operation");
-    assert.deepEqual(others, []);
+    assert.ok(coldOwn.has("app/planner"), `hook recorded nothing useful: ${[...coldOwn].join(", ")}`);
+    const others = [
+      "app/step-executor",
+      "app/reflector",
+      "app/concluder",
+      "app/compressor",
+      "app/approval-responder",
+    ];
+    assert.deepEqual(
+      others.filter((m) => coldOwn.has(m)),
+      [],
+    );
+  });
+
+  it("slackEvents loads none of the analystActions worker's handlers", async () => {
+    const { coldOwn } = await packagesOf("slackEvents");
+    assert.ok(coldOwn.has("entry/slack-events"), `hook recorded nothing useful: ${[...coldOwn].join(", ")}`);
+    const worker = ["app/thread-question", "app/thread-answer", "app/reinvestigate", "app/slack-actions"];
+    assert.deepEqual(
+      worker.filter((m) => coldOwn.has(m)),
+      [],
+    );
   });
 
   it("console: no SDK, no IAP verifier and no CLI at cold import; its runtime builds the Firestore client", async () => {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
 import { buildRuntime } from "../../../functions/src/entry/compose.js";
-import { ENTRY_POINT_MODULES } from "../../../functions/src/entry/entry-modules.js";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
+import { loadHandler } from "../../../functions/src/entry/role-handler.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 
 /**
  * Each function builds only what it uses: a runtime without tools never touches the log
@@ -40,12 +40,10 @@ describe("each function builds only what it uses", () => {
     );
   });
 
-  it("every deployed entry point has a module that loads it", async () => {
-    const names = ENTRY_POINTS.map((e) => e.name).sort();
-    assert.deepEqual(Object.keys(ENTRY_POINT_MODULES).sort(), names);
-    for (const name of names) {
-      const handler = await ENTRY_POINT_MODULES[name as keyof typeof ENTRY_POINT_MODULES]();
-      assert.equal(typeof handler, "function", `${name} loads a handler`);
+  it("every role's code loads and gives its function a handler", async () => {
+    for (const role of ROLES) {
+      const handler = await loadHandler(role);
+      assert.equal(typeof handler, "function", `${role.name} loads a handler`);
     }
   });
 });

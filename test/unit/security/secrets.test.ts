@@ -3,13 +3,14 @@ import { describe, it, type TestContext } from "node:test";
 import type { CloudEvent, Request, Response } from "@google-cloud/functions-framework";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ConfigError, StorageError } from "../../../functions/src/domain/errors.js";
-import { InvestigationRefSchema } from "../../../functions/src/entry/http-requests.js";
-import { notifierFunction } from "../../../functions/src/entry/notifier-function.js";
+import { eventHandler, workflowHandler } from "../../../functions/src/entry/role-handler.js";
 import type { Runtime } from "../../../functions/src/entry/runtime.js";
-import { workflowHandler } from "../../../functions/src/entry/workflow-handler.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import { createLogger } from "../../../functions/src/platform/logger.js";
 import type { InvestigationStore } from "../../../functions/src/ports/investigation-store.js";
+import { roleNamed } from "../../../functions/src/roles/index.js";
+import { planner } from "../../../functions/src/roles/planner.js";
+import { workflow } from "../../../functions/src/roles/role.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 
 /**
@@ -148,14 +149,13 @@ describe("secrets never reach the logs", () => {
   it("an HTTP function whose operation throws logs and answers without the secret", async (t) => {
     const lines: string[] = [];
     const rt = runtimeWith({ get: async () => undefined }, lines);
-    const handler = workflowHandler(
-      "planner",
-      InvestigationRefSchema,
-      async () => {
+    const failing = workflow("planner", "FERRET_PLANNER_URL", async () => ({
+      ...planner,
+      run: async () => {
         throw new StorageError(`upstream rejected ${SECRETS.bearer} / ${SECRETS.slackBot}`, true);
       },
-      async () => rt,
-    );
+    }));
+    const handler = workflowHandler(failing, async () => rt);
     const res = fakeResponse();
     const run = await captured(() =>
       handler({ method: "POST", body: { investigationId: `inv-${"a".repeat(24)}` } } as Request, res),
@@ -170,14 +170,9 @@ describe("secrets never reach the logs", () => {
   });
 
   it("an HTTP function whose runtime cannot start logs and answers without the secret", async (t) => {
-    const handler = workflowHandler(
-      "planner",
-      InvestigationRefSchema,
-      async () => ({}),
-      async () => {
-        throw new ConfigError(`invalid SLACK_BOT_TOKEN ${SECRETS.slackBot}; key ${SECRETS.googleApiKey}`);
-      },
-    );
+    const handler = workflowHandler(roleNamed("planner"), async () => {
+      throw new ConfigError(`invalid SLACK_BOT_TOKEN ${SECRETS.slackBot}; key ${SECRETS.googleApiKey}`);
+    });
     const res = fakeResponse();
     const run = await captured(() =>
       handler({ method: "POST", body: { investigationId: `inv-${"b".repeat(24)}` } } as Request, res),
@@ -213,7 +208,7 @@ describe("secrets never reach the logs", () => {
         },
       },
     } as unknown as CloudEvent<unknown>;
-    const run = await captured(() => notifierFunction(async () => rt)(event));
+    const run = await captured(() => eventHandler(roleNamed("notifier"), async () => rt)(event));
     assert.ok(run.error, "a retryable failure is thrown so Pub/Sub redelivers");
     // functions-framework prints what the function throws (err.stack) to stderr.
     const thrown =

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { ORDERED_TOPICS } from "../../../functions/src/platform/topics.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import {
   arr,
   block,
@@ -29,8 +29,8 @@ import {
 } from "./hcl.js";
 
 const tf: Terraform = await loadTerraform();
-const ENTRY_POINT_NAMES = ENTRY_POINTS.map((ep) => ep.name).sort();
-const PUBSUB_ENTRY_POINTS: readonly string[] = ENTRY_POINTS.flatMap((ep) =>
+const ENTRY_POINT_NAMES = ROLES.map((ep) => ep.name).sort();
+const PUBSUB_ENTRY_POINTS: readonly string[] = ROLES.flatMap((ep) =>
   ep.trigger === "pubsub" ? [ep.name] : [],
 );
 
@@ -38,13 +38,13 @@ const fn = (): JsonObject => resource(tf, "google_cloudfunctions2_function.funct
 const functionTable = (): JsonObject => obj(local(tf, "functions"), "local.functions");
 /**
  * The web console's entry point (functions/src/index.ts registers it with ff.http): deployed by
- * terraform/console.tf, only with enable_console, and not an ENTRY_POINTS entry (the local stack
+ * terraform/console.tf, only with enable_console, and not a ROLES entry (the local stack
  * does not start it; `ferret console` serves it). test/unit/terraform/console.test.ts covers it.
  */
 const CONSOLE = "console";
 const DEPLOYED_NAMES = [...ENTRY_POINT_NAMES, CONSOLE].sort();
 
-test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that entry point, and vice versa", async () => {
+test("every entry point in ROLES has exactly one Cloud Function with that entry point, and vice versa", async () => {
   const declared = [...resourcesOfType(tf, "google_cloudfunctions2_function").keys()].sort();
   assert.deepEqual(
     declared,
@@ -81,8 +81,8 @@ test("every entry point in ENTRY_POINTS has exactly one Cloud Function with that
   );
 
   const table = functionTable();
-  assert.deepEqual(Object.keys(table).sort(), ENTRY_POINT_NAMES, "local.functions keys vs ENTRY_POINTS");
-  for (const ep of ENTRY_POINTS) {
+  assert.deepEqual(Object.keys(table).sort(), ENTRY_POINT_NAMES, "local.functions keys vs ROLES");
+  for (const ep of ROLES) {
     const row = obj(table[ep.name], `local.functions.${ep.name}`);
     assert.equal(row.trigger, ep.trigger, `${ep.name}: trigger`);
     assert.equal(row.topic, ep.trigger === "pubsub" ? ep.topic : null, `${ep.name}: topic`);
@@ -178,8 +178,8 @@ test("every function but the public one is internal-only, runs as its own servic
     ifTrue: "ALLOW_ALL",
     ifFalse: "ALLOW_INTERNAL_ONLY",
   });
-  // The one function Slack calls is the public one (ENTRY_POINTS' calledBy "slack").
-  for (const ep of ENTRY_POINTS)
+  // The one function Slack calls is the public one (ROLES' calledBy "slack").
+  for (const ep of ROLES)
     assert.equal(
       obj(functionTable()[ep.name], ep.name).public,
       ep.trigger === "http" && ep.calledBy === "slack",
@@ -460,7 +460,7 @@ test("the timeout caps of var.functions name exactly the workflow-called and the
     const m = /for name in \[([^\]]*)\] : var\.functions\[name\]\.timeout_seconds <= (\d+)/.exec(condition);
     if (m) capped.set(Number(m[2]), [...(m[1] ?? "").matchAll(/"(\w+)"/g)].map((x) => String(x[1])).sort());
   }
-  const workflowCalled = ENTRY_POINTS.flatMap((ep) =>
+  const workflowCalled = ROLES.flatMap((ep) =>
     ep.trigger === "http" && ep.calledBy === "workflow" ? [ep.name] : [],
   ).sort();
   // The workflow waits 30 s longer than each function it calls, and no Workflows HTTP call may

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Terraform expressions, not JS templates.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import { allStrings, arr, loadTerraform, local, norm, obj, resource, str, type Terraform } from "./hcl.js";
 
 const tf: Terraform = await loadTerraform();
@@ -355,7 +355,7 @@ test("allUsers may only invoke the public functions, only slackEvents is public,
   for (const [name, row] of Object.entries(table))
     assert.equal(typeof obj(row, name).public, "boolean", `${name}: public is set`);
   // The public function is the one that checks Slack's signature before anything else.
-  const ep = ENTRY_POINTS.find((e) => e.name === "slackEvents");
+  const ep = ROLES.find((e) => e.name === "slackEvents");
   assert.ok(ep && ep.trigger === "http" && ep.calledBy === "slack");
   assert.equal(tf.variables.get("slack_events_public")?.default, true);
 });
@@ -375,7 +375,7 @@ test("only the workflow invokes the workflow's functions and only the push ident
     assert.equal(g.role, "roles/run.invoker");
     invokers.set(String(g.target), [...(invokers.get(String(g.target)) ?? []), g.sa]);
   }
-  for (const ep of ENTRY_POINTS) {
+  for (const ep of ROLES) {
     // slackEvents has no invoker in local.grants: Slack reaches it through the public binding.
     const expected =
       ep.trigger === "pubsub" ? ["pubsubPush"] : ep.calledBy === "workflow" ? ["workflow"] : undefined;
@@ -390,7 +390,7 @@ test("only the workflow invokes the workflow's functions and only the push ident
 test("each Pub/Sub-fed function may publish to its own dead-letter topic (settle() parks poison messages there)", () => {
   // functions/src/entry/pubsub-settle.ts publishes a message it can never process to
   // deadLetterTopic(topic) itself; without publisher there it is retried for an hour instead.
-  for (const ep of ENTRY_POINTS) {
+  for (const ep of ROLES) {
     if (ep.trigger !== "pubsub") continue;
     const held = grants().filter((g) => g.sa === ep.name && g.scope === "dead_letter_topic");
     assert.deepEqual(

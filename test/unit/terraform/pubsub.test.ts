@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { deadLetterTopic, ORDERED_TOPICS, TOPICS } from "../../../functions/src/platform/topics.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import {
   block,
   call,
@@ -22,9 +22,7 @@ import {
 } from "./hcl.js";
 
 const tf: Terraform = await loadTerraform();
-const PUSHED = ENTRY_POINTS.flatMap((ep) =>
-  ep.trigger === "pubsub" ? [{ name: ep.name, topic: ep.topic }] : [],
-);
+const PUSHED = ROLES.flatMap((ep) => (ep.trigger === "pubsub" ? [{ name: ep.name, topic: ep.topic }] : []));
 const CONSUMED_TOPICS = [...new Set(PUSHED.map((p) => p.topic))].sort();
 const row = (name: string): JsonObject => obj(obj(local(tf, "functions"), "local.functions")[name], name);
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SWEEP_PERIOD_MS } from "../../../functions/src/app/sweep.js";
 import { SCHEDULED_SWEEP, SweepRequestSchema } from "../../../functions/src/app/sweep-request.js";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import {
   block,
   constant,
@@ -21,7 +21,7 @@ const job = resource(tf, "google_cloud_scheduler_job.sweep");
 const target = block(job, "pubsub_target", "google_cloud_scheduler_job.sweep");
 
 test("Cloud Scheduler publishes to the topic the sweep entry point consumes, on var.sweep_schedule, always", async () => {
-  const sweep = ENTRY_POINTS.find((e) => e.name === "sweep");
+  const sweep = ROLES.find((e) => e.name === "sweep");
   assert.ok(sweep?.trigger === "pubsub", "the sweep entry point is fed by Pub/Sub");
   assert.equal(sweep.topic, TOPICS.sweep);
   assert.deepEqual(await referenceOf(target.topic_name, "pubsub_target.topic_name"), [

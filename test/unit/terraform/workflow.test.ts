@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { test } from "node:test";
-import { ENTRY_POINTS } from "../../../functions/src/platform/entrypoints.js";
+import { ROLES } from "../../../functions/src/roles/index.js";
 import { toTerraformTemplate } from "../../../scripts/render-workflow-template.js";
 import {
   functionTimeoutDefaults,
@@ -58,9 +58,7 @@ test("the workflow template renders back to exactly workflows/investigate.yaml",
 
 test("the workflow gets one FERRET_*_URL and FERRET_*_TIMEOUT_SECONDS per HTTP function, pointing at that function", () => {
   const envVars = obj(resource(tf, "google_workflows_workflow.investigate").user_env_vars, "user_env_vars");
-  const http = ENTRY_POINTS.filter((ep) => ep.trigger === "http" && ep.calledBy === "workflow").map(
-    (ep) => ep.name,
-  );
+  const http = ROLES.filter((ep) => ep.trigger === "http" && ep.calledBy === "workflow").map((ep) => ep.name);
   assert.deepEqual(
     Object.keys(envVars).sort(),
     [
@@ -87,7 +85,7 @@ test("the workflow's HTTP timeouts come from the same variables as the functions
   const envVars = obj(resource(tf, "google_workflows_workflow.investigate").user_env_vars, "user_env_vars");
   const yaml = workflowYaml();
   const defaults = functionTimeoutDefaults(tf);
-  for (const ep of ENTRY_POINTS.filter((e) => e.trigger === "http" && e.calledBy === "workflow")) {
+  for (const ep of ROLES.filter((e) => e.trigger === "http" && e.calledBy === "workflow")) {
     const name = functionTimeoutEnvVar(ep.name);
     assert.equal(envVars[name], `\${tostring(var.functions.${ep.name}.timeout_seconds)}`, name);
     // Outside Terraform (the local stack, tests) the YAML falls back to Terraform's default.

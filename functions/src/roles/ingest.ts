@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { ingestNotification } from "../app/ingest.js";
+import { pubsubRoleDefinition } from "./role.js";
+
+/**
+ * Every message on the findings topic is an SCC finding: parsed → policy → dedup → an
+ * investigation in Firestore → a workflow execution (app/ingest.ts). Anything else (including
+ * a message carrying the retired `ferret-task` attribute) is malformed and dead-lettered.
+ * Housekeeping is the `sweep` role's.
+ */
+export const ingest = pubsubRoleDefinition({
+  name: "ingest",
+  needs: { tools: false, chat: false },
+  // A notification, a continuous-export row or a bare finding: which one, and whether it is an
+  // SCC finding at all, is parseNotification's to say (domain/finding.ts), with its own reasons.
+  message: z.unknown(),
+  what: "an SCC finding",
+  run: async (notification, { runtime, messageId, ingestDeps }) => {
+    const outcome = await ingestNotification(notification, ingestDeps());
+    runtime.logger.info("notification ingested", { messageId, ...outcome });
+  },
+});
