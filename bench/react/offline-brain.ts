@@ -1,4 +1,4 @@
-import type { ExecutorContext } from "../../functions/src/agent/contexts.js";
+import type { StepExecutorContext } from "../../functions/src/agent/contexts.js";
 import { summarizeResults } from "../../functions/src/agent/result-summary.js";
 import { ModelOutputError } from "../../functions/src/domain/errors.js";
 import { mergeIocs } from "../../functions/src/domain/ioc.js";
@@ -6,8 +6,8 @@ import type { Plan, Step } from "../../functions/src/domain/plan.js";
 import type { StepReport, StepResult } from "../../functions/src/domain/results.js";
 import { hashEmbedding } from "../../functions/src/model/hash-embedding.js";
 import { conclusionFor } from "../../functions/src/model/offline/concluder/index.js";
-import { executorAnswer } from "../../functions/src/model/offline/executor/index.js";
 import { planFor } from "../../functions/src/model/offline/planner.js";
+import { stepExecutorAnswer } from "../../functions/src/model/offline/step-executor/index.js";
 import type {
   EmbedRequest,
   GenerateRequest,
@@ -77,7 +77,7 @@ function decide(
   for (const step of plan.steps) {
     const own = messagesOf(step.id, messages);
     const rounds = own.filter((m) => m.role === "model").length;
-    const executorContext: ExecutorContext = {
+    const executorContext: StepExecutorContext = {
       purpose: "executor",
       finding: context.finding,
       objective: plan.objective,
@@ -87,7 +87,7 @@ function decide(
       maxIterations: context.maxIterationsPerLine,
       finalReportOnly: false,
     };
-    const answer = executorAnswer({
+    const answer = stepExecutorAnswer({
       context: executorContext,
       messages: own,
       tools,

@@ -47,7 +47,7 @@ export interface AnalystLesson {
   disputedAt: string;
 }
 
-export interface ExecutorContext {
+export interface StepExecutorContext {
   purpose: "executor";
   finding: Finding;
   objective: string;
@@ -105,7 +105,7 @@ export interface LogAnalystContext {
 
 export type AgentContext =
   | PlannerContext
-  | ExecutorContext
+  | StepExecutorContext
   | ReflectorContext
   | ConcluderContext
   | LogAnalystContext;

@@ -12,7 +12,7 @@ import {
 import type { ToolCallRequest, ToolResponse } from "../model/port.js";
 import { reportFromToolCalls } from "./result-summary.js";
 import { runToolCall, toolTokenShare } from "./step-calls.js";
-import type { ExecutorInput } from "./step-input.js";
+import type { StepExecutorInput } from "./step-input.js";
 import { buildResult } from "./step-result.js";
 
 /** The planned round, handed to the executor model when its answers need judgment. */
@@ -43,7 +43,10 @@ export { FIXED_CALLS_MODEL };
  * nothing): running the other calls would make the step look answered when a planned
  * check was skipped.
  */
-export async function runFixedStep(input: ExecutorInput, calls: readonly FixedCall[]): Promise<FixedOutcome> {
+export async function runFixedStep(
+  input: StepExecutorInput,
+  calls: readonly FixedCall[],
+): Promise<FixedOutcome> {
   const startedAt = input.now().toISOString();
   const resolved = calls.map((call) => ({
     call,

@@ -2,7 +2,7 @@ import type { Ioc } from "../domain/ioc.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
 import type { ToolCall, Usage } from "../domain/results.js";
 import type { ToolCallRequest, ToolResponse } from "../model/port.js";
-import type { ExecutorInput } from "./step-input.js";
+import type { StepExecutorInput } from "./step-input.js";
 
 /** Tool output handed back to the model is capped; tools page their rows, this is the backstop. */
 const MAX_TOOL_RESPONSE_BYTES = 24_000;
@@ -23,7 +23,7 @@ export function toolTokenShare(
 
 /** A call past the per-turn cap: recorded and answered, never run. */
 export function refuseOverCap(
-  input: ExecutorInput,
+  input: StepExecutorInput,
   call: ToolCallRequest,
   cap: number,
   calls: ToolCall[],
@@ -48,7 +48,7 @@ export function refuseOverCap(
 }
 
 export async function runToolCall(
-  input: ExecutorInput,
+  input: StepExecutorInput,
   call: ToolCallRequest,
   calls: ToolCall[],
   iocs: Ioc[],

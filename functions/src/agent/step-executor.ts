@@ -5,12 +5,12 @@ import { withDeadline } from "../model/deadline.js";
 import { isTokenLimitError } from "../model/errors.js";
 import type { Message, Model } from "../model/port.js";
 import { renderPrompt } from "../prompts/render.js";
-import type { ExecutorContext } from "./contexts.js";
+import type { StepExecutorContext } from "./contexts.js";
 import { type FixedRound, runFixedStep } from "./fixed-step.js";
 import { summarizeResults } from "./result-summary.js";
 import { refuseOverCap, runToolCall, toolTokenShare } from "./step-calls.js";
-import type { ExecutorInput } from "./step-input.js";
-import type { ExecutorState, StepJournal } from "./step-journal.js";
+import type { StepExecutorInput } from "./step-input.js";
+import type { StepExecutorState, StepJournal } from "./step-journal.js";
 import { allowanceReport, buildResult, cancelledReport } from "./step-result.js";
 import { type StopCondition, ToolLoop, tokensSpent } from "./tool-loop.js";
 
@@ -19,7 +19,7 @@ import { type StopCondition, ToolLoop, tokensSpent } from "./tool-loop.js";
  * tools of its step that the toolbox allows; anything else it asks for is refused in code and
  * reported back as a failed call, never executed.
  */
-export async function askStepExecutor(input: ExecutorInput): Promise<StepResult> {
+export async function askStepExecutor(input: StepExecutorInput): Promise<StepResult> {
   const resumed = await input.journal?.resume();
   // The plan already says what to call: no model round to choose the calls, and none to read
   // them when they answered. Empty or failed answers need judgment (widen? another source?),
@@ -52,7 +52,7 @@ export async function askStepExecutor(input: ExecutorInput): Promise<StepResult>
       ];
   const toolCalls: ToolCall[] = resumed ? [...resumed.toolCalls] : [...(seeded?.toolCalls ?? [])];
   const toolIocs: Ioc[] = resumed ? [...resumed.toolIocs] : [...(seeded?.toolIocs ?? [])];
-  const state = (): ExecutorState => ({
+  const state = (): StepExecutorState => ({
     messages: [...messages],
     toolCalls: [...toolCalls],
     toolIocs: [...toolIocs],
@@ -63,8 +63,8 @@ export async function askStepExecutor(input: ExecutorInput): Promise<StepResult>
   // Every model request carries the step's deadline, so the provider call itself is aborted.
   const bound = input.signal ? withDeadline(input.model, input.signal) : input.model;
   const model = input.journal ? stopOnTokenLimit(bound, input.journal, state) : bound;
-  const step: ExecutorInput = { ...input, model };
-  const context = (round: number, finalReportOnly: boolean): ExecutorContext => ({
+  const step: StepExecutorInput = { ...input, model };
+  const context = (round: number, finalReportOnly: boolean): StepExecutorContext => ({
     purpose: "executor",
     finding: input.finding,
     objective: input.plan.objective,
@@ -178,7 +178,7 @@ export async function askStepExecutor(input: ExecutorInput): Promise<StepResult>
  * The provider refused the request as too long: the rounds so far are saved, and the
  * loop stops with what the journal says (compress and re-run, or give up).
  */
-function stopOnTokenLimit(model: Model, journal: StepJournal, state: () => ExecutorState): Model {
+function stopOnTokenLimit(model: Model, journal: StepJournal, state: () => StepExecutorState): Model {
   return {
     // Getters: a fallback wrapper changes its name when it switches models.
     get name() {

@@ -9,7 +9,7 @@ import type { ToolBox } from "../tools/toolbox.js";
 import type { StepJournal } from "./step-journal.js";
 
 /** What one step's run is given: the step executor, its planned calls and its tools read it. */
-export interface ExecutorInput {
+export interface StepExecutorInput {
   investigationId: string;
   finding: Finding;
   plan: Plan;

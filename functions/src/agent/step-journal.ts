@@ -7,7 +7,7 @@ import { ContextExhaustedError, ContextPressureError, HistoryTooSmallError } fro
 import { splitHistory } from "./compression/split.js";
 
 /** What the tool-calling loop needs to continue where an earlier run of the step stopped. */
-export interface ExecutorState {
+export interface StepExecutorState {
   messages: Message[];
   toolCalls: ToolCall[];
   toolIocs: Ioc[];
@@ -23,15 +23,15 @@ export interface ExecutorState {
  * context fills up.
  */
 export interface StepJournal {
-  resume(): Promise<ExecutorState | undefined>;
-  save(state: ExecutorState): Promise<void>;
+  resume(): Promise<StepExecutorState | undefined>;
+  save(state: StepExecutorState): Promise<void>;
   /** True when a request's reported input passed the preventive compression threshold. */
   overBudget(inputTokens: number): boolean;
   /**
    * Saves the state as waiting for compression and returns the error the loop throws:
    * ContextPressureError when compressing can help, ContextExhaustedError when it cannot.
    */
-  pressure(state: ExecutorState, cause: { reason: string; inputTokens?: number }): Promise<FerretError>;
+  pressure(state: StepExecutorState, cause: { reason: string; inputTokens?: number }): Promise<FerretError>;
 }
 
 export interface StepJournalOptions {
@@ -49,7 +49,7 @@ export function createStepJournal(options: StepJournalOptions): StepJournal {
   let stored: StepHistory | undefined;
   const threshold = options.compressAt * options.contextWindowTokens;
 
-  const write = async (state: ExecutorState, extra: Pick<StepHistory, "pressure">): Promise<void> => {
+  const write = async (state: StepExecutorState, extra: Pick<StepHistory, "pressure">): Promise<void> => {
     stored = await options.store.put(
       options.investigationId,
       {

@@ -1,12 +1,12 @@
 import type { Ioc } from "../domain/ioc.js";
 import { mergeIocs } from "../domain/ioc.js";
 import type { StepReport, StepResult, ToolCall, Usage } from "../domain/results.js";
-import type { ExecutorInput } from "./step-input.js";
+import type { StepExecutorInput } from "./step-input.js";
 
 const MAX_RESULT_IOCS = 50;
 
 export function buildResult(
-  input: ExecutorInput,
+  input: StepExecutorInput,
   parts: {
     report: StepReport;
     toolCalls: ToolCall[];

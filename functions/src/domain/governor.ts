@@ -37,14 +37,14 @@ export interface GovernorUsage {
   waiting: number;
 }
 
-export type Admission = { admit: true } | { admit: false; reason: string };
+export type AdmissionDecision = { admit: true } | { admit: false; reason: string };
 
 /**
  * Whether a new investigation may start now. A full queue means "wait your turn": the
  * drain starts queued findings by severity, so admitting a newcomer past them would break
  * that order.
  */
-export function admissionDecision(usage: GovernorUsage, limits: GovernorLimits): Admission {
+export function admissionDecision(usage: GovernorUsage, limits: GovernorLimits): AdmissionDecision {
   const over = limitReached(usage, limits);
   if (over) return { admit: false, reason: over };
   if (usage.waiting > 0) return { admit: false, reason: `${usage.waiting} finding(s) already waiting` };

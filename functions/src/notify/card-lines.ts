@@ -13,7 +13,7 @@ import { severityText } from "./presentation.js";
 const inline = (raw: string, max: number): Mrkdwn => untrusted(raw, { max, inline: true });
 
 /** The first sentence, kept to one line. */
-export function oneLine(summary: string, max = 280): string {
+export function firstSentence(summary: string, max = 280): string {
   const flat = summary.replace(/\s+/g, " ").trim();
   const end = flat.search(/[.!?](\s|$)/);
   return end > 0 && end < max ? flat.slice(0, end + 1) : flat;
@@ -27,8 +27,8 @@ export function oneLine(summary: string, max = 280): string {
 export function whyText(conclusion: Conclusion): string {
   if (conclusion.why) return conclusion.why;
   const first = conclusion.keyFindings[0]?.finding;
-  if (first) return oneLine(first, 300);
-  return oneLine(withoutOfflineMark(conclusion.summary), 300);
+  if (first) return firstSentence(first, 300);
+  return firstSentence(withoutOfflineMark(conclusion.summary), 300);
 }
 
 export function whyLine(conclusion: Conclusion): Mrkdwn {

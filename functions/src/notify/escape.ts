@@ -39,7 +39,7 @@ export function truncate(text: string, max: number): string {
 }
 
 /** Collapses line breaks and runs of spaces, for values shown on one line. */
-export function oneLine(text: string): string {
+export function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
@@ -53,7 +53,7 @@ export interface SafeTextOptions {
 /** The whole pipeline for untrusted text shown in Slack: clean, defang, neutralize, escape, cut. */
 export function safeText(raw: string, options: SafeTextOptions = {}): string {
   const clean = stripInvisible(raw);
-  const shaped = options.inline ? oneLine(clean) : clean;
+  const shaped = options.inline ? collapseWhitespace(clean) : clean;
   const escaped = escapeMrkdwn(neutralizeBroadcasts(defangText(shaped)));
   return options.max === undefined ? escaped : truncate(escaped, options.max);
 }

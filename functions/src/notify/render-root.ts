@@ -25,8 +25,6 @@ export interface StatusBoardOptions {
 const TOP_IOCS = 3;
 const inline = (raw: string, max: number): Mrkdwn => untrusted(raw, { max, inline: true });
 
-export { oneLine } from "./card-lines.js";
-
 const STOPPED_HEAD: Record<"needs_human" | "failed", string> = {
   needs_human: "🙋 Needs a person",
   failed: "💥 Investigation failed",

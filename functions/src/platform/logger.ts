@@ -3,7 +3,7 @@
  * `message`, and the trace under its special key so entries group by request.
  * Secrets are masked before anything is written.
  */
-export type Severity = "DEBUG" | "INFO" | "NOTICE" | "WARNING" | "ERROR" | "CRITICAL";
+export type LogSeverity = "DEBUG" | "INFO" | "NOTICE" | "WARNING" | "ERROR" | "CRITICAL";
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -100,18 +100,18 @@ export function redactError(error: unknown): Error {
 
 export interface LoggerOptions {
   sink?: LogSink;
-  minSeverity?: Severity;
+  minSeverity?: LogSeverity;
   project?: string;
   fields?: Record<string, unknown>;
 }
 
-const ORDER: Severity[] = ["DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL"];
+const ORDER: LogSeverity[] = ["DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL"];
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const sink = options.sink ?? { write: (line: string) => process.stdout.write(`${line}\n`) };
   const min = ORDER.indexOf(options.minSeverity ?? "INFO");
   const base = options.fields ?? {};
-  const emit = (severity: Severity, message: string, fields?: Record<string, unknown>) => {
+  const emit = (severity: LogSeverity, message: string, fields?: Record<string, unknown>) => {
     if (ORDER.indexOf(severity) < min) return;
     const merged = { ...base, ...fields };
     const { trace, ...rest } = merged;

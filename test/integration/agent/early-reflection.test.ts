@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
-import type { ExecutorContext } from "../../../functions/src/agent/contexts.js";
+import type { StepExecutorContext } from "../../../functions/src/agent/contexts.js";
 import { FIXED_CALLS_MODEL } from "../../../functions/src/agent/fixed-step.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
@@ -95,7 +95,7 @@ class Choreographed implements Model {
           rationale: "decided",
         });
       case "executor": {
-        const iteration = (request.context as ExecutorContext).iteration;
+        const iteration = (request.context as StepExecutorContext).iteration;
         this.order.push(`executor round ${iteration}`);
         if (iteration === 1) {
           this.startRound1();

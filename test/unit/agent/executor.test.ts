@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { ExecutorContext } from "../../../functions/src/agent/contexts.js";
+import type { StepExecutorContext } from "../../../functions/src/agent/contexts.js";
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { StepReport, StepResult, ToolCall } from "../../../functions/src/domain/results.js";
 import type { GenerateRequest, Message } from "../../../functions/src/model/port.js";
@@ -64,7 +64,7 @@ function setup(
 }
 
 const declared = (r: GenerateRequest) => r.tools?.map((t) => t.name);
-const ctx = (r: GenerateRequest) => r.context as ExecutorContext;
+const ctx = (r: GenerateRequest) => r.context as StepExecutorContext;
 
 describe("askStepExecutor: the tool-calling loop", () => {
   it("declares only the step's tools, runs the call, feeds the response back and takes the final report", async () => {

@@ -8,8 +8,9 @@ import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { OFFLINE_CONCLUDER_NOTE } from "../../../functions/src/model/brain.js";
 import { OFFLINE_MARK } from "../../../functions/src/model/offline/provenance.js";
 import { SLACK_LIMITS } from "../../../functions/src/notify/block-kit.js";
+import { firstSentence } from "../../../functions/src/notify/card-lines.js";
 import { ACTION_IDS, disputeModal, INTERACTIVE_LIMITS } from "../../../functions/src/notify/interactive.js";
-import { oneLine, renderStatusBoard } from "../../../functions/src/notify/render-root.js";
+import { renderStatusBoard } from "../../../functions/src/notify/render-root.js";
 import * as fx from "./fixtures.js";
 
 const ID = "inv-0123456789abcdef01234567";
@@ -273,7 +274,7 @@ describe("the thread root as a status board", () => {
   });
 
   it("the one-line summary is the first sentence", () => {
-    assert.equal(oneLine("Miner found.\nIt talked to a pool. More."), "Miner found.");
-    assert.equal(oneLine("no sentence end"), "no sentence end");
+    assert.equal(firstSentence("Miner found.\nIt talked to a pool. More."), "Miner found.");
+    assert.equal(firstSentence("no sentence end"), "no sentence end");
   });
 });

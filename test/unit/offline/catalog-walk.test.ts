@@ -4,9 +4,9 @@ import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { DetectorSchema } from "../../../functions/src/domain/catalog/schema.js";
 import { CATEGORY_CATALOG, type CatalogEntry } from "../../../functions/src/domain/category-catalog.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
-import { executorAnswer } from "../../../functions/src/model/offline/executor/index.js";
 import { familyOf } from "../../../functions/src/model/offline/families.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import { stepExecutorAnswer } from "../../../functions/src/model/offline/step-executor/index.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
 import { makeFinding, vmResource } from "./support/findings.js";
@@ -106,7 +106,7 @@ async function idleSteps(finding: Finding): Promise<string[]> {
   assert.ok(plan.steps.length > 0, "a plan with steps");
   const idle: string[] = [];
   for (const step of plan.steps) {
-    const answer = executorAnswer({
+    const answer = stepExecutorAnswer({
       context: {
         purpose: "executor",
         finding,

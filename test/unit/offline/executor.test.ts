@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { ExecutorContext } from "../../../functions/src/agent/contexts.js";
+import type { StepExecutorContext } from "../../../functions/src/agent/contexts.js";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
@@ -322,7 +322,7 @@ describe("offline executor with the real tools", () => {
       status: "running",
       addedInRevision: 0,
     };
-    const context: ExecutorContext = {
+    const context: StepExecutorContext = {
       purpose: "executor",
       finding,
       objective: "o",
@@ -485,7 +485,7 @@ describe("offline executor after history compression", () => {
       status: "running",
       addedInRevision: 0,
     };
-    const context: ExecutorContext = {
+    const context: StepExecutorContext = {
       purpose: "executor",
       finding: cryptominingFinding(),
       objective: "o",

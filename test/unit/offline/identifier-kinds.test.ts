@@ -10,8 +10,8 @@ import {
   PARAM_KINDS,
   resolveLogIdentifiers,
 } from "../../../functions/src/domain/log-identifiers.js";
-import { executorAnswer } from "../../../functions/src/model/offline/executor/index.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import { stepExecutorAnswer } from "../../../functions/src/model/offline/step-executor/index.js";
 import { decodeIntent } from "../../../functions/src/model/offline/step-text.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
@@ -197,7 +197,7 @@ async function wrongKinds(finding: Finding): Promise<string[]> {
     const calls =
       step.calls?.map((c) => c.args) ??
       (() => {
-        const answer = executorAnswer({
+        const answer = stepExecutorAnswer({
           context: {
             purpose: "executor",
             finding,

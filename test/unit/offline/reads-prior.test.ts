@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ResultSummary } from "../../../functions/src/agent/result-summary.js";
+import type { Intent } from "../../../functions/src/model/offline/intents.js";
 import {
   enrichIntent,
   readsPriorResults,
-} from "../../../functions/src/model/offline/executor/step-intent.js";
-import type { Intent } from "../../../functions/src/model/offline/intents.js";
+} from "../../../functions/src/model/offline/step-executor/step-intent.js";
 import { subjectOf } from "../../../functions/src/model/offline/subject.js";
 import { badDomainFinding } from "./support/findings.js";
 

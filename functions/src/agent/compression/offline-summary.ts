@@ -25,7 +25,7 @@ export function offlineSummary(messages: readonly Message[]): string {
         clip(taskText(m.text), MAX_TASK_CHARS),
       );
     } else if (m.role === "model") {
-      if (m.text?.trim()) out.push(`- note: ${clip(oneLine(m.text), MAX_LINE_CHARS)}`);
+      if (m.text?.trim()) out.push(`- note: ${clip(collapseWhitespace(m.text), MAX_LINE_CHARS)}`);
       for (const call of m.toolCalls ?? []) {
         const args = clip(JSON.stringify(call.args), MAX_LINE_CHARS);
         out.push(`- called ${call.name} ${args} → ${outcomes.get(call.id) ?? "no response recorded"}`);
@@ -43,12 +43,12 @@ function outcomeLine(response: JsonObject): string {
   const summary = response.summary;
   const ok = response.ok;
   if (typeof summary === "string") {
-    return `${ok === false ? "failed: " : ""}${clip(oneLine(summary), MAX_LINE_CHARS)}`;
+    return `${ok === false ? "failed: " : ""}${clip(collapseWhitespace(summary), MAX_LINE_CHARS)}`;
   }
   return clip(JSON.stringify(response), MAX_LINE_CHARS);
 }
 
-function oneLine(text: string): string {
+function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 

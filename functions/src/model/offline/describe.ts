@@ -1,5 +1,5 @@
-import { runbooksFor } from "./executor/runbooks.js";
 import type { Intent } from "./intents.js";
+import { runbooksFor } from "./step-executor/runbooks.js";
 import { encodeIntent } from "./step-text.js";
 
 function list(values: readonly string[] | undefined, fallback: string): string {

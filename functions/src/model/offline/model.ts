@@ -6,12 +6,12 @@ import { hashEmbedding } from "../hash-embedding.js";
 import type { EmbedRequest, GenerateRequest, GenerateResponse, Model, ToolCallRequest } from "../port.js";
 import { isRepairRequest } from "../structured.js";
 import { conclusionFor } from "./concluder/index.js";
-import { executorAnswer } from "./executor/index.js";
 import { introspectionFor } from "./introspector.js";
 import { logAnalystAnswer } from "./log-analyst/index.js";
 import { planFor } from "./planner.js";
 import { OFFLINE_MODEL_NAME } from "./provenance.js";
 import { reflectionFor } from "./reflector.js";
+import { stepExecutorAnswer } from "./step-executor/index.js";
 import { threadAnswerFor } from "./thread-answer.js";
 
 export interface OfflineModelOptions {
@@ -84,7 +84,7 @@ export class OfflinePlaybookModel implements Model {
     if (isContext(context, "executor")) {
       const reportOnly =
         isRepairRequest(request) || request.responseSchema !== undefined || !request.tools?.length;
-      const result = executorAnswer({
+      const result = stepExecutorAnswer({
         context,
         messages: request.messages,
         tools: request.tools,

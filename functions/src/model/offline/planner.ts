@@ -4,14 +4,14 @@ import { coverageGap, coverageOf, type TableCoverage } from "../../domain/log-co
 import type { FixedCall, PlanDraft, StepDraft } from "../../domain/plan.js";
 import { MAX_FIXED_CALLS } from "../../domain/plan.js";
 import { describeIntent } from "./describe.js";
-import { callsForIntent } from "./executor/calls.js";
-import { intentForStep, readsPriorResults } from "./executor/step-intent.js";
 import { playbookPhrase } from "./families.js";
 import { INTENT_TABLE, type Intent, tableAvailable } from "./intents.js";
 import { PLAYBOOKS, type StepSpec } from "./playbooks/index.js";
 import { intelStep } from "./playbooks/types.js";
 import { marked } from "./provenance.js";
 import { responseStep } from "./respond.js";
+import { callsForIntent } from "./step-executor/calls.js";
+import { intentForStep, readsPriorResults } from "./step-executor/step-intent.js";
 import { type Subject, subjectOf } from "./subject.js";
 import { stepTools } from "./tool-choice.js";
 

@@ -1,8 +1,8 @@
 import type {
   ConcluderContext,
-  ExecutorContext,
   PlannerContext,
   ReflectorContext,
+  StepExecutorContext,
 } from "../../../../functions/src/agent/contexts.js";
 import { isContext } from "../../../../functions/src/agent/contexts.js";
 import type { JsonObject } from "../../../../functions/src/domain/json.js";
@@ -161,7 +161,11 @@ export class GullibleModel implements Model {
     };
   }
 
-  private execute(request: GenerateRequest, context: ExecutorContext, seen: Instructions): GenerateResponse {
+  private execute(
+    request: GenerateRequest,
+    context: StepExecutorContext,
+    seen: Instructions,
+  ): GenerateResponse {
     const earlier = request.messages.flatMap((m) => (m.role === "model" ? (m.toolCalls ?? []) : []));
     const done = new Set(earlier.map((c) => `${c.name}:${JSON.stringify(c.args)}`));
     const calls: Array<{ name: string; args: JsonObject }> = [];

@@ -3,7 +3,7 @@ import { mergeAcrossCalls, mergeEvidence } from "../evidence/merge.js";
 import { isRowQuery, readCall } from "../evidence/read-call.js";
 import { subAgentQueries } from "../evidence/sub-agent.js";
 import type { Evidence } from "../evidence/types.js";
-import { sourceOf } from "../executor/sources.js";
+import { sourceOf } from "../step-executor/sources.js";
 
 /** A piece of evidence with the step and source it came from, for key findings. */
 export interface Located<E extends Evidence = Evidence> {

@@ -4,13 +4,13 @@ import type { StepReport } from "../../../domain/results.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../subagent/tool-names.js";
 import type { Message, ToolCallRequest, ToolDeclaration } from "../../port.js";
 import { readCall } from "../evidence/read-call.js";
-import { type CallTag, callId, tagOf } from "../executor/calls.js";
-import { type Exchange, readExchanges, roundsDone } from "../executor/exchanges.js";
-import { widenedIntent } from "../executor/recovery.js";
-import { buildReport } from "../executor/report.js";
-import { runbooksFor } from "../executor/runbooks.js";
 import type { Intent } from "../intents.js";
 import { probeFieldFor, sqlFor } from "../sql.js";
+import { type CallTag, callId, tagOf } from "../step-executor/calls.js";
+import { type Exchange, readExchanges, roundsDone } from "../step-executor/exchanges.js";
+import { widenedIntent } from "../step-executor/recovery.js";
+import { buildReport } from "../step-executor/report.js";
+import { runbooksFor } from "../step-executor/runbooks.js";
 import { intentForRequest } from "./intent.js";
 
 export type LogAnalystAnswer =

@@ -1,6 +1,6 @@
 import type { LogAnalystContext } from "../../../agent/contexts.js";
-import { enrichIntent, kindFromWords, paramsFromText } from "../executor/step-intent.js";
 import type { Intent, IntentParams } from "../intents.js";
+import { enrichIntent, kindFromWords, paramsFromText } from "../step-executor/step-intent.js";
 import { decodeIntent, safeValues } from "../step-text.js";
 import { subjectOf } from "../subject.js";
 

@@ -1,4 +1,4 @@
-import type { ExecutorContext } from "../../../agent/contexts.js";
+import type { StepExecutorContext } from "../../../agent/contexts.js";
 import type { StepReport } from "../../../domain/results.js";
 import type { Message, ToolCallRequest, ToolDeclaration } from "../../port.js";
 import { toolForIntent } from "../tool-choice.js";
@@ -8,12 +8,12 @@ import { recoveryCalls } from "./recovery.js";
 import { buildReport } from "./report.js";
 import { intentForStep } from "./step-intent.js";
 
-export type ExecutorAnswer =
+export type StepExecutorAnswer =
   | { kind: "calls"; calls: ToolCallRequest[] }
   | { kind: "report"; report: StepReport };
 
-export interface ExecutorInput {
-  context: ExecutorContext;
+export interface OfflineStepRequest {
+  context: StepExecutorContext;
   messages: readonly Message[];
   /** Declarations offered with this request; absent when only the final report is wanted. */
   tools: readonly ToolDeclaration[] | undefined;
@@ -26,7 +26,7 @@ export interface ExecutorInput {
  * recovery round for empty or failed answers, then the report. Tool payloads only feed
  * the evidence readers; nothing inside them can add a call.
  */
-export function executorAnswer(input: ExecutorInput): ExecutorAnswer {
+export function stepExecutorAnswer(input: OfflineStepRequest): StepExecutorAnswer {
   const { context } = input;
   const { step, finding } = context;
   const offered = input.tools ?? [];
