@@ -48,7 +48,7 @@ locals {
     { sa = "ingest", scope = "dead_letter_topic", target = "scc-findings", role = "roles/pubsub.publisher" },
 
     # planner: reads/writes investigation state, calls Gemini. It builds the step executor's tool
-    # catalog to plan with, and the OTX adapter in it needs the key (mounted only with enable_otx).
+    # registry to plan with, and the OTX adapter in it needs the key (mounted only with enable_otx).
     { sa = "planner", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "planner", scope = "project", target = null, role = "roles/aiplatform.user" },
     { sa = "planner", scope = "secret", target = "otx-api-key", role = "roles/secretmanager.secretAccessor" },
@@ -63,7 +63,7 @@ locals {
     { sa = "stepExecutor", scope = "topic", target = "agent-sessions", role = "roles/pubsub.publisher" },
     { sa = "stepExecutor", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
 
-    # reflector: like the planner, builds the tool catalog.
+    # reflector: like the planner, builds the tool registry.
     { sa = "reflector", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "reflector", scope = "project", target = null, role = "roles/aiplatform.user" },
     { sa = "reflector", scope = "secret", target = "otx-api-key", role = "roles/secretmanager.secretAccessor" },
@@ -80,7 +80,7 @@ locals {
     { sa = "compressor", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },
 
     # responder: approval records in Firestore, announces them; runs approved calls through the
-    # tool catalog (the response actions' own roles are granted to it where they are defined).
+    # tool registry (the response actions' own roles are granted to it where they are defined).
     { sa = "responder", scope = "project", target = null, role = "roles/datastore.user" },
     { sa = "responder", scope = "secret", target = "otx-api-key", role = "roles/secretmanager.secretAccessor" },
     { sa = "responder", scope = "topic", target = "investigation-events", role = "roles/pubsub.publisher" },

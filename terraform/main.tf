@@ -246,13 +246,13 @@ locals {
     ingest = ["common", "workflow", "governor"]
     # The planner and reflector see the same tool registry as the step executor (it is
     # built from these settings), so plans can name the log and intel tools. They never
-    # query: table descriptions fall back to ferret's built-in catalog without BigQuery access.
+    # query: table descriptions fall back to ferret's built-in log schema without BigQuery access.
     planner            = ["common", "model", "log_warehouse", "intel", "actions"]
     stepExecutor       = ["common", "model", "log_warehouse", "intel", "actions"]
     reflector          = ["common", "model", "log_warehouse", "intel", "actions"]
     concluder          = ["common", "model"]
     compressor         = ["common", "model"]
-    # Runs approved calls through the same tool catalog as the step executor (terraform/approvals.tf).
+    # Runs approved calls through the same tool registry as the step executor (terraform/approvals.tf).
     responder          = ["common", "model", "log_warehouse", "intel", "actions"]
     memoryIntrospector = ["common", "model"]
     notifier           = ["common", "slack", "scc_writeback", "approvals"]

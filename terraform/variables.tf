@@ -197,7 +197,7 @@ variable "slack_events_public" {
 }
 
 variable "enable_otx" {
-  description = "Look up IOCs in AlienVault OTX: sets FERRET_OTX_ENABLED and mounts the secret ferret-otx-api-key as OTX_API_KEY in the planner, step executor and reflector (all three build the tool catalog). The secret must have a version before apply when true."
+  description = "Look up IOCs in AlienVault OTX: sets FERRET_OTX_ENABLED and mounts the secret ferret-otx-api-key as OTX_API_KEY in the planner, step executor and reflector (all three build the tool registry). The secret must have a version before apply when true."
   type        = bool
   default     = false
 }

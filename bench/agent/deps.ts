@@ -4,7 +4,7 @@ import type { AppDeps, IngestDeps } from "../../functions/src/app/deps.js";
 import { ingestNotification } from "../../functions/src/app/ingest.js";
 import { type Config, loadConfig, toolAllowed } from "../../functions/src/config/config.js";
 import type { AgentPolicy } from "../../functions/src/domain/policy.js";
-import { buildToolCatalog } from "../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../functions/src/entry/tool-registry.js";
 import type { Model } from "../../functions/src/model/port.js";
 import { createLogger, type Logger } from "../../functions/src/platform/logger.js";
 import type { EventBus } from "../../functions/src/ports/event-bus.js";
@@ -37,7 +37,7 @@ export interface ScenarioDepsOptions {
 
 /**
  * AppDeps the way functions/src/entry/runtime.ts builds them for a function instance:
- * configuration from FERRET_* values, the Firestore store, the tool catalog over the
+ * configuration from FERRET_* values, the Firestore store, the tool registry over the
  * scenario's DuckDB logs and STIX bundle, a toolbox filtered by configuration. Only the
  * model (wrapped for latency) and the agent policy differ.
  */
@@ -50,7 +50,7 @@ export async function scenarioDeps(options: ScenarioDepsOptions): Promise<Scenar
   };
   const loaded = loadConfig({ env });
   const config: Config = { ...loaded, agent: { ...loaded.agent, ...options.policy } };
-  const built = await buildToolCatalog(config, env, benchLogger);
+  const built = await buildToolRegistry(config, env, benchLogger);
   const firestore = createFirestore({ projectId: options.projectId });
   const raw = new FirestoreInvestigationStore(firestore);
   const store = options.wrapStore ? options.wrapStore(raw) : raw;
@@ -59,7 +59,7 @@ export async function scenarioDeps(options: ScenarioDepsOptions): Promise<Scenar
     store,
     bus: options.bus,
     model: options.model,
-    toolbox: new ToolBox(built.catalog, (name) => toolAllowed(config, name)),
+    toolbox: new ToolBox(built.registry, (name) => toolAllowed(config, name)),
     tables: built.tables,
     logger: benchLogger,
     now: () => new Date(),

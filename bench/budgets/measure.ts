@@ -24,7 +24,7 @@ import { createLogAnalysisTool } from "../../functions/src/tools/log-analysis.js
 import { createLogQueryTool } from "../../functions/src/tools/log-query.js";
 import type { ToolContext, ToolOutput } from "../../functions/src/tools/port.js";
 import { createToolRegistry } from "../../functions/src/tools/registry.js";
-import { ToolBox, type ToolCatalog } from "../../functions/src/tools/toolbox.js";
+import { ToolBox, type ToolboxRegistry } from "../../functions/src/tools/toolbox.js";
 import { ScriptedModel } from "../../test/helpers/scripted-model.js";
 
 /**
@@ -97,7 +97,7 @@ class DeafModel implements Model {
   }
 }
 
-class SlowCatalog implements ToolCatalog {
+class SlowRegistry implements ToolboxRegistry {
   readonly runs: number[] = [];
   names() {
     return ["slow_tool"];
@@ -115,7 +115,7 @@ class SlowCatalog implements ToolCatalog {
 /** A step whose deadline fires at `deadlineMs`, as app/step-executor.ts races it; `bind` = pass the signal. */
 async function deadlineRun(bind: boolean, deadlineMs: number): Promise<DeadlineRun> {
   const model = new DeafModel(50);
-  const catalog = new SlowCatalog();
+  const registry = new SlowRegistry();
   const controller = new AbortController();
   const step = stepOf(["slow_tool"]);
   const work = askStepExecutor({
@@ -125,7 +125,7 @@ async function deadlineRun(bind: boolean, deadlineMs: number): Promise<DeadlineR
     step,
     priorResults: [],
     model,
-    toolbox: new ToolBox(catalog, () => true),
+    toolbox: new ToolBox(registry, () => true),
     maxIterations: 20,
     logger: silentLogger,
     now: () => new Date(),
@@ -139,7 +139,7 @@ async function deadlineRun(bind: boolean, deadlineMs: number): Promise<DeadlineR
   return {
     modelCallsBefore: model.calls.filter((t) => t <= firedAt).length,
     modelCallsAfter: model.calls.filter((t) => t > firedAt).length,
-    toolRunsAfter: catalog.runs.filter((t) => t > firedAt).length,
+    toolRunsAfter: registry.runs.filter((t) => t > firedAt).length,
   };
 }
 
@@ -152,7 +152,7 @@ async function fanOutRun(warehouse: LogWarehouse, cap: boolean, asked: number): 
   const analyst = new ScriptedModel({ log_analyst: Array.from({ length: asked * 20 }, () => analystRound) });
   const tool = await createLogAnalysisTool({ warehouse, runbooks: loadRunbooks(), model: analyst });
   const registry = createToolRegistry([tool]);
-  const catalog: ToolCatalog = {
+  const narrow: ToolboxRegistry = {
     names: () => registry.names(),
     declarations: () => registry.declarations(),
     run: (name, args, ctx: ToolContext) => registry.run(name, args, ctx),
@@ -177,7 +177,7 @@ async function fanOutRun(warehouse: LogWarehouse, cap: boolean, asked: number): 
     step,
     priorResults: [],
     model: executor,
-    toolbox: new ToolBox(catalog, () => true),
+    toolbox: new ToolBox(narrow, () => true),
     maxIterations: 1,
     logger: silentLogger,
     now: () => new Date(),

@@ -8,7 +8,7 @@ import type {
   ToolCallRequest,
 } from "../../functions/src/model/port.js";
 import { silentLogger } from "../../functions/src/platform/logger.js";
-import { ToolBox, type ToolCatalog } from "../../functions/src/tools/toolbox.js";
+import { ToolBox, type ToolboxRegistry } from "../../functions/src/tools/toolbox.js";
 import { sccFinding } from "../../test/fixtures/scc.js";
 import { isReactContext } from "./context.js";
 import { parseConclusion, runReact } from "./loop.js";
@@ -48,7 +48,7 @@ class Scripted implements Model {
   }
 }
 
-function catalog(ran: string[]): ToolCatalog {
+function registry(ran: string[]): ToolboxRegistry {
   const names = ["threat_intel_lookup", "log_query"];
   return {
     names: () => names,
@@ -65,7 +65,7 @@ function input(model: Model, ran: string[], maxTurns = 5) {
     investigationId: "react-test",
     finding: sccFinding("v1-cryptominer"),
     model,
-    toolbox: new ToolBox(catalog(ran), () => true),
+    toolbox: new ToolBox(registry(ran), () => true),
     tables: ["syslog"],
     maxTurns,
     maxSteps: 6,

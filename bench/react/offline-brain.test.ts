@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadConfig, toolAllowed } from "../../functions/src/config/config.js";
 import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding.js";
-import { buildToolCatalog } from "../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../functions/src/platform/logger.js";
 import { ToolBox } from "../../functions/src/tools/toolbox.js";
 import { type BenchScenario, listScenarios } from "../lib/scenarios.js";
@@ -16,7 +16,7 @@ describe("the offline brain drives the ReAct loop to the scenario's verdict", ()
   for (const name of ["iam-anomalous-grant", "cryptomining"]) {
     describe(name, () => {
       const scenario = listScenarios([name])[0] as BenchScenario;
-      let built: Awaited<ReturnType<typeof buildToolCatalog>>;
+      let built: Awaited<ReturnType<typeof buildToolRegistry>>;
       let toolbox: ToolBox;
       const config = loadConfig({
         env: {
@@ -27,8 +27,8 @@ describe("the offline brain drives the ReAct loop to the scenario's verdict", ()
       });
 
       before(async () => {
-        built = await buildToolCatalog(config, {}, silentLogger);
-        toolbox = new ToolBox(built.catalog, (tool) => toolAllowed(config, tool));
+        built = await buildToolRegistry(config, {}, silentLogger);
+        toolbox = new ToolBox(built.registry, (tool) => toolAllowed(config, tool));
       });
       after(async () => {
         await built?.warehouse?.close();

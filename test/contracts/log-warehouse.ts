@@ -22,7 +22,7 @@ import { QueryFailedError, QueryTimeoutError } from "../../functions/src/sql/que
  */
 export type WarehouseScenario =
   /** listTables and describeTable. */
-  | "catalog"
+  | "tables"
   /** Statements the adapter must refuse before the engine runs anything. */
   | "refusals"
   /** `facts.paged.request`, read page by page. */
@@ -89,12 +89,12 @@ export function logWarehouseContract(harness: WarehouseHarness): void {
 
   describe(`LogWarehouse contract: ${harness.name}`, () => {
     it("names its SQL dialect, which the sub-agent is told", async () => {
-      const { warehouse } = await open("catalog");
+      const { warehouse } = await open("tables");
       assert.equal(warehouse.dialect, harness.dialect);
     });
 
     it("lists its tables, each described with its columns, and describes each the same way by name", async () => {
-      const { warehouse } = await open("catalog");
+      const { warehouse } = await open("tables");
       const tables = await warehouse.listTables();
       assert.deepEqual(
         tables.map((t) => t.name),
@@ -113,7 +113,7 @@ export function logWarehouseContract(harness: WarehouseHarness): void {
     });
 
     it("describes nested fields as dotted paths with BigQuery type names, and says to UNNEST a repeated record", async () => {
-      const { warehouse } = await open("catalog");
+      const { warehouse } = await open("tables");
       const nested = await warehouse.describeTable(facts.nested.table);
       const column = nested.columns.find((c) => c.name === facts.nested.column);
       assert.equal(column?.type, facts.nested.type);
@@ -129,7 +129,7 @@ export function logWarehouseContract(harness: WarehouseHarness): void {
     });
 
     it("refuses to describe a table it does not have, naming the tables it has", async () => {
-      const { warehouse } = await open("catalog");
+      const { warehouse } = await open("tables");
       await assert.rejects(warehouse.describeTable("secrets"), (error: unknown) => {
         assert.ok(error instanceof NotFoundError, String(error));
         for (const name of facts.tables)

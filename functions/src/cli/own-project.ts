@@ -1,7 +1,7 @@
 import { readEnvironment } from "../config/environment.js";
 import { ConfigError, FerretError, InvalidInputError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
-import { LOG_TABLES } from "../sql/log-catalog.js";
+import { LOG_TABLES } from "../sql/log-schema.js";
 import { checkDataset } from "./preflight.js";
 import { LOCAL_PROJECT } from "./project.js";
 

@@ -16,13 +16,13 @@ import { lifecycleWarning } from "../model/lifecycle.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The tools whose data sources the local stack would configure (entry/catalog.ts builds them). */
+/** The tools whose data sources the local stack would configure (entry/tool-registry.ts builds them). */
 const LOG_TOOLS = ["log_analysis", "log_query", "log_tables"] as const;
 const INTEL_TOOLS = ["threat_intel_lookup"] as const;
 
 /**
  * The plan needs something to read: logs, intel or an MCP server's tools. Which tools the
- * catalog would hold follows from the configured sources, filtered by tools.allow/deny the
+ * registry would hold follows from the configured sources, filtered by tools.allow/deny the
  * way the toolbox filters them.
  */
 export function checkSources(config: Config): string {
@@ -223,7 +223,7 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * The log dataset against the finding: it holds the Cloud Logging sink's tables (ferret's
- * catalog names, partitioned as `--use-partitioned-tables` writes them, not date-sharded), and
+ * log schema names, partitioned as `--use-partitioned-tables` writes them, not date-sharded), and
  * their time span reaches the finding's event time (a day's slack either side: the sink writes
  * late entries, and the agent's windows reach around the event). Anything else would let the
  * run start and find nothing, so it is refused with what to do.

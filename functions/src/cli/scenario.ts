@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { describeProblem, type LogDirReport, stageLogDir } from "../adapters/duckdb/log-files.js";
 import { InvalidInputError } from "../domain/errors.js";
 import { type FindingFile, readFindingsText } from "../domain/finding-file.js";
-import { LOG_TABLES } from "../sql/log-catalog.js";
+import { LOG_TABLES } from "../sql/log-schema.js";
 
 /**
  * A scenario directory (examples/scenarios/<name>/): notification.json, logs/<table>.jsonl,

@@ -55,8 +55,8 @@ export async function buildRuntime(
   const findingEmbeddings = new FirestoreFindingEmbeddings(db, {
     space: embeddingSpace(config, primaryModel),
   });
-  const catalog = needs.tools
-    ? await (await import("./catalog.js")).buildToolCatalog(
+  const built = needs.tools
+    ? await (await import("./tool-registry.js")).buildToolRegistry(
         config,
         env,
         logger,
@@ -75,7 +75,7 @@ export async function buildRuntime(
           }),
         },
       )
-    : { catalog: createToolRegistry([]), tables: [] };
+    : { registry: createToolRegistry([]), tables: [] };
   const openChat = async () =>
     (await import("../adapters/slack/create-chat-sink.js")).createChatSink({
       ...(environment.slack.botToken ? { token: environment.slack.botToken } : {}),
@@ -109,8 +109,8 @@ export async function buildRuntime(
         ? async () => environment.localIdentityToken as string
         : googleAccessToken(),
     ),
-    catalog: catalog.catalog,
-    tables: catalog.tables,
+    registry: built.registry,
+    tables: built.tables,
     primaryModel,
     offlineModel,
     now: () => new Date(),

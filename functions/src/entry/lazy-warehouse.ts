@@ -3,7 +3,7 @@ import { TABLE_FILE } from "../adapters/duckdb/table-file.js";
 import { ConfigError, errorMessage, FerretError, StorageError } from "../domain/errors.js";
 import { type Lazy, lazy } from "../platform/lazy.js";
 import type { LogWarehouse, QueryRequest, QueryResult, TableInfo } from "../ports/log-warehouse.js";
-import { catalogTable, LOG_TABLES } from "../sql/log-catalog.js";
+import { LOG_TABLES, logTableDef } from "../sql/log-schema.js";
 
 /**
  * A LogWarehouse opened on first use. Opening the local warehouse loads every JSONL file,
@@ -49,7 +49,7 @@ export class LazyLogWarehouse implements LogWarehouse {
 }
 
 /**
- * The tables the local warehouse will hold, from the directory listing alone (the catalog's
+ * The tables the local warehouse will hold, from the directory listing alone (the log schema's
  * tables always exist, empty without a file), so planning needs no load.
  */
 export function duckDbTableList(dir: string): { name: string; description: string }[] {
@@ -59,13 +59,13 @@ export function duckDbTableList(dir: string): { name: string; description: strin
     .sort()
     .flatMap((file) => {
       const name = TABLE_FILE.exec(file)?.[1];
-      return name !== undefined && !catalogTable(name, LOG_TABLES) ? [name] : [];
+      return name !== undefined && !logTableDef(name, LOG_TABLES) ? [name] : [];
     });
   return [
     ...LOG_TABLES.map((t) => ({ name: t.name, description: t.description })),
     ...extra.map((name) => ({
       name,
-      description: `Loaded from ${name}.jsonl; not in ferret's catalog, so columns are inferred.`,
+      description: `Loaded from ${name}.jsonl; not in ferret's log schema, so columns are inferred.`,
     })),
   ];
 }

@@ -16,7 +16,7 @@ import type { SccFindings } from "../ports/scc-findings.js";
 import type { StepHistoryStore } from "../ports/step-history-store.js";
 import type { WorkflowCallbacks } from "../ports/workflow-callbacks.js";
 import type { WorkflowLauncher } from "../ports/workflow-launcher.js";
-import { ToolBox, type ToolCatalog } from "../tools/toolbox.js";
+import { ToolBox, type ToolboxRegistry } from "../tools/toolbox.js";
 
 /**
  * Process-wide collaborators of a function instance, built once per cold start (see
@@ -47,7 +47,7 @@ export interface Runtime {
   lessons?: LessonStore;
   /** Wakes a workflow paused on an approval, as this function's identity (analystActions). */
   workflowCallbacks?: WorkflowCallbacks;
-  catalog: ToolCatalog;
+  registry: ToolboxRegistry;
   tables: { name: string; description: string }[];
   /** Gemini (with retries) when configured, otherwise the offline model. */
   primaryModel: Model;
@@ -69,7 +69,7 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
     bus: runtime.bus,
     // The sub-agent behind log_analysis follows the investigation's sticky fallback too.
     toolbox: new ToolBox(
-      investigation?.fellBackToOffline ? offlineOnlyTools(runtime.catalog) : runtime.catalog,
+      investigation?.fellBackToOffline ? offlineOnlyTools(runtime.registry) : runtime.registry,
       (name) => toolAllowed(runtime.config, name),
     ),
     tables: runtime.tables,
@@ -131,13 +131,13 @@ function logFallback(logger: Logger, reason: FallbackReason): void {
   }
 }
 
-/** The catalog with every call marked as coming from an investigation that thinks offline now. */
-function offlineOnlyTools(catalog: ToolCatalog): ToolCatalog {
+/** The registry with every call marked as coming from an investigation that thinks offline now. */
+function offlineOnlyTools(registry: ToolboxRegistry): ToolboxRegistry {
   return {
-    names: () => catalog.names(),
-    list: () => catalog.list?.() ?? [],
-    preview: (name, args, ctx) => catalog.preview?.(name, args, ctx) ?? Promise.resolve(undefined),
-    declarations: () => catalog.declarations(),
-    run: (name, args, ctx) => catalog.run(name, args, { ...ctx, offlineOnly: true }),
+    names: () => registry.names(),
+    list: () => registry.list?.() ?? [],
+    preview: (name, args, ctx) => registry.preview?.(name, args, ctx) ?? Promise.resolve(undefined),
+    declarations: () => registry.declarations(),
+    run: (name, args, ctx) => registry.run(name, args, { ...ctx, offlineOnly: true }),
   };
 }

@@ -8,9 +8,9 @@ import { loadScenario } from "../cli/scenario.js";
 import { loadConfig } from "../config/config.js";
 import { errorMessage, InvalidInputError } from "../domain/errors.js";
 import { normalizeNotification, parseNotification } from "../domain/finding.js";
-import { buildToolCatalog } from "../entry/catalog.js";
 import { choosePrimaryModel } from "../entry/primary-model.js";
 import { appDepsFor, type Runtime } from "../entry/runtime.js";
+import { buildToolRegistry } from "../entry/tool-registry.js";
 import { investigateWith } from "../local/in-process-workflow.js";
 import { ensureTopology } from "../local/pubsub-setup.js";
 import { createOfflineModel } from "../model/offline/index.js";
@@ -101,7 +101,7 @@ async function runOne(
       ...(scenario.stixBundle ? { FERRET_STIX_BUNDLE: scenario.stixBundle } : {}),
     };
     const config = loadConfig({ env });
-    const catalog = await buildToolCatalog(config, env, options.logger);
+    const built = await buildToolRegistry(config, env, options.logger);
     const runtime: Runtime = {
       ...shared,
       config,
@@ -112,8 +112,8 @@ async function runOne(
         },
       },
       chat: noChat,
-      catalog: catalog.catalog,
-      tables: catalog.tables,
+      registry: built.registry,
+      tables: built.tables,
       primaryModel: choosePrimaryModel(config, env, shared.offlineModel, options.logger),
       now: () => new Date(),
     };
@@ -132,7 +132,7 @@ async function runOne(
       { store: shared.store, config, logger: options.logger },
     );
     const results = await shared.store.listStepResults(fresh.id);
-    await catalog.warehouse?.close();
+    await built.warehouse?.close();
     return {
       ...base,
       status: inv.status,

@@ -11,7 +11,7 @@ import { InvestigationRefSchema } from "./workflow-requests.js";
  */
 export const responder = workflowRoleDefinition({
   name: "responder",
-  // Approved acting calls run through the tool catalog (MCP servers, response actions).
+  // Approved acting calls run through the tool registry (MCP servers, response actions).
   needs: { tools: true, chat: false },
   request: z.discriminatedUnion("operation", [
     InvestigationRefSchema.extend({

@@ -24,7 +24,7 @@ import type { TopicName } from "../platform/topics.js";
  * entry/compose.ts.
  */
 export interface RuntimeNeeds {
-  /** The tool catalog and the log tables: the log warehouse, threat intel, MCP servers. */
+  /** The tool registry and the log tables: the log warehouse, threat intel, MCP servers. */
   tools: boolean;
   /** The chat sink built at start-up (it posts); elsewhere it is built on the first post. */
   chat: boolean;

@@ -25,7 +25,7 @@ export interface LogAnalysisToolOptions {
   fallbackModel?: Model;
   /** Memories for a request; default none (the memory store wires the real one). */
   recall?: RecallMemories;
-  /** Where finished sessions go; default nowhere (catalog.ts wires `agent-sessions`). */
+  /** Where finished sessions go; default nowhere (entry/tool-registry.ts wires `agent-sessions`). */
   publishSession?: PublishSession;
   /** Rounds of tool calls per session; default 16. */
   maxIterations?: number;

@@ -4,11 +4,11 @@ import type { ToolDeclaration } from "../model/port.js";
 import type { ToolContext, ToolOutput } from "./port.js";
 
 /** What the toolbox needs from the registry. */
-export interface ToolCatalog {
+export interface ToolboxRegistry {
   names(): string[];
   /**
    * Every tool with whether it only reads. Only prompts use it (to name the acting tools); the
-   * approval gate itself is the registry's, so a catalog without it (read-only doubles) loses
+   * approval gate itself is the registry's, so a registry without it (read-only doubles) loses
    * nothing but that hint.
    */
   list?(): ReadonlyArray<{ name: string; readOnly: boolean }>;
@@ -36,13 +36,13 @@ export class ToolBox {
   readonly held: ApprovalRequest[] = [];
 
   constructor(
-    private readonly catalog: ToolCatalog,
+    private readonly registry: ToolboxRegistry,
     private readonly allowed: (name: string) => boolean,
   ) {}
 
   /** Registered and allowed tools, for planners and reflectors. */
   available(): { name: string; description: string }[] {
-    return this.catalog
+    return this.registry
       .declarations()
       .filter((d) => this.allowed(d.name))
       .map((d) => ({ name: d.name, description: d.description }));
@@ -54,19 +54,19 @@ export class ToolBox {
 
   /** The tool's dry-run preview of a call, for an allowed tool that has one. */
   async preview(name: string, args: unknown, ctx: ToolContext): Promise<string | undefined> {
-    if (!this.catalog.names().includes(name) || !this.allowed(name)) return undefined;
-    return this.catalog.preview?.(name, args, ctx);
+    if (!this.registry.names().includes(name) || !this.allowed(name)) return undefined;
+    return this.registry.preview?.(name, args, ctx);
   }
 
   /** The available tools that act (change something) rather than only read. */
   actingNames(): string[] {
-    return (this.catalog.list?.() ?? [])
+    return (this.registry.list?.() ?? [])
       .filter((t) => !t.readOnly && this.allowed(t.name))
       .map((t) => t.name);
   }
 
   declarationsFor(stepTools: readonly string[]): ToolDeclaration[] {
-    return this.catalog.declarations().filter((d) => stepTools.includes(d.name) && this.allowed(d.name));
+    return this.registry.declarations().filter((d) => stepTools.includes(d.name) && this.allowed(d.name));
   }
 
   async run(
@@ -77,7 +77,7 @@ export class ToolBox {
   ): Promise<ToolOutput> {
     // Compared exactly, case included, in one normalization form (domain/tool-names.ts).
     const name = canonicalToolName(requested);
-    const reason = !this.catalog.names().includes(name)
+    const reason = !this.registry.names().includes(name)
       ? `tool "${name}" does not exist`
       : !this.allowed(name)
         ? `tool "${name}" is disabled by configuration`
@@ -90,7 +90,7 @@ export class ToolBox {
       return { ok: false, summary: `refused: ${reason}`, data: null };
     }
     try {
-      const output = await this.catalog.run(name, args, ctx);
+      const output = await this.registry.run(name, args, ctx);
       if (output.approvalRequest) this.held.push(output.approvalRequest);
       return output;
     } catch (error) {

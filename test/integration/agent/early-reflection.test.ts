@@ -11,7 +11,7 @@ import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { PlanDraft } from "../../../functions/src/domain/plan.js";
-import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
@@ -142,7 +142,7 @@ describe("an early decisive result is reflected on before the wave ends and stop
       },
     });
     assert.equal(config.agent.reflection, "every_wave", "the default policy reflects per wave");
-    const { catalog, tables } = await buildToolCatalog(config, {}, silentLogger);
+    const { registry, tables } = await buildToolRegistry(config, {}, silentLogger);
     const v = variantOf(scenario.notification as JsonObject, "-early-reflection");
     const queued = queuedInvestigation(v.notification, config, new Date());
     await store.create(queued, [{ type: "created", message: "New finding" }]);
@@ -155,7 +155,7 @@ describe("an early decisive result is reflected on before the wave ends and stop
       store,
       bus,
       model,
-      toolbox: new ToolBox(catalog, (tool) => toolAllowed(config, tool)),
+      toolbox: new ToolBox(registry, (tool) => toolAllowed(config, tool)),
       tables,
       logger: silentLogger,
       now: () => new Date(),

@@ -10,7 +10,7 @@ import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { type Config, loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import { BudgetExceededError } from "../../../functions/src/domain/errors.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
-import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
@@ -23,7 +23,7 @@ import type {
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import type { ToolContext, ToolOutput } from "../../../functions/src/tools/port.js";
-import { ToolBox, type ToolCatalog } from "../../../functions/src/tools/toolbox.js";
+import { ToolBox, type ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { queuedInvestigation, variantOf } from "../faults/support/findings.js";
 
@@ -53,10 +53,10 @@ class SlowDeafExecutor implements Model {
   }
 }
 
-/** Records every tool run the catalog performs. */
-class RecordingCatalog implements ToolCatalog {
+/** Records every tool run the registry performs. */
+class RecordingRegistry implements ToolboxRegistry {
   readonly runs: Array<{ name: string; at: number }> = [];
-  constructor(private readonly inner: ToolCatalog) {}
+  constructor(private readonly inner: ToolboxRegistry) {}
   names() {
     return this.inner.names();
   }
@@ -99,8 +99,8 @@ describe("budgets that stop work, on the emulators", { timeout: 240_000 }, () =>
         plannedCalls: "executor",
       },
     };
-    const built = await buildToolCatalog(config, {}, silentLogger);
-    const catalog = new RecordingCatalog(built.catalog);
+    const built = await buildToolRegistry(config, {}, silentLogger);
+    const registry = new RecordingRegistry(built.registry);
     const model = new SlowDeafExecutor(7_000);
     const v = variantOf(scenario.notification as JsonObject, "-stop-work-deadline");
     const queued = queuedInvestigation(v.notification, config, new Date());
@@ -110,7 +110,7 @@ describe("budgets that stop work, on the emulators", { timeout: 240_000 }, () =>
       store,
       bus,
       model,
-      toolbox: new ToolBox(catalog, (tool) => toolAllowed(config, tool)),
+      toolbox: new ToolBox(registry, (tool) => toolAllowed(config, tool)),
       tables: built.tables,
       logger: silentLogger,
       now: () => new Date(),
@@ -122,7 +122,7 @@ describe("budgets that stop work, on the emulators", { timeout: 240_000 }, () =>
     // The hung call answers at 7 s with tool calls; wait past it for anything the step might still do.
     await sleep(Math.max(0, (model.executorCalls[0] ?? 0) + 9_000 - Date.now()));
     const lateCalls = model.executorCalls.filter((at) => at > deadlineAt).length;
-    const lateRuns = catalog.runs.filter((r) => r.at > deadlineAt).length;
+    const lateRuns = registry.runs.filter((r) => r.at > deadlineAt).length;
     t.diagnostic(
       `executor calls ${model.executorCalls.length}, after the deadline ${lateCalls}; tool runs after it ${lateRuns}`,
     );

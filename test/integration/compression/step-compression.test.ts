@@ -23,7 +23,7 @@ import { plan, step } from "../../fixtures/plans.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { buildInvestigation } from "../../helpers/investigation-builders.js";
 import { type Script, ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
-import { countFlows, lookupIp, PureCatalog } from "../../unit/agent/support.js";
+import { countFlows, lookupIp, PureRegistry } from "../../unit/agent/support.js";
 
 /**
  * The step executor, the compressor operation and the Firestore history store together,
@@ -92,7 +92,7 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
       investigation: { ...current, status: "running", plan: plan([STEP]) },
     }));
     const model = new ScriptedModel(script);
-    const catalog = new PureCatalog([lookupIp, countFlows]);
+    const registry = new PureRegistry([lookupIp, countFlows]);
     const bus = new RecordingBus();
     const deps: AppDeps = {
       config: loadConfig({ env: {} }),
@@ -100,7 +100,7 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
       histories,
       bus,
       model,
-      toolbox: new ToolBox(catalog, () => true),
+      toolbox: new ToolBox(registry, () => true),
       tables: [],
       logger: silentLogger,
       now: () => new Date(),
@@ -108,7 +108,7 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
     configure?.(deps);
     // A second client, as the compressor and the re-run are other processes in production.
     const reader = new FirestoreStepHistoryStore(createFirestore({ projectId }));
-    return { id: inv.id, store, histories, reader, model, catalog, bus, deps };
+    return { id: inv.id, store, histories, reader, model, registry, bus, deps };
   }
 
   it("rejects with the token-limit error, compresses, persists, and the retried request succeeds", async () => {
@@ -164,7 +164,7 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
       persisted.messages,
       "the re-run sent the persisted, compressed history",
     );
-    assert.equal(t.catalog.runs.length, 2, "no tool ran twice");
+    assert.equal(t.registry.runs.length, 2, "no tool ran twice");
 
     const results = await t.store.listStepResults(t.id);
     assert.equal(results.length, 1);
@@ -253,6 +253,6 @@ describe("a step that runs out of context: compressed, persisted, re-run", { tim
     assert.equal(outcome.status, "done");
     const executor = t.model.requestsFor("executor");
     assert.deepEqual(executor[2]?.messages, executor[1]?.messages, "the re-run continued from round one");
-    assert.equal(t.catalog.runs.length, 1);
+    assert.equal(t.registry.runs.length, 1);
   });
 });

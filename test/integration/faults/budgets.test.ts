@@ -11,7 +11,7 @@ import { type Config, loadConfig, toolAllowed } from "../../../functions/src/con
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { AgentPolicy } from "../../../functions/src/domain/policy.js";
-import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
@@ -24,7 +24,7 @@ import type {
 import { handleInvestigationEvent } from "../../../functions/src/notify/notifier.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
-import type { ToolCatalog } from "../../../functions/src/tools/toolbox.js";
+import type { ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-receiver.js";
@@ -125,7 +125,7 @@ describe("budgets stop an investigation as needs_human, with what was learned, i
   let store: FirestoreInvestigationStore;
   let bus: PubSubEventBus;
   let slack: SlackReceiver;
-  let catalog: ToolCatalog;
+  let registry: ToolboxRegistry;
   let tables: { name: string; description: string }[];
   const base = loadConfig({
     env: { FERRET_DUCKDB_DIR: scenario.logsDir as string, FERRET_STIX_BUNDLE: scenario.stixBundle as string },
@@ -138,8 +138,8 @@ describe("budgets stop an investigation as needs_human, with what was learned, i
     store = new FirestoreInvestigationStore(createFirestore({ projectId }));
     bus = new PubSubEventBus(projectId);
     slack = await startSlackReceiver({ token: TOKEN });
-    const built = await buildToolCatalog(base, {}, silentLogger);
-    catalog = built.catalog;
+    const built = await buildToolRegistry(base, {}, silentLogger);
+    registry = built.registry;
     tables = built.tables;
   });
 
@@ -163,7 +163,7 @@ describe("budgets stop an investigation as needs_human, with what was learned, i
       store,
       bus,
       model,
-      toolbox: new ToolBox(catalog, (tool) => toolAllowed(config, tool)),
+      toolbox: new ToolBox(registry, (tool) => toolAllowed(config, tool)),
       tables,
       logger: silentLogger,
       now: () => new Date(),
@@ -264,7 +264,7 @@ describe("budgets stop an investigation as needs_human, with what was learned, i
       store,
       bus,
       model: new Tampered({ reflectorAddsSteps: true }),
-      toolbox: new ToolBox(catalog, (tool) => toolAllowed(config, tool)),
+      toolbox: new ToolBox(registry, (tool) => toolAllowed(config, tool)),
       tables,
       logger: silentLogger,
       now: () => new Date(),

@@ -34,7 +34,7 @@ import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-rece
 import { figure } from "./support/figures.js";
 import { queuedInvestigation, variantOf } from "./support/findings.js";
 import { GullibleModel } from "./support/gullible-model.js";
-import { isWriteSql, RecordingCatalog, RecordingWarehouse } from "./support/recording.js";
+import { isWriteSql, RecordingRegistry, RecordingWarehouse } from "./support/recording.js";
 import { injectedSyntax } from "./support/slack-scan.js";
 
 /**
@@ -105,7 +105,7 @@ describe("prompt injection through the operations, the real tools and the notifi
   let slack: SlackReceiver;
   let warehouse: DuckDbLogWarehouse;
   let recorder: RecordingWarehouse;
-  let catalog: RecordingCatalog;
+  let registry: RecordingRegistry;
   let tables: { name: string; description: string }[];
   let countsBefore: Record<string, number>;
   // log_tables is registered but denied by configuration: the allowlist, not the registry, decides.
@@ -122,7 +122,7 @@ describe("prompt injection through the operations, the real tools and the notifi
     const scenario = hostileScenario();
     warehouse = await openDuckDbWarehouse({ dir: scenario.logsDir });
     recorder = new RecordingWarehouse(warehouse);
-    catalog = new RecordingCatalog(
+    registry = new RecordingRegistry(
       createToolRegistry([
         createLogQueryTool({ warehouse: recorder, runbooks: loadRunbooks() }),
         createLogTablesTool(recorder),
@@ -140,7 +140,7 @@ describe("prompt injection through the operations, the real tools and the notifi
   });
 
   async function investigateAll(label: string, model: Model): Promise<Run> {
-    const toolbox = new ToolBox(catalog, (name) => toolAllowed(config, name));
+    const toolbox = new ToolBox(registry, (name) => toolAllowed(config, name));
     const deps: AppDeps = {
       config,
       store,
@@ -169,11 +169,11 @@ describe("prompt injection through the operations, the real tools and the notifi
   }
 
   test("a gullible LLM that obeys the data: no tool outside the allowlist runs, no write SQL runs", async (t) => {
-    const executedBefore = catalog.executed.length;
+    const executedBefore = registry.executed.length;
     const queriesBefore = recorder.queries.length;
     const run = await investigateAll("gullible", gullible);
-    const allowed = new Set(new ToolBox(catalog, (n) => toolAllowed(config, n)).names());
-    const executed = catalog.executed.slice(executedBefore);
+    const allowed = new Set(new ToolBox(registry, (n) => toolAllowed(config, n)).names());
+    const executed = registry.executed.slice(executedBefore);
     const queries = recorder.queries.slice(queriesBefore);
 
     const askedOutside = gullible.askedTools.filter((n) => !allowed.has(n));
@@ -258,11 +258,11 @@ describe("prompt injection through the operations, the real tools and the notifi
   });
 
   test("the offline model on the same corpus: nothing outside the allowlist, no write SQL, verdicts from evidence", async (t) => {
-    const executedBefore = catalog.executed.length;
+    const executedBefore = registry.executed.length;
     const queriesBefore = recorder.queries.length;
     const run = await investigateAll("offline", createOfflineModel());
-    const allowed = new Set(new ToolBox(catalog, (n) => toolAllowed(config, n)).names());
-    const ranOutside = catalog.executed.slice(executedBefore).filter((e) => !allowed.has(e.name));
+    const allowed = new Set(new ToolBox(registry, (n) => toolAllowed(config, n)).names());
+    const ranOutside = registry.executed.slice(executedBefore).filter((e) => !allowed.has(e.name));
     const queries = recorder.queries.slice(queriesBefore);
     const writes = queries.filter((q) => q.decision === "executed" && isWriteSql(q.executedSql ?? ""));
     const verdicts = new Map<string, number>();

@@ -10,7 +10,7 @@ import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js";
 import { StorageError } from "../../../functions/src/domain/errors.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
-import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
@@ -78,14 +78,14 @@ describe("an event whose publish failed after the commit still goes out on the r
         FERRET_STIX_BUNDLE: scenario.stixBundle as string,
       },
     });
-    const { catalog, tables } = await buildToolCatalog(config, {}, silentLogger);
+    const { registry, tables } = await buildToolRegistry(config, {}, silentLogger);
     const bus = new FailingOnce(inner, new Set(["planned", "step_finished", "reflected", "concluded"]));
     const deps: AppDeps = {
       config,
       store,
       bus,
       model: createOfflineModel(),
-      toolbox: new ToolBox(catalog, (n) => toolAllowed(config, n)),
+      toolbox: new ToolBox(registry, (n) => toolAllowed(config, n)),
       tables,
       logger: silentLogger,
       now: () => new Date(),

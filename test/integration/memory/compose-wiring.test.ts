@@ -70,7 +70,7 @@ test("buildRuntime: log_analysis recalls from the runtime's memory store and pub
     at: new Date("2026-01-01T00:00:00.000Z"),
   });
 
-  const out = await rt.catalog.run(
+  const out = await rt.registry.run(
     "log_analysis",
     { request: REQUEST },
     { ...scenarioContext(), stepId: "egress-top", toolCallId: "call-1" },

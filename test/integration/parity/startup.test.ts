@@ -1,7 +1,7 @@
 /**
  * Every function starts with exactly what Terraform gives it, for every documented variant.
  *
- * A function instance builds its runtime (configuration, adapters, tool catalog) from its
+ * A function instance builds its runtime (configuration, adapters, tool registry) from its
  * environment on the first request (functions/src/entry/compose.ts); whatever the code
  * needs and Terraform does not give surfaces there as a ConfigError. This builds that runtime
  * in-process from the environment read out of terraform/*.tf, with the secret values from
@@ -92,7 +92,7 @@ describe("every function starts with the environment Terraform gives it", { time
       }
       // What Terraform configures is what the functions run with.
       const byName = new Map(outcomes.map((o) => [o.name, o.rt]));
-      const tools = (name: string): string[] => byName.get(name)?.catalog.names() ?? [];
+      const tools = (name: string): string[] => byName.get(name)?.registry.names() ?? [];
       const otx = deployment.vars.enable_otx === true;
       for (const name of ["planner", "stepExecutor", "reflector"]) {
         assert.equal(tools(name).includes("threat_intel_lookup"), otx, `${name}: threat intel tool`);

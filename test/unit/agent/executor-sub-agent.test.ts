@@ -5,13 +5,13 @@ import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { ToolContext, ToolOutput } from "../../../functions/src/tools/port.js";
-import { ToolBox, type ToolCatalog } from "../../../functions/src/tools/toolbox.js";
+import { ToolBox, type ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
-/** A catalog with one tool that, like the log-analysis sub-agent, spends model tokens itself. */
-class SpendingCatalog implements ToolCatalog {
+/** A registry with one tool that, like the log-analysis sub-agent, spends model tokens itself. */
+class SpendingRegistry implements ToolboxRegistry {
   readonly contexts: ToolContext[] = [];
   names(): string[] {
     return ["ask_logs"];
@@ -34,7 +34,7 @@ class SpendingCatalog implements ToolCatalog {
 
 test("a tool's own model usage is charged to the step, and the tool learns its step and call ids", async () => {
   const theStep = step("logs", { tools: ["ask_logs"] });
-  const catalog = new SpendingCatalog();
+  const registry = new SpendingRegistry();
   const model = new ScriptedModel({
     executor: [
       {
@@ -54,12 +54,12 @@ test("a tool's own model usage is charged to the step, and the tool learns its s
     step: theStep,
     priorResults: [],
     model,
-    toolbox: new ToolBox(catalog, () => true),
+    toolbox: new ToolBox(registry, () => true),
     maxIterations: 3,
     logger: silentLogger,
     now: () => new Date("2024-05-14T10:00:00Z"),
   });
   assert.deepEqual(result.usage, { llmCalls: 7, inputTokens: 1_030, outputTokens: 203 });
-  assert.equal(catalog.contexts[0]?.stepId, "logs");
-  assert.equal(catalog.contexts[0]?.toolCallId, "call-7");
+  assert.equal(registry.contexts[0]?.stepId, "logs");
+  assert.equal(registry.contexts[0]?.toolCallId, "call-7");
 });

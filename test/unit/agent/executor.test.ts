@@ -10,7 +10,7 @@ import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
 import { ScriptedModel, type ScriptedResponse } from "../../helpers/scripted-model.js";
 import { splitFences } from "../prompts/support.js";
-import { countFlows, deleteProject, lookupIp, PureCatalog, whois } from "./support.js";
+import { countFlows, deleteProject, lookupIp, PureRegistry, whois } from "./support.js";
 
 const finding = sccFinding("v1-cryptominer");
 const theStep = step("pool-check", {
@@ -41,8 +41,8 @@ function setup(
     tokenAllowance?: number;
   } = {},
 ) {
-  const catalog = new PureCatalog([lookupIp, countFlows, deleteProject, whois]);
-  const toolbox = new ToolBox(catalog, (name) => !(options.deny ?? []).includes(name));
+  const registry = new PureRegistry([lookupIp, countFlows, deleteProject, whois]);
+  const toolbox = new ToolBox(registry, (name) => !(options.deny ?? []).includes(name));
   const model = new ScriptedModel({ executor: script });
   const calls: ToolCall[] = [];
   const run = () =>
@@ -60,7 +60,7 @@ function setup(
       onToolCall: (c) => calls.push(c),
       ...(options.tokenAllowance === undefined ? {} : { tokenAllowance: options.tokenAllowance }),
     });
-  return { catalog, toolbox, model, calls, run };
+  return { registry, toolbox, model, calls, run };
 }
 
 const declared = (r: GenerateRequest) => r.tools?.map((t) => t.name);
@@ -68,7 +68,7 @@ const ctx = (r: GenerateRequest) => r.context as StepExecutorContext;
 
 describe("askStepExecutor: the tool-calling loop", () => {
   it("declares only the step's tools, runs the call, feeds the response back and takes the final report", async () => {
-    const { model, catalog, calls, run } = setup([
+    const { model, registry, calls, run } = setup([
       { toolCalls: [{ id: "c1", name: "lookup_ip", args: { ip: "45.9.148.108" } }] },
       { json: report },
     ]);
@@ -103,7 +103,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
       { role: "tool", responses: [{ id: "c1", name: "lookup_ip", response: expectedResponse }] },
     ] satisfies Message[]);
 
-    assert.deepEqual(catalog.runs, [
+    assert.deepEqual(registry.runs, [
       { name: "lookup_ip", args: { ip: "45.9.148.108" }, investigationId: "inv-test" },
     ]);
     assert.equal(result.stepId, "pool-check");
@@ -133,7 +133,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
   });
 
   it("runs several calls of one round and answers each by id", async () => {
-    const { model, catalog, run } = setup([
+    const { model, registry, run } = setup([
       {
         toolCalls: [
           { id: "a", name: "lookup_ip", args: { ip: "45.9.148.108" } },
@@ -153,7 +153,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
       ],
     );
     assert.deepEqual(
-      catalog.runs.map((r) => r.name),
+      registry.runs.map((r) => r.name),
       ["lookup_ip", "count_flows"],
     );
     assert.deepEqual(
@@ -166,7 +166,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
   });
 
   it("refuses in code a call to a tool outside the step: never run, answered with the refusal, recorded as failed", async () => {
-    const { model, catalog, toolbox, run } = setup([
+    const { model, registry, toolbox, run } = setup([
       {
         toolCalls: [
           { id: "x", name: "delete_project", args: { project: "acme-prod" } },
@@ -178,9 +178,9 @@ describe("askStepExecutor: the tool-calling loop", () => {
     ]);
     const result = await run();
 
-    assert.deepEqual(catalog.runsOf("delete_project"), [], "the out-of-step tool never ran");
+    assert.deepEqual(registry.runsOf("delete_project"), [], "the out-of-step tool never ran");
     assert.deepEqual(
-      catalog.runs.map((r) => r.name),
+      registry.runs.map((r) => r.name),
       ["lookup_ip"],
     );
     const refusedDelete =
@@ -213,7 +213,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
   });
 
   it("neither declares nor runs a step tool that configuration denies", async () => {
-    const { model, catalog, run } = setup(
+    const { model, registry, run } = setup(
       [
         { toolCalls: [{ id: "c", name: "count_flows", args: { destination: "45.9.148.108" } }] },
         { json: report },
@@ -222,7 +222,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
     );
     const result = await run();
     assert.deepEqual(declared(model.requests[0]!), ["lookup_ip"]);
-    assert.deepEqual(catalog.runs, []);
+    assert.deepEqual(registry.runs, []);
     assert.equal(result.toolCalls[0]?.error, 'refused: tool "count_flows" is disabled by configuration');
     assert.equal(
       result.error,
@@ -231,7 +231,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
   });
 
   it("at the iteration cap asks for a final report without tools and records the cap error", async () => {
-    const { model, catalog, run } = setup(
+    const { model, registry, run } = setup(
       [
         { toolCalls: [{ id: "r1", name: "lookup_ip", args: { ip: "45.9.148.108" } }] },
         { toolCalls: [{ id: "r2", name: "count_flows", args: { destination: "45.9.148.108" } }] },
@@ -258,7 +258,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
     );
 
     assert.deepEqual(
-      catalog.runs.map((r) => r.name),
+      registry.runs.map((r) => r.name),
       ["lookup_ip", "count_flows"],
     );
     assert.equal(result.iterations, 2);
@@ -269,7 +269,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
 
   it("stops at its token allowance without another model call and reports what the tools found", async () => {
     const spend = { inputTokens: 500, outputTokens: 100 };
-    const { model, catalog, run } = setup(
+    const { model, registry, run } = setup(
       [
         { toolCalls: [{ id: "r1", name: "lookup_ip", args: { ip: "45.9.148.108" } }], usage: spend },
         {
@@ -286,7 +286,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
     // 600 after the first round, 1200 after the second: stop there, no third call, no report call.
     assert.equal(model.requests.length, 2);
     assert.deepEqual(
-      catalog.runs.map((r) => r.name),
+      registry.runs.map((r) => r.name),
       ["lookup_ip", "count_flows"],
     );
     assert.equal(result.status, "failed");

@@ -10,7 +10,7 @@ import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
 import { ScriptedModel, type ScriptedResponse } from "../../helpers/scripted-model.js";
-import { countFlows, deleteProject, lookupIp, PureCatalog, type PureTool } from "./support.js";
+import { countFlows, deleteProject, lookupIp, PureRegistry, type PureTool } from "./support.js";
 
 const finding = sccFinding("v1-cryptominer");
 const NOW = new Date("2024-05-14T10:00:00.000Z");
@@ -32,7 +32,7 @@ function setup(calls: FixedCall[], script: ScriptedResponse[] = [], priorResults
     tools: ["lookup_ip", "count_flows", "flow_rows"],
     calls,
   });
-  const catalog = new PureCatalog([lookupIp, countFlows, flowRows, deleteProject]);
+  const registry = new PureRegistry([lookupIp, countFlows, flowRows, deleteProject]);
   const model = new ScriptedModel({ executor: script });
   const run = () =>
     askStepExecutor({
@@ -42,17 +42,17 @@ function setup(calls: FixedCall[], script: ScriptedResponse[] = [], priorResults
       step: theStep,
       priorResults,
       model,
-      toolbox: new ToolBox(catalog, () => true),
+      toolbox: new ToolBox(registry, () => true),
       maxIterations: 4,
       logger: silentLogger,
       now: () => NOW,
     });
-  return { catalog, model, run };
+  return { registry, model, run };
 }
 
 describe("askStepExecutor: a step whose calls the plan fixed", () => {
   it("runs the calls with resolved references and writes its report without asking the model", async () => {
-    const { catalog, model, run } = setup([
+    const { registry, model, run } = setup([
       { tool: "lookup_ip", args: { ip: "45.9.148.108" } },
       { tool: "count_flows", args: { destination: "{{finding.domains}}" } },
     ]);
@@ -60,7 +60,7 @@ describe("askStepExecutor: a step whose calls the plan fixed", () => {
 
     assert.equal(model.requests.length, 0, "no executor round: the scripted model records every request");
     assert.deepEqual(
-      catalog.runs.map((r) => [r.name, r.args]),
+      registry.runs.map((r) => [r.name, r.args]),
       [
         ["lookup_ip", { ip: "45.9.148.108" }],
         ["count_flows", { destination: ["pool.supportxmr.com"] }],
@@ -87,13 +87,13 @@ describe("askStepExecutor: a step whose calls the plan fixed", () => {
   });
 
   it("fails before any call runs when a reference has no value, naming it", async () => {
-    const { catalog, model, run } = setup([
+    const { registry, model, run } = setup([
       { tool: "lookup_ip", args: { ip: "45.9.148.108" } },
       { tool: "count_flows", args: { destination: "{{finding.principal}}" } },
     ]);
     const result = await run();
     assert.equal(model.requests.length, 0);
-    assert.equal(catalog.runs.length, 0, "no call runs when one of the step's calls has a hole");
+    assert.equal(registry.runs.length, 0, "no call runs when one of the step's calls has a hole");
     assert.equal(result.status, "failed");
     assert.equal(result.outcome, "failed");
     assert.equal(
@@ -103,13 +103,13 @@ describe("askStepExecutor: a step whose calls the plan fixed", () => {
   });
 
   it("fails the same way when the step it reads failed", async () => {
-    const { catalog, run } = setup(
+    const { registry, run } = setup(
       [{ tool: "lookup_ip", args: { ip: "{{steps.dns.ips}}" } }],
       [],
       [stepResult("dns", { status: "failed", outcome: "failed" })],
     );
     const result = await run();
-    assert.equal(catalog.runs.length, 0);
+    assert.equal(registry.runs.length, 0);
     assert.equal(result.status, "failed");
     assert.match(result.error ?? "", /\{\{steps\.dns\.ips\}\}: step dns failed/);
   });
@@ -121,13 +121,13 @@ describe("askStepExecutor: a step whose calls the plan fixed", () => {
       facts: ["flow_rows: 0 rows"],
       iocs: [],
     };
-    const { model, catalog, run } = setup(
+    const { model, registry, run } = setup(
       [{ tool: "flow_rows", args: { destination: "pool.example" } }],
       [{ json: report }],
     );
     const result = await run();
 
-    assert.equal(catalog.runs.length, 1, "the planned call ran once, not again by the model");
+    assert.equal(registry.runs.length, 1, "the planned call ran once, not again by the model");
     assert.equal(model.requests.length, 1, "one model round: the judgment, not the call");
     const request = model.requests[0]!;
     assert.deepEqual(request.messages.slice(1), [
@@ -158,12 +158,12 @@ describe("askStepExecutor: a step whose calls the plan fixed", () => {
   });
 
   it("refuses a fixed call to a tool outside the step in code, like a model's call", async () => {
-    const { catalog, model, run } = setup(
+    const { registry, model, run } = setup(
       [{ tool: "delete_project", args: { project: "acme-prod" } }],
       [{ json: { outcome: "failed", summary: "The planned call was refused.", facts: [], iocs: [] } }],
     );
     const result = await run();
-    assert.equal(catalog.runsOf("delete_project").length, 0);
+    assert.equal(registry.runsOf("delete_project").length, 0);
     assert.match(
       result.toolCalls[0]?.summary ?? "",
       /^refused: tool "delete_project" is not part of this step/,

@@ -16,7 +16,7 @@ import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
 import { FakeGemini, jsonAnswer } from "../../helpers/fake-gemini.js";
-import { PureCatalog, type PureTool } from "./support.js";
+import { PureRegistry, type PureTool } from "./support.js";
 
 /**
  * A step whose planned calls came back empty goes to the executor model with the planned round
@@ -75,7 +75,7 @@ function run(calls: FixedCall[], histories?: MemoryHistories) {
     step: theStep,
     priorResults: [],
     model,
-    toolbox: new ToolBox(new PureCatalog([emptyRows]), () => true),
+    toolbox: new ToolBox(new PureRegistry([emptyRows]), () => true),
     maxIterations: 4,
     logger: silentLogger,
     now: () => NOW,

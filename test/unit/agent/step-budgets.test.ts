@@ -13,7 +13,7 @@ import type {
 } from "../../../functions/src/model/port.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { ToolContext, ToolOutput } from "../../../functions/src/tools/port.js";
-import { ToolBox, type ToolCatalog } from "../../../functions/src/tools/toolbox.js";
+import { ToolBox, type ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
 import { plan, step } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
 import { ScriptedModel, type ScriptedResponse } from "../../helpers/scripted-model.js";
@@ -28,7 +28,7 @@ const thePlan = plan([theStep]);
 const NOW = new Date("2024-05-14T10:00:00.000Z");
 
 /** A tool that takes `ms`, records when it started and what context it was given. */
-class SlowCatalog implements ToolCatalog {
+class SlowRegistry implements ToolboxRegistry {
   readonly runs: Array<{ at: number; ctx: ToolContext; args: unknown }> = [];
   constructor(private readonly ms: number) {}
   names(): string[] {
@@ -74,7 +74,7 @@ class DeafModel implements Model {
 
 function run(
   model: Model,
-  catalog: ToolCatalog,
+  registry: ToolboxRegistry,
   extra: {
     signal?: AbortSignal;
     maxToolCallsPerTurn?: number;
@@ -89,7 +89,7 @@ function run(
     step: theStep,
     priorResults: [],
     model,
-    toolbox: new ToolBox(catalog, () => true),
+    toolbox: new ToolBox(registry, () => true),
     maxIterations: extra.maxIterations ?? 30,
     logger: silentLogger,
     now: () => NOW,
@@ -112,17 +112,17 @@ describe("the step's deadline stops the step", () => {
           controller.abort(deadline);
         }, 10);
     });
-    const catalog = new SlowCatalog(30);
-    await assert.rejects(run(model, catalog, { signal: controller.signal }), (error) => error === deadline);
+    const registry = new SlowRegistry(30);
+    await assert.rejects(run(model, registry, { signal: controller.signal }), (error) => error === deadline);
     // Give an abandoned loop time to show itself: 10 more rounds would fit in this wait.
     await sleep(600);
     assert.ok(model.calls.length >= 2, "the step was working before the deadline");
     assert.equal(model.calls.filter((at) => at > abortedAt).length, 0, "model calls after the deadline");
-    assert.equal(catalog.runs.filter((r) => r.at > abortedAt).length, 0, "tool runs after the deadline");
+    assert.equal(registry.runs.filter((r) => r.at > abortedAt).length, 0, "tool runs after the deadline");
   });
 
   it("hands the step's signal to every tool it runs", async () => {
-    const catalog = new SlowCatalog(1);
+    const registry = new SlowRegistry(1);
     const controller = new AbortController();
     const model = new ScriptedModel({
       executor: [
@@ -130,13 +130,13 @@ describe("the step's deadline stops the step", () => {
         { json: { outcome: "answered", summary: "ok", facts: [], iocs: [] } },
       ],
     });
-    await run(model, catalog, { signal: controller.signal });
-    assert.equal(catalog.runs.length, 1);
-    assert.equal(catalog.runs[0]?.ctx.signal, controller.signal);
+    await run(model, registry, { signal: controller.signal });
+    assert.equal(registry.runs.length, 1);
+    assert.equal(registry.runs[0]?.ctx.signal, controller.signal);
   });
 
   it("a scripted model's answer in flight is cut short by the deadline, and nothing runs after it", async () => {
-    const catalog = new SlowCatalog(1);
+    const registry = new SlowRegistry(1);
     const controller = new AbortController();
     const model = new ScriptedModel(
       { executor: Array.from({ length: 5 }, () => ({ toolCalls: [{ name: "slow_tool" }] })) },
@@ -144,9 +144,9 @@ describe("the step's deadline stops the step", () => {
     );
     setTimeout(() => controller.abort(new DeadlineExceededError("deadline")), 50);
     const started = performance.now();
-    await assert.rejects(run(model, catalog, { signal: controller.signal }), DeadlineExceededError);
+    await assert.rejects(run(model, registry, { signal: controller.signal }), DeadlineExceededError);
     assert.ok(performance.now() - started < 5_000, "the 10 s answer was not waited for");
-    assert.equal(catalog.runs.length, 0);
+    assert.equal(registry.runs.length, 0);
     assert.equal(model.calls.length, 1);
   });
 });
@@ -158,11 +158,11 @@ describe("the cap on tool calls per model turn", () => {
   const report = { json: { outcome: "answered", summary: "ok", facts: [], iocs: [] } };
 
   it("runs the first N calls of a turn and answers the rest with a refusal the model reads", async () => {
-    const catalog = new SlowCatalog(1);
+    const registry = new SlowRegistry(1);
     const model = new ScriptedModel({ executor: [sixCalls, report] });
-    const result = await run(model, catalog, { maxToolCallsPerTurn: 4 });
+    const result = await run(model, registry, { maxToolCallsPerTurn: 4 });
     assert.deepEqual(
-      catalog.runs.map((r) => (r.args as JsonObject).k),
+      registry.runs.map((r) => (r.args as JsonObject).k),
       [0, 1, 2, 3],
     );
     const tool = model.requestsFor("executor")[1]?.messages.at(-1);
@@ -179,20 +179,20 @@ describe("the cap on tool calls per model turn", () => {
   });
 
   it("runs every call when no cap is set (the cap is what limits)", async () => {
-    const catalog = new SlowCatalog(1);
+    const registry = new SlowRegistry(1);
     const model = new ScriptedModel({ executor: [sixCalls, report] });
-    await run(model, catalog, {});
-    assert.equal(catalog.runs.length, 6);
+    await run(model, registry, {});
+    assert.equal(registry.runs.length, 6);
   });
 
   it("splits what is left of the step's allowance across the calls it runs, as each tool's token share", async () => {
-    const catalog = new SlowCatalog(1);
+    const registry = new SlowRegistry(1);
     const model = new ScriptedModel({
       executor: [{ ...sixCalls, usage: { inputTokens: 800, outputTokens: 200 } }, report],
     });
-    await run(model, catalog, { maxToolCallsPerTurn: 4, tokenAllowance: 9_000 });
+    await run(model, registry, { maxToolCallsPerTurn: 4, tokenAllowance: 9_000 });
     assert.deepEqual(
-      catalog.runs.map((r) => r.ctx.tokenAllowance),
+      registry.runs.map((r) => r.ctx.tokenAllowance),
       [2_000, 2_000, 2_000, 2_000],
     );
   });

@@ -2,7 +2,7 @@ import type { Ioc } from "../../../functions/src/domain/ioc.js";
 import type { JsonObject, JsonValue } from "../../../functions/src/domain/json.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import type { ToolContext, ToolOutput } from "../../../functions/src/tools/port.js";
-import type { ToolCatalog } from "../../../functions/src/tools/toolbox.js";
+import type { ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
 
 /** A pure in-memory tool: a function of its arguments, no I/O. */
 export interface PureTool {
@@ -18,8 +18,8 @@ export interface RecordedRun {
   investigationId: string;
 }
 
-/** A ToolCatalog over pure tools that records every run it performs. */
-export class PureCatalog implements ToolCatalog {
+/** A ToolboxRegistry over pure tools that records every run it performs. */
+export class PureRegistry implements ToolboxRegistry {
   readonly runs: RecordedRun[] = [];
   constructor(private readonly tools: readonly PureTool[]) {}
 
@@ -33,7 +33,7 @@ export class PureCatalog implements ToolCatalog {
 
   async run(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutput> {
     const tool = this.tools.find((t) => t.name === name);
-    if (!tool) throw new Error(`PureCatalog has no tool ${name}`);
+    if (!tool) throw new Error(`PureRegistry has no tool ${name}`);
     this.runs.push({ name, args: rawArgs, investigationId: ctx.investigationId });
     const out = tool.run((rawArgs ?? {}) as JsonObject);
     return { ok: true, ...out };

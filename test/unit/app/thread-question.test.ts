@@ -13,13 +13,13 @@ import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import { THREAD_SCOPE } from "../../../functions/src/notify/notifier.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { ToolOutput } from "../../../functions/src/tools/port.js";
-import { ToolBox, type ToolCatalog } from "../../../functions/src/tools/toolbox.js";
+import { ToolBox, type ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 import * as fx from "../notify/fixtures.js";
 import { MemoryClaimStore, RecordingSink } from "../notify/memory-claims.js";
 
-/** A catalog whose tools only count their runs; delete_project is registered but never offered. */
-function countingCatalog(): ToolCatalog & { runs: string[] } {
+/** A registry whose tools only count their runs; delete_project is registered but never offered. */
+function countingRegistry(): ToolboxRegistry & { runs: string[] } {
   const runs: string[] = [];
   const names = ["threat_intel_lookup", "related_findings", "delete_project"];
   const declarations: ToolDeclaration[] = names.map((name) => ({
@@ -44,8 +44,8 @@ const QUESTION_TOOLS = ["threat_intel_lookup", "related_findings"];
 
 describe("answering a thread question", () => {
   it("runs only offered, allowed tools, within the call budget, and drops made-up citations", async () => {
-    const catalog = countingCatalog();
-    const toolbox = new ToolBox(catalog, () => true);
+    const registry = countingRegistry();
+    const toolbox = new ToolBox(registry, () => true);
     const model = new ScriptedModel({
       thread_answer: [
         {
@@ -78,7 +78,7 @@ describe("answering a thread question", () => {
       logger: silentLogger,
     });
     assert.deepEqual(
-      catalog.runs,
+      registry.runs,
       ["threat_intel_lookup"],
       "delete_project refused, related_findings over budget",
     );
@@ -118,7 +118,7 @@ describe("answering a thread question", () => {
         investigation: inv,
         evidence,
         model,
-        toolbox: new ToolBox(countingCatalog(), allowed),
+        toolbox: new ToolBox(countingRegistry(), allowed),
         tools: QUESTION_TOOLS,
         maxToolCalls: max,
         logger: silentLogger,
@@ -130,18 +130,18 @@ describe("answering a thread question", () => {
   });
 
   it("the offline model looks an unseen indicator up, then cites the lookup", async () => {
-    const catalog = countingCatalog();
+    const registry = countingRegistry();
     const out = await answerThreadQuestion({
       question: "what about 198.51.100.23?",
       investigation: inv,
       evidence,
       model: new OfflinePlaybookModel(),
-      toolbox: new ToolBox(catalog, () => true),
+      toolbox: new ToolBox(registry, () => true),
       tools: QUESTION_TOOLS,
       maxToolCalls: 3,
       logger: silentLogger,
     });
-    assert.deepEqual(catalog.runs, ["threat_intel_lookup"]);
+    assert.deepEqual(registry.runs, ["threat_intel_lookup"]);
     assert.deepEqual(out.citations, ["asked:1"]);
   });
 });
@@ -170,7 +170,7 @@ function setup() {
     sink,
     brains: async () => ({
       model: new OfflinePlaybookModel(),
-      toolbox: new ToolBox(countingCatalog(), () => true),
+      toolbox: new ToolBox(countingRegistry(), () => true),
     }),
     logger: silentLogger,
   };

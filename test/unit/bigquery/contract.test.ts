@@ -41,7 +41,7 @@ const jobLookup: Exchange = { method: "GET", path: JOB, reply: (_req, history) =
 
 /** The REST exchanges each scenario needs, from the recorded responses in test/fixtures/bigquery. */
 const SCRIPTS: Record<WarehouseScenario, Exchange[]> = {
-  catalog: [...tableList, tables],
+  tables: [...tableList, tables],
   refusals: [...tableList],
   paged: [
     ...tableList,

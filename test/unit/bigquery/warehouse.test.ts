@@ -14,7 +14,7 @@ import {
   SqlRefusedError,
   StorageError,
 } from "../../../functions/src/domain/errors.js";
-import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { QueryFailedError, QueryTimeoutError } from "../../../functions/src/sql/query-errors.js";
 import {
   CANCEL,
@@ -51,7 +51,7 @@ async function setup(options: Partial<BigQueryWarehouseOptions> = {}) {
 }
 
 describe("BigQueryLogWarehouse tables", () => {
-  it("lists the dataset's queryable tables across pages, described with the catalog's words", async () => {
+  it("lists the dataset's queryable tables across pages, described with the log schema's words", async () => {
     const { server, warehouse } = await setup();
     server.expect(...tableList, {
       method: "GET",
@@ -70,8 +70,8 @@ describe("BigQueryLogWarehouse tables", () => {
       "the EXTERNAL table is not offered",
     );
     const byName = new Map(tables.map((t) => [t.name, t]));
-    const catalogSyslog = LOG_TABLES.find((t) => t.name === "syslog")!;
-    assert.equal(byName.get("syslog")!.description, catalogSyslog.description);
+    const schemaSyslog = LOG_TABLES.find((t) => t.name === "syslog")!;
+    assert.equal(byName.get("syslog")!.description, schemaSyslog.description);
     assert.equal(
       byName.get("app_audit")!.description,
       "Audit trail of the billing application, exported by its own sink",

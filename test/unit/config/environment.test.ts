@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { readEnvironment } from "../../../functions/src/config/environment.js";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
-import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 
 describe("readEnvironment", () => {
@@ -51,14 +51,14 @@ describe("readEnvironment", () => {
     );
   });
 
-  it("an OTX provider without OTX_API_KEY stops the catalog with a config error", async () => {
+  it("an OTX provider without OTX_API_KEY stops the registry with a config error", async () => {
     const env = { FERRET_OTX_ENABLED: "true" };
     await assert.rejects(
-      buildToolCatalog(loadConfig({ env }), env, silentLogger),
+      buildToolRegistry(loadConfig({ env }), env, silentLogger),
       (error: unknown) => error instanceof ConfigError && /OTX_API_KEY is not set/.test(error.message),
     );
     const withKey = { ...env, OTX_API_KEY: "key" };
-    const built = await buildToolCatalog(loadConfig({ env: withKey }), withKey, silentLogger);
-    assert.ok(built.catalog.names().includes("threat_intel_lookup"));
+    const built = await buildToolRegistry(loadConfig({ env: withKey }), withKey, silentLogger);
+    assert.ok(built.registry.names().includes("threat_intel_lookup"));
   });
 });

@@ -6,9 +6,9 @@ import {
   serviceDataField,
   sinkFieldName,
 } from "../../../functions/src/adapters/duckdb/log-entry/convert.js";
-import { catalogSpelling } from "../../../functions/src/adapters/duckdb/log-entry/spelling.js";
+import { schemaSpelling } from "../../../functions/src/adapters/duckdb/log-entry/spelling.js";
 import { tableForLogName } from "../../../functions/src/adapters/duckdb/log-entry/table-name.js";
-import { catalogTable } from "../../../functions/src/sql/log-catalog.js";
+import { logTableDef } from "../../../functions/src/sql/log-schema.js";
 
 describe("tableForLogName", () => {
   it("names the table after the URL-decoded log ID, non-word characters as underscores", () => {
@@ -111,15 +111,15 @@ describe("convertLogEntry", () => {
     });
   });
 
-  it("lower-cases jsonPayload names, and the catalog spelling restores the columns it knows", () => {
+  it("lower-cases jsonPayload names, and the log schema spelling restores the columns it knows", () => {
     const { table, row } = convertLogEntry({
       logName: "projects/p/logs/dns.googleapis.com%2Fdns_queries",
       jsonPayload: { queryName: "x.example.", "odd-Key": 1 },
     });
     assert.deepEqual(row.jsonPayload, { queryname: "x.example.", odd_key: 1 });
-    const def = catalogTable(table);
+    const def = logTableDef(table);
     assert.ok(def);
-    assert.deepEqual(catalogSpelling(row, def.fields).jsonPayload, { queryName: "x.example.", odd_key: 1 });
+    assert.deepEqual(schemaSpelling(row, def.fields).jsonPayload, { queryName: "x.example.", odd_key: 1 });
   });
 
   it("refuses an entry without a logName, naming what is missing", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { stageLogDir } from "../../../functions/src/adapters/duckdb/log-files.js";
 import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/warehouse.js";
-import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 
 const REAL = "test/fixtures/real/logs";
 const ALL_TIME = "timestamp BETWEEN TIMESTAMP '2000-01-01' AND TIMESTAMP '2100-01-01'";
@@ -97,7 +97,7 @@ describe("real Cloud Logging entries through DuckDB", () => {
     ]);
   });
 
-  it("reads DNS query logs with the catalog's column names", async () => {
+  it("reads DNS query logs with the log schema's column names", async () => {
     const { rows: dns } = await rows(
       `${REAL}/storage-sink`,
       `SELECT jsonPayload.queryName AS name, jsonPayload.queryType AS type, jsonPayload.vmInstanceName AS vm

@@ -29,7 +29,7 @@ describe("DuckDbLogWarehouse over the cryptomining scenario", () => {
     await warehouse.close();
   });
 
-  it("loads every catalog table with its description and every row", async () => {
+  it("loads every log schema table with its description and every row", async () => {
     const tables = await warehouse.listTables();
     assert.deepEqual(
       tables.map((t) => t.name),

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
-import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { createLogger } from "../../../functions/src/platform/logger.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ferret-lazy-"));
@@ -29,14 +29,14 @@ describe("heavy dependencies are opened on first use (issue 16)", () => {
     const env = { FERRET_DUCKDB_DIR: logs, FERRET_STIX_BUNDLE: bundle, FERRET_MODEL_PROVIDER: "offline" };
     const config = loadConfig({ env });
     // Before: this threw the DuckDB load error (or the STIX ConfigError) and the process served nothing.
-    const built = await buildToolCatalog(config, env, recording);
+    const built = await buildToolRegistry(config, env, recording);
     assert.ok(built.tables.some((t) => t.name === "syslog"));
     assert.ok(
       built.tables.some((t) => t.name === "app_custom"),
-      "uncatalogued files are listed too",
+      "files outside the log schema are listed too",
     );
-    assert.ok(built.catalog.names().includes("log_query"));
-    assert.ok(built.catalog.names().includes("threat_intel_lookup"));
+    assert.ok(built.registry.names().includes("log_query"));
+    assert.ok(built.registry.names().includes("threat_intel_lookup"));
 
     // The bad line is skipped and reported when the warehouse opens; the good row is served.
     const result = await built.warehouse!.query({ sql: "SELECT textPayload FROM syslog" });
@@ -49,9 +49,9 @@ describe("heavy dependencies are opened on first use (issue 16)", () => {
       warnings.join("\n"),
     );
     const ctx = { investigationId: "inv-lazy", finding: {}, logger: quiet } as unknown as Parameters<
-      typeof built.catalog.run
+      typeof built.registry.run
     >[2];
-    const intel = await built.catalog.run(
+    const intel = await built.registry.run(
       "threat_intel_lookup",
       { indicators: [{ type: "ip", value: "203.0.113.7" }] },
       ctx,
@@ -63,6 +63,6 @@ describe("heavy dependencies are opened on first use (issue 16)", () => {
 
   it("a missing log directory is still a configuration error at start-up", async () => {
     const env = { FERRET_DUCKDB_DIR: join(dir, "nope"), FERRET_MODEL_PROVIDER: "offline" };
-    await assert.rejects(buildToolCatalog(loadConfig({ env }), env, quiet), ConfigError);
+    await assert.rejects(buildToolRegistry(loadConfig({ env }), env, quiet), ConfigError);
   });
 });

@@ -22,7 +22,7 @@ const ENV = {
 describe("each function builds only what it uses", () => {
   it("a runtime without tools opens no warehouse and lists no tables", async () => {
     const rt = await buildRuntime(ENV, { tools: false, chat: false });
-    assert.deepEqual(rt.catalog.names(), []);
+    assert.deepEqual(rt.registry.names(), []);
     assert.deepEqual(rt.tables, []);
   });
 

@@ -7,7 +7,7 @@ import { type OpenedMcpServer, openMcpServer } from "../../../functions/src/adap
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import type { StepReport } from "../../../functions/src/domain/results.js";
-import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
@@ -100,14 +100,14 @@ describe("an MCP tool inside a step", () => {
       if (m.role === "user") assert.doesNotMatch(m.text, /IGNORE PREVIOUS/);
   });
 
-  it("buildToolCatalog offers the configured server's tools next to the built-in ones", async () => {
+  it("buildToolRegistry offers the configured server's tools next to the built-in ones", async () => {
     const { config: server } = stdioAssets({ credentials: [] });
     const file = join(mkdtempSync(join(tmpdir(), "ferret-mcp-config-")), "ferret.yaml");
     writeFileSync(file, JSON.stringify({ mcp: { servers: [server] } }));
     const config = loadConfig({ env: {}, file });
-    const built = await buildToolCatalog(config, {}, silentLogger);
+    const built = await buildToolRegistry(config, {}, silentLogger);
     try {
-      const names = built.catalog.names();
+      const names = built.registry.names();
       assert.ok(names.includes("mcp.assets.get_asset"), names.join(","));
       assert.ok(names.includes("mcp.assets.set_asset_label"));
       assert.ok(!names.some((n) => n.includes("delete_everything")));

@@ -133,7 +133,7 @@ describe("real MCP answers: tools a server lists", () => {
     assert.ok(!server.received.some((m) => m.method === "tools/call"));
   });
 
-  it("skips a GitHub tool whose name cannot be declared, with a reason, and keeps the catalog buildable", async () => {
+  it("skips a GitHub tool whose name cannot be declared, with a reason, and keeps the registry buildable", async () => {
     const { server, opened, registry } = await connect(GITHUB, {
       name: "github-enterprise",
       tools: GITHUB_TOOLS,

@@ -80,7 +80,7 @@ describe("appDepsFor: why an investigation left its LLM is logged", () => {
     return {
       config: loadConfig({ env: {} }),
       logger,
-      catalog: createToolRegistry([]),
+      registry: createToolRegistry([]),
       tables: [],
       primaryModel: primary,
       offlineModel: new ScriptedModel(["offline answer"], { name: "offline-playbook", offline: true }),
@@ -150,7 +150,7 @@ describe("the sticky fallback reaches the sub-agent", () => {
     const runtime = {
       config: loadConfig({ env: {} }),
       logger: silentLogger,
-      catalog: createToolRegistry([probe]),
+      registry: createToolRegistry([probe]),
       tables: [],
       primaryModel: primary,
       offlineModel: createOfflineModel(),

@@ -8,7 +8,7 @@ import { familyOf } from "../../../functions/src/model/offline/families.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import { stepExecutorAnswer } from "../../../functions/src/model/offline/step-executor/index.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
-import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { makeFinding, vmResource } from "./support/findings.js";
 import { RealTools } from "./support/tools.js";
 

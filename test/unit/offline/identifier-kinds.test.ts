@@ -14,7 +14,7 @@ import { createOfflineModel } from "../../../functions/src/model/offline/index.j
 import { stepExecutorAnswer } from "../../../functions/src/model/offline/step-executor/index.js";
 import { decodeIntent } from "../../../functions/src/model/offline/step-text.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
-import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";
 import { makeFinding } from "./support/findings.js";
 import { RealTools } from "./support/tools.js";

@@ -9,7 +9,7 @@ import { createOfflineModel } from "../../../functions/src/model/offline/index.j
 import { OFFLINE_MARK } from "../../../functions/src/model/offline/provenance.js";
 import { decodeIntent } from "../../../functions/src/model/offline/step-text.js";
 import { generateStructured } from "../../../functions/src/model/structured.js";
-import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import {
   badDomainFinding,
   bruteForceFinding,

@@ -9,7 +9,7 @@ import type { Plan } from "../../../functions/src/domain/plan.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
 import { ACTION_TOOLS } from "../../../functions/src/domain/response-actions.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
-import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { CRYPTO, findingFrom } from "../tools/actions/helpers.js";
 import {
   cryptominingFinding,

@@ -11,7 +11,7 @@ import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { fenceUntrusted, renderPrompt } from "../../../functions/src/prompts/render.js";
 import { guardSql } from "../../../functions/src/sql/guard.js";
 import { duckDbTarget } from "../../../functions/src/sql/targets.js";
-import type { ToolCatalog } from "../../../functions/src/tools/toolbox.js";
+import type { ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { INJECTION_CASES } from "../../fixtures/injection/corpus.js";
 import { queuedInvestigation } from "../../integration/faults/support/findings.js";
@@ -87,7 +87,7 @@ describe("the injection corpus against each defence", () => {
 
   it("the ToolBox refuses every tool the corpus names that is not allowed, and never runs it", async (t) => {
     const ran: string[] = [];
-    const catalog: ToolCatalog = {
+    const registry: ToolboxRegistry = {
       names: () => ["log_query", "log_tables", "threat_intel_lookup"],
       declarations: () =>
         ["log_query", "log_tables", "threat_intel_lookup"].map((name) => ({
@@ -100,7 +100,7 @@ describe("the injection corpus against each defence", () => {
         return { ok: true, summary: "ran", data: null };
       },
     };
-    const box = new ToolBox(catalog, (name) => toolAllowed(config, name));
+    const box = new ToolBox(registry, (name) => toolAllowed(config, name));
     const named = instructionsIn(corpusText()).tools;
     // The corpus also names log_query (allowed: its SQL meets the guard); the rest must never run.
     const tools = named.filter((name) => !box.names().includes(name));

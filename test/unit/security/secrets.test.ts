@@ -93,7 +93,7 @@ function runtimeWith(store: Partial<InvestigationStore>, lines: string[]): Runti
     bus: { publish: async () => "0", close: async () => {} } as unknown as Runtime["bus"],
     launcher: { launch: async () => ({ executionId: "x" }) },
     chat: { post: async () => ({ ts: "1" }) } as unknown as Runtime["chat"],
-    catalog: createToolRegistry([]),
+    registry: createToolRegistry([]),
     tables: [],
     primaryModel: offline,
     offlineModel: offline,

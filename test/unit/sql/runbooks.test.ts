@@ -6,7 +6,7 @@ import {
 } from "../../../functions/src/adapters/duckdb/warehouse.js";
 import { ConfigError, InvalidInputError, NotFoundError } from "../../../functions/src/domain/errors.js";
 import { guardSql } from "../../../functions/src/sql/guard.js";
-import { LOG_TABLES } from "../../../functions/src/sql/log-catalog.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { loadRunbooks, parseRunbook, renderRunbook } from "../../../functions/src/sql/runbooks.js";
 import { bigQueryTarget, duckDbTarget } from "../../../functions/src/sql/targets.js";
 
@@ -46,10 +46,10 @@ describe("runbook library", () => {
     assert.deepEqual(library.names().sort(), Object.keys(SAMPLE_PARAMS).sort());
   });
 
-  it("declares tables from the catalog and time windows as parameters on every runbook", () => {
-    const catalog = new Set(LOG_TABLES.map((t) => t.name));
+  it("declares tables from the log schema and time windows as parameters on every runbook", () => {
+    const schemaTables = new Set(LOG_TABLES.map((t) => t.name));
     for (const runbook of library.list()) {
-      for (const table of runbook.tables) assert.ok(catalog.has(table), `${runbook.name}: ${table}`);
+      for (const table of runbook.tables) assert.ok(schemaTables.has(table), `${runbook.name}: ${table}`);
       const params = new Map(runbook.params.map((p) => [p.name, p.type]));
       assert.equal(params.get("start"), "TIMESTAMP", runbook.name);
       assert.equal(params.get("end"), "TIMESTAMP", runbook.name);

@@ -261,7 +261,7 @@ const LOG_ENV = [
 const SLACK_ENV = ["FERRET_SLACK_CHANNEL", "FERRET_SLACK_CLAIM_STALE_SECONDS"];
 const ANALYST_ENV = ["FERRET_SLACK_ALLOWED_USERS", "FERRET_SLACK_ALLOWED_USER_GROUPS"];
 const SCC_ENV = ["FERRET_SCC_WRITEBACK", "FERRET_SCC_ANALYST_MUTE_AND_STATE"];
-// The response actions the catalog offers (terraform/response-actions.tf).
+// The response actions the registry offers (terraform/response-actions.tf).
 const ACTIONS_ENV = ["FERRET_ACTIONS_ENABLED", "FERRET_ACTIONS_DENY_EGRESS_TAG"];
 const APPROVAL_ENV = ["FERRET_SLACK_APPROVERS", "FERRET_APPROVAL_TIMEOUT_SECONDS"];
 const EXPECTED_ENV: Record<string, readonly string[]> = {
@@ -320,11 +320,11 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
   ],
 };
 const EXPECTED_SECRET_ENV: Record<string, Record<string, string>> = {
-  // Planner and reflector build the same tool catalog, and the OTX adapter needs its key there too.
+  // Planner and reflector build the same tool registry, and the OTX adapter needs its key there too.
   planner: { OTX_API_KEY: "otx-api-key" },
   stepExecutor: { OTX_API_KEY: "otx-api-key" },
   reflector: { OTX_API_KEY: "otx-api-key" },
-  // The responder runs approved calls through the same catalog.
+  // The responder runs approved calls through the same registry.
   responder: { OTX_API_KEY: "otx-api-key" },
   notifier: { SLACK_BOT_TOKEN: "slack-bot-token" },
   // The endpoint verifies Slack's signature; both use the bot token (modal, user groups, thread edits).

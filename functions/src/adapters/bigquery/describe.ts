@@ -1,5 +1,5 @@
 import type { ColumnInfo } from "../../ports/log-warehouse.js";
-import { catalogDescriptions, type LogTableDef } from "../../sql/log-catalog.js";
+import { fieldDescriptions, type LogTableDef } from "../../sql/log-schema.js";
 import type { TableField } from "./resources.js";
 
 /** The REST API still speaks legacy type names; the agent writes GoogleSQL. */
@@ -18,12 +18,12 @@ function typeName(field: TableField): string {
 
 /**
  * Every column and nested field as a dotted path, typed the way the DuckDB warehouse
- * names them. Descriptions come from ferret's catalog when the table is known (they say
+ * names them. Descriptions come from ferret's log schema when the table is known (they say
  * what the field answers), else from BigQuery. Fields inside a repeated record are marked,
  * because reaching them needs UNNEST.
  */
 export function describeFields(fields: readonly TableField[], table: LogTableDef | undefined): ColumnInfo[] {
-  const descriptions = table ? catalogDescriptions(table.fields) : new Map<string, string>();
+  const descriptions = table ? fieldDescriptions(table.fields) : new Map<string, string>();
   const out: ColumnInfo[] = [];
   const visit = (field: TableField, prefix: string, insideArray: string | undefined) => {
     const path = prefix ? `${prefix}.${field.name}` : field.name;

@@ -1,7 +1,7 @@
 import type { Dataset, GetTablesOptions, GetTablesResponse } from "@google-cloud/bigquery";
 import { NotFoundError } from "../../domain/errors.js";
 import type { TableInfo } from "../../ports/log-warehouse.js";
-import { catalogTable, type LogTableDef } from "../../sql/log-catalog.js";
+import { type LogTableDef, logTableDef } from "../../sql/log-schema.js";
 import { describeFields } from "./describe.js";
 import { parseResource, TableListEntrySchema, TableSchema } from "./resources.js";
 
@@ -27,7 +27,7 @@ export class DatasetTables {
   constructor(
     private readonly dataset: Dataset,
     private readonly settings: {
-      catalog: readonly LogTableDef[];
+      logTables: readonly LogTableDef[];
       ttlMs: number;
       now: () => number;
     },
@@ -93,13 +93,13 @@ export class DatasetTables {
   private async fetchTable(name: string): Promise<TableInfo> {
     const [metadata] = await this.dataset.table(name).getMetadata();
     const table = parseResource(TableSchema, metadata, `metadata of table ${name}`);
-    const def = catalogTable(name, this.settings.catalog);
+    const def = logTableDef(name, this.settings.logTables);
     return {
       name,
       description:
         def?.description ??
         (table.description?.trim() ||
-          `Table in dataset ${this.dataset.id}; not in ferret's catalog, so columns are as BigQuery reports them.`),
+          `Table in dataset ${this.dataset.id}; not in ferret's log schema, so columns are as BigQuery reports them.`),
       columns: describeFields(table.schema?.fields ?? [], def),
     };
   }

@@ -14,7 +14,7 @@ import type {
   TableInfo,
 } from "../../ports/log-warehouse.js";
 import { guardSql } from "../../sql/guard.js";
-import { LOG_TABLES, type LogTableDef } from "../../sql/log-catalog.js";
+import { LOG_TABLES, type LogTableDef } from "../../sql/log-schema.js";
 import { queryFingerprint } from "../../sql/page-token.js";
 import { bigQueryTarget, type SqlTarget } from "../../sql/targets.js";
 import { type BigQueryClientOptions, createBigQueryClient } from "./client.js";
@@ -43,7 +43,7 @@ export interface BigQueryWarehouseOptions {
   timeoutMs?: number;
   /** Labels on every job, besides app=ferret and the request's own. */
   labels?: Record<string, string>;
-  catalog?: readonly LogTableDef[];
+  logTables?: readonly LogTableDef[];
   /** How long table lists and schemas are reused. */
   metadataTtlMs?: number;
   /** How long one getQueryResults call may wait for the job on the server. */
@@ -137,7 +137,7 @@ export class BigQueryLogWarehouse implements LogWarehouse {
     this.tables = new DatasetTables(
       this.client.dataset(options.dataset, { projectId: options.dataProject }),
       {
-        catalog: options.catalog ?? LOG_TABLES,
+        logTables: options.logTables ?? LOG_TABLES,
         ttlMs: options.metadataTtlMs ?? BIGQUERY_WAREHOUSE_DEFAULTS.metadataTtlMs,
         now: this.now,
       },

@@ -1,6 +1,6 @@
 import { type DuckDBType, DuckDBTypeId } from "@duckdb/node-api";
 import type { ColumnInfo } from "../../ports/log-warehouse.js";
-import { catalogDescriptions, type LogTableDef } from "../../sql/log-catalog.js";
+import { fieldDescriptions, type LogTableDef } from "../../sql/log-schema.js";
 
 /** DuckDB types named the way the agent writes SQL: BigQuery's names. */
 function bigQueryTypeName(type: DuckDBType): string {
@@ -45,7 +45,7 @@ export function describeColumns(
   types: readonly DuckDBType[],
   table: LogTableDef | undefined,
 ): ColumnInfo[] {
-  const descriptions = table ? catalogDescriptions(table.fields) : new Map<string, string>();
+  const descriptions = table ? fieldDescriptions(table.fields) : new Map<string, string>();
   const out: ColumnInfo[] = [];
   const visit = (path: string, type: DuckDBType, insideArray: string | undefined) => {
     const notes = [

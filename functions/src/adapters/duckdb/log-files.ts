@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { extname, join, relative } from "node:path";
 import type { JsonObject } from "../../domain/json.js";
-import { catalogTable, type LogTableDef } from "../../sql/log-catalog.js";
+import { type LogTableDef, logTableDef } from "../../sql/log-schema.js";
 import { convertLogEntry, LogEntryError } from "./log-entry/convert.js";
-import { catalogSpelling } from "./log-entry/spelling.js";
+import { schemaSpelling } from "./log-entry/spelling.js";
 
 /**
  * Reads a log directory the way users have their logs and decides, file by file, how each
@@ -55,7 +55,7 @@ const MAX_DEPTH = 8;
 const LOG_EXTENSIONS = new Set([".json", ".jsonl", ".ndjson"]);
 /** Problems kept per file; the rest are counted in one line. */
 const MAX_PROBLEMS_PER_FILE = 5;
-/** Columns every sink table has; a table's other catalog columns are its payload. */
+/** Columns every sink table has; a table's other log schema columns are its payload. */
 const ENVELOPE = new Set(["logName", "resource", "timestamp", "receiveTimestamp", "severity", "insertId"]);
 
 interface TableRows {
@@ -103,7 +103,7 @@ class FileReader {
   }
 }
 
-export function stageLogDir(dir: string, catalog: readonly LogTableDef[]): StagedLogs {
+export function stageLogDir(dir: string, logTables: readonly LogTableDef[]): StagedLogs {
   const byTable = new Map<string, TableRows>();
   const report: LogDirReport = { files: [], problems: [] };
   const tableRows = (table: string) => {
@@ -124,9 +124,9 @@ export function stageLogDir(dir: string, catalog: readonly LogTableDef[]): Stage
     const sinkLines: string[] = [];
     let sinkWithTimestamp = 0;
     let sinkWithPayload = 0;
-    const def = sinkTable ? catalogTable(sinkTable, catalog) : undefined;
+    const def = sinkTable ? logTableDef(sinkTable, logTables) : undefined;
     const payload = def ? payloadColumns(def) : [];
-    // In a catalogued table's file a row is a sink row unless it carries a raw protoPayload;
+    // In a file of a table the log schema describes, a row is a sink row unless it carries a raw protoPayload;
     // elsewhere any row with a logName is a LogEntry (a sink row already converted keeps
     // its protopayload_* column and stays as it is).
     const isLogEntry = (row: JsonObject) =>
@@ -141,8 +141,8 @@ export function stageLogDir(dir: string, catalog: readonly LogTableDef[]): Stage
       if (isLogEntry(value)) {
         try {
           const { table, row } = convertLogEntry(value);
-          const target = catalogTable(table, catalog);
-          tableRows(table).lines.push(JSON.stringify(target ? catalogSpelling(row, target.fields) : row));
+          const target = logTableDef(table, logTables);
+          tableRows(table).lines.push(JSON.stringify(target ? schemaSpelling(row, target.fields) : row));
           reader.tables[table] = (reader.tables[table] ?? 0) + 1;
           reader.converted += 1;
         } catch (error) {

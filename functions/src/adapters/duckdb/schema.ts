@@ -1,4 +1,4 @@
-import type { FieldDef, LogTableDef, ScalarType } from "../../sql/log-catalog.js";
+import type { FieldDef, LogTableDef, ScalarType } from "../../sql/log-schema.js";
 
 const DUCK_SCALAR: Record<ScalarType, string> = {
   STRING: "VARCHAR",
@@ -12,7 +12,7 @@ function quote(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** The DuckDB type of a catalog field: structs stay structs, repeated fields become lists. */
+/** The DuckDB type of a log schema field: structs stay structs, repeated fields become lists. */
 export function duckDbType(field: FieldDef): string {
   const base =
     typeof field.type === "string"
@@ -26,7 +26,7 @@ function sqlString(value: string): string {
 }
 
 /**
- * Loads one JSONL file with the catalog schema instead of auto-detection: sparse nested
+ * Loads one JSONL file with the log schema instead of auto-detection: sparse nested
  * fields (present in a handful of rows) keep their type, absent ones read as NULL, and
  * keys outside the schema are ignored, so every table has the same shape in every scenario.
  */
@@ -42,7 +42,7 @@ export function createEmptyTableSql(table: LogTableDef): string {
   return `CREATE TABLE ${quote(table.name)} (${table.fields.map((f) => `${quote(f.name)} ${duckDbType(f)}`).join(", ")})`;
 }
 
-/** A table outside the catalog: DuckDB infers the structs. */
-export function loadUncataloguedTableSql(name: string, file: string): string {
+/** A table outside the log schema: DuckDB infers the structs. */
+export function loadInferredTableSql(name: string, file: string): string {
   return `CREATE TABLE ${quote(name)} AS SELECT * FROM read_json_auto(${sqlString(file)}, format = 'newline_delimited')`;
 }

@@ -19,14 +19,14 @@ import type {
   TableInfo,
 } from "../../ports/log-warehouse.js";
 import { guardSql } from "../../sql/guard.js";
-import { catalogTable, LOG_TABLES, type LogTableDef } from "../../sql/log-catalog.js";
+import { LOG_TABLES, type LogTableDef, logTableDef } from "../../sql/log-schema.js";
 import { decodePageToken, encodePageToken, queryFingerprint } from "../../sql/page-token.js";
 import { QueryFailedError, QueryTimeoutError } from "../../sql/query-errors.js";
 import { duckDbTarget } from "../../sql/targets.js";
 import { BIGQUERY_COMPAT_SQL } from "./compat.js";
 import { describeColumns } from "./describe.js";
 import { describeProblem, type LogDirReport, stageLogDir } from "./log-files.js";
-import { createEmptyTableSql, loadTableSql, loadUncataloguedTableSql } from "./schema.js";
+import { createEmptyTableSql, loadInferredTableSql, loadTableSql } from "./schema.js";
 import { TABLE_FILE } from "./table-file.js";
 import { toJsonValue } from "./values.js";
 
@@ -45,7 +45,7 @@ export interface DuckDbWarehouseOptions {
   maxPageSize?: number;
   /** Per-statement time budget; the statement is interrupted after it. */
   timeoutMs?: number;
-  catalog?: readonly LogTableDef[];
+  logTables?: readonly LogTableDef[];
   /**
    * Told about every file or line that could not be loaded (see log-files.ts), one line
    * each; loading carries on without them.
@@ -105,7 +105,7 @@ export class DuckDbLogWarehouse implements LogWarehouse {
     private readonly instance: DuckDBInstance,
     private readonly tables: ReadonlyMap<string, TableInfo>,
     private readonly settings: Required<
-      Omit<DuckDbWarehouseOptions, "dir" | "project" | "catalog" | "onProblem">
+      Omit<DuckDbWarehouseOptions, "dir" | "project" | "logTables" | "onProblem">
     > & {
       project?: string;
     },
@@ -116,19 +116,19 @@ export class DuckDbLogWarehouse implements LogWarehouse {
     const dir = resolve(options.dir);
     if (!existsSync(dir) || !statSync(dir).isDirectory())
       throw new ConfigError(`log directory ${options.dir} does not exist`);
-    const catalog = options.catalog ?? LOG_TABLES;
-    const staged = stageLogDir(dir, catalog);
+    const logTables = options.logTables ?? LOG_TABLES;
+    const staged = stageLogDir(dir, logTables);
     for (const problem of staged.report.problems) options.onProblem?.(describeProblem(problem));
     const files = staged.tables;
     const instance = await DuckDBInstance.create(":memory:");
     const connection = await instance.connect();
     try {
-      for (const table of catalog) {
+      for (const table of logTables) {
         const file = files.get(table.name);
         await connection.run(file ? loadTableSql(table, file) : createEmptyTableSql(table));
       }
       for (const [name, file] of files) {
-        if (!catalogTable(name, catalog)) await connection.run(loadUncataloguedTableSql(name, file));
+        if (!logTableDef(name, logTables)) await connection.run(loadInferredTableSql(name, file));
       }
       for (const statement of BIGQUERY_COMPAT_SQL) await connection.run(statement);
       await connection.run("SET autoinstall_known_extensions = false");
@@ -137,16 +137,16 @@ export class DuckDbLogWarehouse implements LogWarehouse {
       await connection.run("SET lock_configuration = true");
       const tables = new Map<string, TableInfo>();
       for (const name of [
-        ...catalog.map((t) => t.name),
-        ...[...files.keys()].filter((n) => !catalogTable(n, catalog)),
+        ...logTables.map((t) => t.name),
+        ...[...files.keys()].filter((n) => !logTableDef(n, logTables)),
       ]) {
         const reader = await connection.runAndReadAll(`SELECT * FROM "${name}" LIMIT 0`);
-        const def = catalogTable(name, catalog);
+        const def = logTableDef(name, logTables);
         tables.set(name, {
           name,
           description:
             def?.description ??
-            `Loaded from the log directory; not in ferret's catalog, so columns are inferred.`,
+            `Loaded from the log directory; not in ferret's log schema, so columns are inferred.`,
           columns: describeColumns(reader.columnNames(), reader.columnTypes(), def),
         });
       }

@@ -125,7 +125,7 @@ async function listAll(client: Client, timeout: number): Promise<ListedTool[]> {
 function toTool(server: McpServerConfig, client: Client, listed: ListedTool): AnyTool | string {
   if (!SERVER_TOOL.test(listed.name)) return "its name is not a plain identifier";
   const qualified = `mcp.${server.name}.${listed.name}`;
-  // Gemini's limit; left unchecked, the registry would refuse the whole catalog instead.
+  // Gemini's limit; left unchecked, the registry would refuse every tool of the server instead.
   if (qualified.length > MAX_QUALIFIED)
     return `its full name ${qualified} is longer than ${MAX_QUALIFIED} characters`;
   const schema = JSON.parse(JSON.stringify(listed.inputSchema)) as JsonObject;

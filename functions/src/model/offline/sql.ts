@@ -4,7 +4,7 @@ import { safeValues } from "./step-text.js";
 
 /**
  * Read-only BigQuery SQL for each intent, over the Cloud Logging export schema
- * (functions/src/sql/log-catalog.ts), for when no runbook fits. Values are inlined only
+ * (functions/src/sql/log-schema.ts), for when no runbook fits. Values are inlined only
  * after safeValues() has reduced them to plain tokens (no quotes, no backslashes), so a
  * hostile finding field cannot change the statement. The SQL guard still checks it.
  */

@@ -33,7 +33,7 @@ function sameArgs(a: ActionLink["args"], b: ActionLink["args"]): boolean {
   return [...keys].every((k) => a[k] === b[k]);
 }
 
-/** The response actions this investigation's catalog offered: the tools its plan's steps name. */
+/** The response actions this investigation's registry offered: the tools its plan's steps name. */
 export function offeredActions(plan: Pick<Plan, "steps">): Set<ActionTool> {
   return new Set(plan.steps.flatMap((s) => s.tools).filter(isActionTool));
 }

@@ -5,7 +5,7 @@ import type {
   QueryResult,
 } from "../../../../functions/src/ports/log-warehouse.js";
 import type { ToolContext, ToolOutput } from "../../../../functions/src/tools/port.js";
-import type { ToolCatalog } from "../../../../functions/src/tools/toolbox.js";
+import type { ToolboxRegistry } from "../../../../functions/src/tools/toolbox.js";
 
 /**
  * Instruments the real adapters so a test measures what actually ran, not what a model
@@ -54,10 +54,10 @@ export class RecordingWarehouse implements LogWarehouse {
   }
 }
 
-export class RecordingCatalog implements ToolCatalog {
+export class RecordingRegistry implements ToolboxRegistry {
   /** Tool names the registry was asked to run, i.e. that passed every ToolBox gate. */
   readonly executed: { name: string; investigationId: string }[] = [];
-  constructor(private readonly inner: ToolCatalog) {}
+  constructor(private readonly inner: ToolboxRegistry) {}
 
   names() {
     return this.inner.names();

@@ -13,8 +13,8 @@ import { type StepResult, ZERO_USAGE } from "../../../../functions/src/domain/re
 import { createOfflineModel } from "../../../../functions/src/model/offline/index.js";
 import type { Model } from "../../../../functions/src/model/port.js";
 import { silentLogger } from "../../../../functions/src/platform/logger.js";
-import { LOG_TABLES as CATALOG_TABLES } from "../../../../functions/src/sql/log-catalog.js";
-import type { ToolCatalog } from "../../../../functions/src/tools/toolbox.js";
+import { LOG_TABLES as LOG_SCHEMA_TABLES } from "../../../../functions/src/sql/log-schema.js";
+import type { ToolboxRegistry } from "../../../../functions/src/tools/toolbox.js";
 import { ToolBox } from "../../../../functions/src/tools/toolbox.js";
 
 export interface Run {
@@ -41,15 +41,15 @@ async function readCoverage(toolbox: ToolBox, finding: Finding): Promise<TableCo
 
 /**
  * The whole plan → execute → reflect → conclude loop with the real agent roles, the
- * offline model and a catalog of real tools: what the demo and CI run, minus storage.
+ * offline model and a registry of real tools: what the demo and CI run, minus storage.
  */
 export async function investigate(
   finding: Finding,
-  catalog: ToolCatalog,
+  registry: ToolboxRegistry,
   options: { maxSteps?: number; maxWaves?: number; model?: Model } = {},
 ): Promise<Run> {
   const model = options.model ?? createOfflineModel();
-  const toolbox = new ToolBox(catalog, () => true);
+  const toolbox = new ToolBox(registry, () => true);
   const maxSteps = options.maxSteps ?? 10;
   const tools = toolbox.available();
   const coverage = await readCoverage(toolbox, finding);
@@ -59,7 +59,7 @@ export async function investigate(
     finding,
     model,
     tools,
-    tables: CATALOG_TABLES.map((t) => ({ name: t.name, description: t.description })),
+    tables: LOG_SCHEMA_TABLES.map((t) => ({ name: t.name, description: t.description })),
     maxSteps,
   });
   let plan = initialPlan;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 /**
  * Synthetic rows laid out like a Cloud Logging → BigQuery sink (see
- * functions/src/sql/log-catalog.ts), so the offline model's runbook calls and SQL run
+ * functions/src/sql/log-schema.ts), so the offline model's runbook calls and SQL run
  * against the real DuckDB warehouse in tests.
  */
 export type Row = Record<string, unknown>;

@@ -11,7 +11,7 @@ import { createLogTablesTool } from "../../../../functions/src/tools/log-tables.
 import type { ToolContext, ToolOutput } from "../../../../functions/src/tools/port.js";
 import { createToolRegistry, type ToolRegistry } from "../../../../functions/src/tools/registry.js";
 import { createThreatIntelLookupTool } from "../../../../functions/src/tools/threat-intel-lookup.js";
-import type { ToolCatalog } from "../../../../functions/src/tools/toolbox.js";
+import type { ToolboxRegistry } from "../../../../functions/src/tools/toolbox.js";
 import { type Tables, writeTables } from "./logs.js";
 
 export type IntelTable = Record<string, Omit<IntelReport, "indicator">>;
@@ -50,9 +50,9 @@ export interface RecordedCall {
 
 /**
  * The project's real tools (log_query with runbooks and the SQL guard over the DuckDB
- * warehouse, log_tables, threat_intel_lookup) behind a catalog that records each call.
+ * warehouse, log_tables, threat_intel_lookup) behind a registry that records each call.
  */
-export class RealTools implements ToolCatalog {
+export class RealTools implements ToolboxRegistry {
   readonly calls: RecordedCall[] = [];
   private constructor(
     private readonly registry: ToolRegistry,

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "../../../domain/json.js";
-import type { FieldDef } from "../../../sql/log-catalog.js";
+import type { FieldDef } from "../../../sql/log-schema.js";
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -7,11 +7,11 @@ function isObject(value: unknown): value is JsonObject {
 
 /**
  * BigQuery resolves column names case-insensitively, so the sink's `jsonpayload.queryname`
- * is the catalog's `jsonPayload.queryName`. DuckDB reads JSON keys case-sensitively, so a
- * converted row takes the catalog's spelling of every name that matches one
- * case-insensitively before it is loaded; names outside the catalog are left alone.
+ * is the log schema's `jsonPayload.queryName`. DuckDB reads JSON keys case-sensitively, so a
+ * converted row takes the log schema's spelling of every name that matches one
+ * case-insensitively before it is loaded; names outside the log schema are left alone.
  */
-export function catalogSpelling(row: JsonObject, fields: readonly FieldDef[]): JsonObject {
+export function schemaSpelling(row: JsonObject, fields: readonly FieldDef[]): JsonObject {
   const byLower = new Map(fields.map((f) => [f.name.toLowerCase(), f]));
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(row)) {
@@ -25,5 +25,5 @@ export function catalogSpelling(row: JsonObject, fields: readonly FieldDef[]): J
 
 function respell(value: JsonValue, fields: readonly FieldDef[]): JsonValue {
   if (Array.isArray(value)) return value.map((v) => respell(v, fields));
-  return isObject(value) ? catalogSpelling(value, fields) : value;
+  return isObject(value) ? schemaSpelling(value, fields) : value;
 }

@@ -15,7 +15,7 @@ import type { InvestigationStore } from "../ports/investigation-store.js";
 import type { LogWarehouse } from "../ports/log-warehouse.js";
 import type { SecretSource } from "../ports/secret-source.js";
 import type { ThreatIntel } from "../ports/threat-intel.js";
-import { LOG_TABLES } from "../sql/log-catalog.js";
+import { LOG_TABLES } from "../sql/log-schema.js";
 import { loadRunbooks } from "../sql/runbooks.js";
 import type { RecallMemories } from "../subagent/contract.js";
 import { publishSessionsTo } from "../subagent/publish.js";
@@ -26,13 +26,13 @@ import type { AnyTool } from "../tools/port.js";
 import { createToolRegistry } from "../tools/registry.js";
 import { createRelatedFindingsTool, type FindingEmbeddings } from "../tools/related-findings.js";
 import { createThreatIntelLookupTool } from "../tools/threat-intel-lookup.js";
-import type { ToolCatalog } from "../tools/toolbox.js";
+import type { ToolboxRegistry } from "../tools/toolbox.js";
 import { duckDbTableList, LazyLogWarehouse } from "./lazy-warehouse.js";
 
 export { embeddingSpace } from "./embedding-space.js";
 
-export interface BuiltCatalog {
-  catalog: ToolCatalog;
+export interface BuiltTools {
+  registry: ToolboxRegistry;
   tables: { name: string; description: string }[];
   warehouse?: LogWarehouse;
   /** Connected MCP servers (their clients stay open for the process's life). */
@@ -40,7 +40,7 @@ export interface BuiltCatalog {
 }
 
 /** What tools that read ferret's own state need; without it, related_findings is left out. */
-export interface CatalogServices {
+export interface ToolServices {
   store: Pick<InvestigationStore, "findRelated">;
   findingEmbeddings: FindingEmbeddings;
   /** The model whose embeddings fill findingEmbeddings (never a fallback: spaces must not mix). */
@@ -69,9 +69,9 @@ function analystOptions(
   analyst: AnalystServices | undefined,
 ): LogAnalysisToolOptions {
   if (!analyst && (config.model.provider === "gemini" || hasGeminiCredentials(environment.gemini)))
-    logger.warn("log_analysis runs on the offline model: no model was passed to buildToolCatalog");
+    logger.warn("log_analysis runs on the offline model: no model was passed to buildToolRegistry");
   const bus = analyst?.bus;
-  if (!bus) logger.info("log_analysis sessions are not published: no bus was passed to buildToolCatalog");
+  if (!bus) logger.info("log_analysis sessions are not published: no bus was passed to buildToolRegistry");
   return {
     ...data,
     model: analyst?.model ?? createOfflineModel(),
@@ -151,7 +151,7 @@ function threatIntel(config: Config, environment: Environment): ThreatIntel | un
   return new CombinedThreatIntel(providers);
 }
 
-/** Table names and descriptions for planning; the catalog's when BigQuery cannot be asked now. */
+/** Table names and descriptions for planning; ferret's log schema's when BigQuery cannot be asked now. */
 async function tablesFor(
   warehouse: LogWarehouse,
   config: Config,
@@ -164,7 +164,7 @@ async function tablesFor(
   } catch (error) {
     if (warehouse.dialect !== "bigquery") throw error;
     // A cold start must not fail on a passing BigQuery hiccup; queries will say if it persists.
-    logger.warn("could not list the BigQuery log tables; planning with ferret's catalog", {
+    logger.warn("could not list the BigQuery log tables; planning with ferret's log schema", {
       error: errorMessage(error),
     });
     return LOG_TABLES.map((t) => ({ name: t.name, description: t.description }));
@@ -175,13 +175,13 @@ async function tablesFor(
  * The tool registry for this process: which tools exist depends on which data sources
  * are configured, so a plan can never name a tool whose source is missing.
  */
-export async function buildToolCatalog(
+export async function buildToolRegistry(
   config: Config,
   env: Readonly<Record<string, string | undefined>>,
   logger: Logger,
-  services?: CatalogServices,
+  services?: ToolServices,
   analyst?: AnalystServices,
-): Promise<BuiltCatalog> {
+): Promise<BuiltTools> {
   const environment = readEnvironment(env);
   const tools: AnyTool[] = [];
   const warehouse = await openWarehouse(config, environment, logger);
@@ -221,7 +221,7 @@ export async function buildToolCatalog(
   const mcp = config.mcp.servers.length > 0 ? await openConfiguredMcpTools(config, logger) : undefined;
   if (mcp) tools.push(...mcp.tools);
   return {
-    catalog: createToolRegistry(tools),
+    registry: createToolRegistry(tools),
     tables,
     ...(warehouse ? { warehouse } : {}),
     ...(mcp ? { mcp } : {}),
@@ -244,7 +244,7 @@ async function openConfiguredMcpTools(config: Config, logger: Logger): Promise<M
 
 /**
  * The enabled response actions; their Google client libraries load only then, so the default
- * catalog (no actions) keeps its cold import small. FERRET_GOOGLEAPIS_ROOT_URL points them at
+ * registry (no actions) keeps its cold import small. FERRET_GOOGLEAPIS_ROOT_URL points them at
  * the local stand-in.
  */
 async function actionTools(config: Config, environment: Environment): Promise<AnyTool[]> {

@@ -293,15 +293,15 @@ export const LOG_TABLES: readonly LogTableDef[] = [
   },
 ];
 
-export function catalogTable(
+export function logTableDef(
   name: string,
-  catalog: readonly LogTableDef[] = LOG_TABLES,
+  logTables: readonly LogTableDef[] = LOG_TABLES,
 ): LogTableDef | undefined {
-  return catalog.find((t) => t.name === name);
+  return logTables.find((t) => t.name === name);
 }
 
 /** Column descriptions by dotted path, for describeTable in every warehouse adapter. */
-export function catalogDescriptions(
+export function fieldDescriptions(
   fields: readonly FieldDef[],
   prefix = "",
   out = new Map<string, string>(),
@@ -309,7 +309,7 @@ export function catalogDescriptions(
   for (const f of fields) {
     const path = prefix ? `${prefix}.${f.name}` : f.name;
     if (f.description) out.set(path, f.description);
-    if (typeof f.type !== "string") catalogDescriptions(f.type, path, out);
+    if (typeof f.type !== "string") fieldDescriptions(f.type, path, out);
   }
   return out;
 }

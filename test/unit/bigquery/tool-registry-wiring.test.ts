@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ConfigError } from "../../../functions/src/domain/errors.js";
-import { buildToolCatalog, embeddingSpace } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry, embeddingSpace } from "../../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 
 const SCENARIO = "examples/scenarios/cryptomining";
@@ -14,15 +14,15 @@ const services = {
 
 async function build(env: Record<string, string>, withServices = true) {
   const config = loadConfig({ env });
-  return buildToolCatalog(config, env, silentLogger, withServices ? services : undefined);
+  return buildToolRegistry(config, env, silentLogger, withServices ? services : undefined);
 }
 
-describe("buildToolCatalog wiring", () => {
+describe("buildToolRegistry wiring", () => {
   it("registers related_findings whenever the store and embeddings are given", async () => {
     const bare = await build({}, false);
-    assert.deepEqual(bare.catalog.names(), []);
+    assert.deepEqual(bare.registry.names(), []);
     const withServices = await build({});
-    assert.deepEqual(withServices.catalog.names(), ["related_findings"]);
+    assert.deepEqual(withServices.registry.names(), ["related_findings"]);
   });
 
   it("asks STIX and OTX together when both are configured", async () => {
@@ -31,14 +31,14 @@ describe("buildToolCatalog wiring", () => {
       FERRET_OTX_ENABLED: "true",
       OTX_API_KEY: "k",
     });
-    const intel = built.catalog.declarations().find((d) => d.name === "threat_intel_lookup");
+    const intel = built.registry.declarations().find((d) => d.name === "threat_intel_lookup");
     assert.match(intel?.description ?? "", /\(stix:bundle\.json\+otx\)/);
   });
 
   it("uses OTX alone when no bundle is given, and refuses to start without its key", async () => {
     const built = await build({ FERRET_OTX_ENABLED: "true", OTX_API_KEY: "k" });
     assert.match(
-      built.catalog.declarations().find((d) => d.name === "threat_intel_lookup")?.description ?? "",
+      built.registry.declarations().find((d) => d.name === "threat_intel_lookup")?.description ?? "",
       /intelligence \(otx\)/,
     );
     await assert.rejects(build({ FERRET_OTX_ENABLED: "true" }), /OTX_API_KEY is not set/);
@@ -54,7 +54,7 @@ describe("buildToolCatalog wiring", () => {
 
   it("still serves the DuckDB warehouse by default", async () => {
     const built = await build({ FERRET_DUCKDB_DIR: `${SCENARIO}/logs` });
-    assert.deepEqual(built.catalog.names(), ["log_query", "log_tables", "log_analysis", "related_findings"]);
+    assert.deepEqual(built.registry.names(), ["log_query", "log_tables", "log_analysis", "related_findings"]);
     assert.equal(built.warehouse?.dialect, "duckdb");
     await built.warehouse?.close();
   });

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { AgentSessionSchema } from "../../../functions/src/domain/agent-session.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
-import { buildToolCatalog } from "../../../functions/src/entry/catalog.js";
+import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import { geminiSchemaProblems } from "../../../functions/src/tools/registry.js";
@@ -12,16 +12,16 @@ import { CRYPTO_LOGS, callContext, finalAnswer, obj } from "./support.js";
 
 const env = { FERRET_DUCKDB_DIR: CRYPTO_LOGS };
 
-describe("buildToolCatalog wires log_analysis", () => {
+describe("buildToolRegistry wires log_analysis", () => {
   it("registers it next to log_query and log_tables, naming the tables the main agent can ask about", async () => {
-    const built = await buildToolCatalog(loadConfig({ env }), env, silentLogger);
+    const built = await buildToolRegistry(loadConfig({ env }), env, silentLogger);
     try {
-      assert.deepEqual(built.catalog.names(), ["log_query", "log_tables", "log_analysis"]);
-      const declaration = built.catalog.declarations().find((d) => d.name === "log_analysis");
+      assert.deepEqual(built.registry.names(), ["log_query", "log_tables", "log_analysis"]);
+      const declaration = built.registry.declarations().find((d) => d.name === "log_analysis");
       assert.deepEqual(geminiSchemaProblems(declaration!.parameters), []);
       for (const table of built.tables) assert.ok(declaration!.description.includes(table.name), table.name);
       // Without a model from the composition root the analyst thinks offline.
-      const out = await built.catalog.run(
+      const out = await built.registry.run(
         "log_analysis",
         { request: "Which external IPs did VM etl-worker-1 send traffic to?" },
         callContext(),
@@ -41,13 +41,13 @@ describe("buildToolCatalog wires log_analysis", () => {
       },
     };
     const model = new ScriptedModel({ log_analyst: [finalAnswer()] }, { name: "gemini-test" });
-    const built = await buildToolCatalog(loadConfig({ env }), env, silentLogger, undefined, {
+    const built = await buildToolRegistry(loadConfig({ env }), env, silentLogger, undefined, {
       model,
       bus,
       recall: async () => [{ id: "mem-1", claim: "Flow logs name VMs by name." }],
     });
     try {
-      await built.catalog.run(
+      await built.registry.run(
         "log_analysis",
         { request: "Which IPs did etl-worker-1 reach?" },
         callContext(),
