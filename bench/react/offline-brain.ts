@@ -77,7 +77,7 @@ function decide(
   for (const step of plan.steps) {
     const own = messagesOf(step.id, messages);
     const rounds = own.filter((m) => m.role === "model").length;
-    const executorContext: StepExecutorContext = {
+    const stepExecutorContext: StepExecutorContext = {
       purpose: "executor",
       finding: context.finding,
       objective: plan.objective,
@@ -88,7 +88,7 @@ function decide(
       finalReportOnly: false,
     };
     const answer = stepExecutorAnswer({
-      context: executorContext,
+      context: stepExecutorContext,
       messages: own,
       tools,
       reportOnly: false,

@@ -15,7 +15,7 @@ import { runToolCall, toolTokenShare } from "./step-calls.js";
 import type { StepExecutorInput } from "./step-input.js";
 import { buildResult } from "./step-result.js";
 
-/** The planned round, handed to the executor model when its answers need judgment. */
+/** The planned round, handed to the step executor model when its answers need judgment. */
 export interface FixedRound {
   requests: ToolCallRequest[];
   responses: ToolResponse[];
@@ -35,7 +35,7 @@ export { FIXED_CALLS_MODEL };
  * model's calls (registry, configuration, the step's own tools), and the report is written
  * by code when at least one call answered with data. No model is asked anything then; a
  * sub-agent tool may still spend its own tokens, which count against the step as usual.
- * When every answer came back empty or failed, the round goes to the executor model
+ * When every answer came back empty or failed, the round goes to the step executor model
  * ("judge") as its first round, since what to try next is a judgment.
  *
  * A reference that cannot be resolved fails the step before any call runs, naming the

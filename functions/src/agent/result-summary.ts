@@ -82,7 +82,7 @@ export function groupIocs(iocs: readonly Ioc[]): IocGroup[] {
 const MAX_REPORT_FACTS = 20;
 
 /**
- * A fixed-call step's report, written by code from its tool calls instead of by an executor
+ * A fixed-call step's report, written by code from its tool calls instead of by a step executor
  * model: each call's own summary becomes a fact. The outcome is "failed" when no call
  * answered, "no_data" when every answer came back empty (no rows, no reports), else
  * "answered". The summary states only counts and which tools ran, never tool payload text,

@@ -18,7 +18,7 @@ export interface StepExecutorState {
 }
 
 /**
- * The executor's durable memory for one step. Kept behind this interface so the loop
+ * The step executor's durable memory for one step. Kept behind this interface so the loop
  * stays a loop: it resumes, saves after every tool round, and asks what to do when the
  * context fills up.
  */

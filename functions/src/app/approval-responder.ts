@@ -57,7 +57,7 @@ export async function requestApproval(
   if (!held) throw new NotFoundError(`step ${stepId} of ${id} holds no call ${approvalId}`);
   // The dry run is read again here, by the responder: its identity holds the read permissions
   // the preview needs (the step executor's does not), and the person sees the target as it is
-  // now. The executor's attempt stays when the tool offers no preview here.
+  // now. The step executor's attempt stays when the tool offers no preview here.
   const preview = await deps.toolbox.preview(held.tool, held.args, {
     investigationId: id,
     finding: inv.finding,

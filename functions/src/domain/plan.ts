@@ -10,7 +10,7 @@ export const StepStatusSchema = z.enum(["pending", "running", "done", "failed", 
 export type StepStatus = z.infer<typeof StepStatusSchema>;
 
 /**
- * A tool call the planner fixes in advance: the step runs it directly, without an executor
+ * A tool call the planner fixes in advance: the step runs it directly, without a step executor
  * model round. String arguments may be whole references, `{{finding.principal}}` or
  * `{{steps.<id>.ips}}`, resolved in code when the step runs (plan-refs.ts).
  */

@@ -5,9 +5,9 @@ import { z } from "zod";
  * reads it; config.ts embeds it and fills it from the file and FERRET_* variables.
  */
 /**
- * What a step's planned tool calls do: `run` runs them without an executor model round;
- * `executor` hands every step to the executor model, as the naive plan-execute loop does
- * (the bench's baseline, and tests of the executor's own budgets).
+ * What a step's planned tool calls do: `run` runs them without a step executor model round;
+ * `executor` hands every step to the step executor model, as the naive plan-execute loop does
+ * (the bench's baseline, and tests of the step executor's own budgets).
  */
 export const PlannedCallsModeSchema = z.enum(["run", "executor"]);
 export type PlannedCallsMode = z.infer<typeof PlannedCallsModeSchema>;

@@ -62,7 +62,7 @@ export const ToolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
-/** The executor model's final answer for a step. */
+/** The step executor model's final answer for a step. */
 export const StepReportSchema = z.object({
   outcome: z.enum(["answered", "no_data", "failed"]),
   summary: z.string().min(1).max(2_000),

@@ -18,7 +18,7 @@ export interface ModelChoice {
 }
 
 /**
- * Which model serves a role (planner, executor, reflector, concluder, the log analyst) for
+ * Which model serves a role (planner, step executor, reflector, concluder, the log analyst) for
  * one investigation. The only place that decides it: once an investigation fell back to the
  * offline model it stays there — its main roles and its sub-agent alike — so its steps do
  * not flip between brains; otherwise a fresh fallback wrapper watches this request. Which

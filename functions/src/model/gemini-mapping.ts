@@ -87,7 +87,7 @@ export const INJECTED_CALL_SIGNATURE = Buffer.from("skip_thought_signature_valid
  *
  * Gemini 3 refuses (400) a request whose current turn holds a model content whose first function
  * call carries no thought signature. Model turns ferret writes itself (a step's planned calls
- * handed to the executor model, histories saved before this rule was kept, calls another model
+ * handed to the step executor model, histories saved before this rule was kept, calls another model
  * made before a fallback) have none, so each such first call gets the documented dummy; a call
  * that came back signed keeps its own signature. Earlier generations get nothing added.
  */

@@ -11,7 +11,7 @@ import type { QueryRecord, SessionState } from "./session-state.js";
 export const ANSWER_LIMITS = {
   /** Rows kept per query as evidence, before the byte budget trims them. */
   sampleRows: 10,
-  /** Whole answer; below the executor's 24 kB cap on one tool response. */
+  /** Whole answer; below the step executor's 24 kB cap on one tool response. */
   maxBytes: 16_000,
   cellChars: 300,
   sqlChars: 1_500,

@@ -45,7 +45,7 @@ export interface AnalystSettings extends AnalystToolDeps {
   now: () => Date;
 }
 
-/** Who is asking: the tool context, plus the step and call ids when the executor supplies them. */
+/** Who is asking: the tool context, plus the step and call ids when the step executor supplies them. */
 export interface AnalystCall {
   input: LogAnalysisInput;
   ctx: ToolContext;

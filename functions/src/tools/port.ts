@@ -26,7 +26,7 @@ export interface ToolContext {
   /** Bytes the investigation may still scan in the log warehouse; absent means no budget. */
   scanBudget?: ScanBudget;
   /**
-   * The plan step and the model's tool-call id this call answers, when an executor runs it.
+   * The plan step and the model's tool-call id this call answers, when a step executor runs it.
    * A sub-agent derives its deterministic session id from them.
    */
   stepId?: string;

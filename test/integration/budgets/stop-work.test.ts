@@ -34,15 +34,15 @@ const scenario = loadScenario(fromRoot("examples/scenarios/cryptomining"));
  * abort signal (a provider call that does not honour it). Records when each executor call
  * arrived.
  */
-class SlowDeafExecutor implements Model {
+class SlowDeafStepExecutor implements Model {
   readonly name = "offline-playbook";
   readonly offline = true;
-  readonly executorCalls: number[] = [];
+  readonly stepExecutorCalls: number[] = [];
   private readonly inner = createOfflineModel();
   constructor(private readonly hangMs: number) {}
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
     if (request.purpose !== "executor") return this.inner.generate(request);
-    this.executorCalls.push(Date.now());
+    this.stepExecutorCalls.push(Date.now());
     await sleep(this.hangMs);
     // The answer is computed as if the signal had not fired.
     const { signal: _ignored, ...deaf } = request;
@@ -101,7 +101,7 @@ describe("budgets that stop work, on the emulators", { timeout: 240_000 }, () =>
     };
     const built = await buildToolRegistry(config, {}, silentLogger);
     const registry = new RecordingRegistry(built.registry);
-    const model = new SlowDeafExecutor(7_000);
+    const model = new SlowDeafStepExecutor(7_000);
     const v = variantOf(scenario.notification as JsonObject, "-stop-work-deadline");
     const queued = queuedInvestigation(v.notification, config, new Date());
     await store.create(queued, [{ type: "created", message: "New finding" }]);
@@ -118,15 +118,15 @@ describe("budgets that stop work, on the emulators", { timeout: 240_000 }, () =>
     const inv = await investigateInProcess(queued.id, deps);
     const [result] = await store.listStepResults(inv.id);
     assert.match(result?.error ?? "", /step deadline of 5s passed/);
-    const deadlineAt = (model.executorCalls[0] ?? 0) + 5_000;
+    const deadlineAt = (model.stepExecutorCalls[0] ?? 0) + 5_000;
     // The hung call answers at 7 s with tool calls; wait past it for anything the step might still do.
-    await sleep(Math.max(0, (model.executorCalls[0] ?? 0) + 9_000 - Date.now()));
-    const lateCalls = model.executorCalls.filter((at) => at > deadlineAt).length;
+    await sleep(Math.max(0, (model.stepExecutorCalls[0] ?? 0) + 9_000 - Date.now()));
+    const lateCalls = model.stepExecutorCalls.filter((at) => at > deadlineAt).length;
     const lateRuns = registry.runs.filter((r) => r.at > deadlineAt).length;
     t.diagnostic(
-      `executor calls ${model.executorCalls.length}, after the deadline ${lateCalls}; tool runs after it ${lateRuns}`,
+      `executor calls ${model.stepExecutorCalls.length}, after the deadline ${lateCalls}; tool runs after it ${lateRuns}`,
     );
-    assert.equal(model.executorCalls.length, 1);
+    assert.equal(model.stepExecutorCalls.length, 1);
     assert.equal(lateCalls, 0);
     assert.equal(lateRuns, 0, "the late answer's tool calls never ran");
   });

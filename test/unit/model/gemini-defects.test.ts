@@ -31,7 +31,7 @@ const gemini = (extra: ConstructorParameters<typeof GeminiModel>[0] = {}) =>
   new GeminiModel({ apiKey: "k", baseUrl, ...extra });
 const noWait = { sleep: async () => {}, random: () => 0 };
 
-const executorTurn: GenerateRequest = {
+const stepExecutorTurn: GenerateRequest = {
   purpose: "executor",
   system: "You carry out one step.",
   messages: [{ role: "user", text: "Step s1: count flows to 45.9.148.108." }],
@@ -61,7 +61,7 @@ describe("continuation (finish reason CONTINUATION with a token)", () => {
         usageMetadata: { promptTokenCount: 900, candidatesTokenCount: 10, totalTokenCount: 910 },
       }),
     );
-    const response = await gemini().generate(executorTurn);
+    const response = await gemini().generate(stepExecutorTurn);
 
     assert.equal(server.requests.length, 2);
     const [first, second] = server.requests.map(
@@ -93,7 +93,7 @@ describe("continuation (finish reason CONTINUATION with a token)", () => {
       },
     });
     server.reply(hop(1), hop(2), hop(3), hop(4), hop(5));
-    await assert.rejects(gemini().generate(executorTurn), (error) => {
+    await assert.rejects(gemini().generate(stepExecutorTurn), (error) => {
       assert.ok(error instanceof ModelOutputError);
       assert.ok(!(error instanceof ModelGlitchError));
       assert.match(error.message, /CONTINUATION/);
@@ -118,7 +118,7 @@ describe("output caps on Gemini 3 leave room for thinking", () => {
         },
       }),
     );
-    const response = await gemini().generate(executorTurn);
+    const response = await gemini().generate(stepExecutorTurn);
     const sent = server.requests[0]!;
     assert.equal(sent.model, "gemini-3.1-flash-lite");
     const cap = (sent.body as { generationConfig: { maxOutputTokens: number } }).generationConfig
@@ -137,7 +137,7 @@ describe("output caps on Gemini 3 leave room for thinking", () => {
       roles: {
         planner: { model: "main", thinkingLevel: "high", thinkingBudget: 1_024, maxOutputTokens: 60_000 },
       },
-    }).generate({ ...executorTurn, purpose: "planner" });
+    }).generate({ ...stepExecutorTurn, purpose: "planner" });
     const sent = server.requests[0]!;
     assert.equal(sent.refusedBy, undefined);
     assert.equal(
@@ -157,7 +157,7 @@ describe("TOO_MANY_TOOL_CALLS", () => {
     );
     const retried: boolean[] = [];
     const model = withRetry(gemini(), { ...noWait, onRetry: (info) => retried.push(info.nudged === true) });
-    const response = await model.generate(executorTurn);
+    const response = await model.generate(stepExecutorTurn);
 
     assert.match(response.text ?? "", /answered/);
     assert.deepEqual(retried, [true]);
@@ -217,7 +217,7 @@ describe("every finish reason of @google/genai 3.1.0 has a decided outcome", () 
         }),
       );
       const outcome = await gemini()
-        .generate(executorTurn)
+        .generate(stepExecutorTurn)
         .then(
           () => "answer",
           (error: unknown) =>
@@ -241,9 +241,9 @@ describe("a 400 caused by ferret's own request", () => {
     const reasons: unknown[] = [];
     const model = withFallback(primary, offline, { onFallback: (reason) => reasons.push(reason.error) });
     const response = await model.generate({
-      ...executorTurn,
+      ...stepExecutorTurn,
       messages: [
-        ...executorTurn.messages,
+        ...stepExecutorTurn.messages,
         {
           role: "model",
           toolCalls: [
@@ -280,7 +280,7 @@ describe("thinking levels a model does not take", () => {
       await gemini({
         model,
         roles: { planner: { model: "main", thinkingLevel, thinkingBudget: 0, maxOutputTokens: 1_024 } },
-      }).generate({ ...executorTurn, purpose: "planner" });
+      }).generate({ ...stepExecutorTurn, purpose: "planner" });
       const request = server.requests[0]!;
       assert.equal(request.refusedBy, undefined, `${model} ${thinkingLevel}`);
       assert.deepEqual(

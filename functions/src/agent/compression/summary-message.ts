@@ -2,7 +2,7 @@ import type { Ioc } from "../../domain/ioc.js";
 import type { Message } from "../../model/port.js";
 
 /**
- * The first line of every summary message. The executor and the offline model can tell a
+ * The first line of every summary message. The step executor and the offline model can tell a
  * summary from a task by it, and a person reading a stored history sees at once that the
  * turns before it were replaced.
  */

@@ -15,7 +15,7 @@ function window(intent: Intent): string {
   return start && end ? ` between ${start} and ${end}` : "";
 }
 
-/** One plain sentence per intent, then the machine-readable tail the executor reads. */
+/** One plain sentence per intent, then the machine-readable tail the step executor reads. */
 export function describeIntent(intent: Intent): string {
   const p = intent.params;
   const on = p.instance ? ` on instance ${p.instance[0]}` : "";

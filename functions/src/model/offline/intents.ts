@@ -1,6 +1,6 @@
 /**
  * What a planned step wants to know, independent of how a tool answers it. Playbooks plan
- * intents, the executor turns them into tool calls, the evidence readers turn the answers
+ * intents, the step executor turns them into tool calls, the evidence readers turn the answers
  * back into facts and signals.
  */
 export type IntentKind =

@@ -32,12 +32,12 @@ function toDraft(spec: StepSpec, tools: string[]): StepDraft {
 }
 
 /**
- * The calls the offline executor would make in its first round, fixed in the plan so the
- * step runs without an executor round, when the tools' parameter schemas are known and the
+ * The calls the offline step executor would make in its first round, fixed in the plan so the
+ * step runs without a step executor round, when the tools' parameter schemas are known and the
  * step's values are its own: it reads nothing from earlier results (its values all come
  * from the finding; a `dependsOn` kept for order only does not count), and no step reads
  * its result. A step that does read one narrows its query with the facts and times its
- * dependency's executor report states; a report written from tool summaries states counts
+ * dependency's step executor report states; a report written from tool summaries states counts
  * only, and the reader would search blind.
  */
 function withFixedCalls(
@@ -123,7 +123,7 @@ function selectSteps(specs: readonly StepSpec[], context: PlannerContext): StepD
 /**
  * When nothing in the playbook can run with the offered tools: the resource's own activity, a
  * question every finding can ask, with whatever tool serves it. A step with a tool but no
- * question the executor can decode would run nothing, so there is no such fallback.
+ * question the step executor can decode would run nothing, so there is no such fallback.
  */
 function lastResort(subject: Subject, context: PlannerContext): StepDraft {
   const spec: StepSpec = {

@@ -138,7 +138,7 @@ function followUp(
   // reach: neither a wider window nor another table changes that.
   if (result.outcome !== "failed" && (intent.params.logs?.length || knowsCoverage(context))) return undefined;
   const base = step.id.replace(/-(wide|alt\d*)$/, "");
-  // The executor already retried once over a 4x window; the reflector's retry goes another 4x.
+  // The step executor already retried once over a 4x window; the reflector's retry goes another 4x.
   const wider = widen(widen(windowOf(intent, subject), subject.eventTime), subject.eventTime);
   const widened: Intent = {
     kind: intent.kind,

@@ -9,7 +9,7 @@ import {
 
 /**
  * A planned step carries its intent in a bracketed tail of its description, e.g.
- * `[plan: flows ips=203.0.113.7 instance=vm-1 start=… end=…]`, so the executor (and a
+ * `[plan: flows ips=203.0.113.7 instance=vm-1 start=… end=…]`, so the step executor (and a
  * human) can see exactly which query and values were meant. Values that are not plain
  * tokens are dropped: finding fields are attacker-influenced and must not be able to
  * break out of the tail.

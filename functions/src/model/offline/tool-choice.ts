@@ -27,7 +27,7 @@ function neverChosen(name: string): boolean {
   return name.startsWith("mcp.") || isActionTool(name);
 }
 
-/** The schema helper travels with every log step so the executor can recover from an empty result. */
+/** The schema helper travels with every log step so the step executor can recover from an empty result. */
 export function stepTools(kind: IntentKind, offered: readonly string[]): string[] | undefined {
   const primary = toolForIntent(kind, offered);
   if (!primary) return undefined;

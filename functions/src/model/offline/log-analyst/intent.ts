@@ -6,7 +6,7 @@ import { subjectOf } from "../subject.js";
 
 /**
  * What the main agent asked, as an intent the playbook machinery can run: the plan tail when
- * the request carries one (the offline executor writes it), else keywords and the values
+ * the request carries one (the offline step executor writes it), else keywords and the values
  * written in the request and its focus. Intel is not the analyst's business, so an intel
  * tail is read by its words instead. Missing values come from the finding.
  *

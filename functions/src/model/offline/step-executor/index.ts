@@ -22,7 +22,7 @@ export interface OfflineStepRequest {
 }
 
 /**
- * The executor's loop, one answer per call: first the step's queries, then at most one
+ * The step executor's loop, one answer per call: first the step's queries, then at most one
  * recovery round for empty or failed answers, then the report. Tool payloads only feed
  * the evidence readers; nothing inside them can add a call.
  */
