@@ -1,4 +1,4 @@
-import type { AgentSession } from "../domain/agent-session.js";
+import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import type { Usage } from "../domain/results.js";
 import { ZERO_USAGE } from "../domain/results.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
@@ -40,7 +40,7 @@ export interface IntrospectionReport extends IntrospectionOutcome {
  * up front only saves the model call on a redelivery; it decides nothing.
  */
 export async function introspectSession(
-  session: AgentSession,
+  session: LogAnalystSession,
   deps: IntrospectDeps,
 ): Promise<IntrospectionReport> {
   const log = deps.logger.child({ sessionId: session.sessionId, investigationId: session.investigationId });

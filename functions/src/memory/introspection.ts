@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AgentSession } from "../domain/agent-session.js";
+import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import { MAX_CLAIM_CHARS, type RecalledMemory } from "./memory.js";
 
 /** New claims kept per session; a session that "learned" more is summarizing, not learning. */
@@ -28,7 +28,7 @@ export type Introspection = z.infer<typeof IntrospectionSchema>;
  */
 export interface IntrospectorContext {
   purpose: "introspector";
-  session: AgentSession;
+  session: LogAnalystSession;
   /** The recalled memories that still exist, with their claims. */
   recalled: RecalledMemory[];
   maxClaims: number;

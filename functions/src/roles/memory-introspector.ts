@@ -1,4 +1,4 @@
-import { AgentSessionSchema } from "../domain/agent-session.js";
+import { LogAnalystSessionSchema } from "../domain/log-analyst-session.js";
 import { ConfigError } from "../domain/errors.js";
 import { embeddingSpace } from "../entry/embedding-space.js";
 import { introspectSession } from "../memory/introspect.js";
@@ -14,7 +14,7 @@ import { pubsubRoleDefinition } from "./role.js";
 export const memoryIntrospector = pubsubRoleDefinition({
   name: "memoryIntrospector",
   needs: { tools: false, chat: false },
-  message: AgentSessionSchema,
+  message: LogAnalystSessionSchema,
   what: "an agent session",
   run: async (session, { runtime: rt, messageId }) => {
     if (!rt.memories) throw new ConfigError("this runtime has no memory store");

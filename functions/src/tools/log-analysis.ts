@@ -1,16 +1,16 @@
 import type { Model } from "../model/port.js";
 import type { LogWarehouse, TableInfo } from "../ports/log-warehouse.js";
 import type { RunbookLibrary } from "../sql/runbooks.js";
-import { toolOutputOf } from "../subagent/answer.js";
+import { toolOutputOf } from "../log-analyst/answer.js";
 import {
   dropSession,
-  LogAnalysisInputSchema,
+  LogAnalystRequestSchema,
   noMemories,
   type PublishSession,
   type RecallMemories,
-} from "../subagent/contract.js";
-import { DEFAULT_MAX_ITERATIONS, runLogAnalyst } from "../subagent/loop.js";
-import { DEFAULT_WINDOW_HOURS, type WindowHours } from "../subagent/window.js";
+} from "../log-analyst/contract.js";
+import { DEFAULT_MAX_ITERATIONS, runLogAnalyst } from "../log-analyst/loop.js";
+import { DEFAULT_WINDOW_HOURS, type WindowHours } from "../log-analyst/window.js";
 import { LOG_QUERY_LIMITS } from "./log-pages.js";
 import { type AnyTool, defineTool } from "./port.js";
 
@@ -83,7 +83,7 @@ export async function createLogAnalysisTool(options: LogAnalysisToolOptions): Pr
     name: LOG_ANALYSIS_TOOL,
     readOnly: true,
     description: describeTool(tables),
-    input: LogAnalysisInputSchema,
+    input: LogAnalystRequestSchema,
     async run(input, ctx) {
       const run = await runLogAnalyst(settings, {
         input,

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import type { Firestore } from "@google-cloud/firestore";
-import type { AgentSession, SessionTurn } from "../../../functions/src/domain/agent-session.js";
+import type { LogAnalystSession, SessionTurn } from "../../../functions/src/domain/log-analyst-session.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { session, snapshotMemories } from "./support.js";
 
@@ -133,7 +133,7 @@ describe("memoryIntrospector under functions-framework", { timeout: 120_000 }, (
     const harmful = await seed("Syslog rows keep the process output in jsonPayload.message.", request);
     const unused = await seed("VPC flows carry bytes in jsonPayload.bytes_sent.", request);
     const unusedBefore = (await snapshotMemories(db))[unused];
-    const s: AgentSession = session({
+    const s: LogAnalystSession = session({
       sessionId: "inv-9/step-1/log_analysis/1",
       request,
       transcript,

@@ -1,5 +1,5 @@
 import type { Firestore } from "@google-cloud/firestore";
-import type { AgentSession } from "../../../functions/src/domain/agent-session.js";
+import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
 import { type MemoryId, memoryIdFor } from "../../../functions/src/memory/memory.js";
 import type { MemoryStore } from "../../../functions/src/memory/store.js";
 import { EMBEDDING_DIMENSIONS } from "../../../functions/src/model/port.js";
@@ -66,7 +66,7 @@ export async function snapshotMemories(db: Firestore): Promise<Record<string, un
   );
 }
 
-export function session(overrides: Partial<AgentSession> = {}): AgentSession {
+export function session(overrides: Partial<LogAnalystSession> = {}): LogAnalystSession {
   return {
     sessionId: "inv-1/step-2/log_analysis/1",
     investigationId: "inv-1",

@@ -17,7 +17,7 @@ import { ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js"
  * The tool loop on its own, driven by the scripted model: each way it ends (answered,
  * repaired, answered now, stopped), each cap (rounds, calls per turn, calls in all), the stop
  * conditions and where they are asked, the deadline, and a resumed loop. The three loops that
- * configure it keep their own tests (test/unit/agent, test/unit/subagent, test/unit/app).
+ * configure it keep their own tests (test/unit/agent, test/unit/log-analyst, test/unit/app).
  */
 
 const Answer = z.object({ answer: z.string() });

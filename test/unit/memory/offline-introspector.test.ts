@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { AgentSession, SessionTurn } from "../../../functions/src/domain/agent-session.js";
+import type { LogAnalystSession, SessionTurn } from "../../../functions/src/domain/log-analyst-session.js";
 import {
   IntrospectionSchema,
   type IntrospectorContext,
@@ -48,7 +48,7 @@ const transcript: SessionTurn[] = [
   { role: "model", text: "Done." },
 ];
 
-const session: AgentSession = {
+const session: LogAnalystSession = {
   sessionId: "s-offline",
   investigationId: "inv-1",
   agent: "log_analyst",

@@ -14,7 +14,7 @@ import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js
 import { defineTool, type ToolContext } from "../../../functions/src/tools/port.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
-import { analyst, callContext, openCryptoLogs } from "../subagent/support.js";
+import { analyst, callContext, openCryptoLogs } from "../log-analyst/support.js";
 
 /** A Gemini stand-in that must not be asked: any call fails the test. */
 function untouchable(): ScriptedModel {

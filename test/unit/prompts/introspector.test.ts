@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { SessionTurn } from "../../../functions/src/domain/agent-session.js";
+import type { SessionTurn } from "../../../functions/src/domain/log-analyst-session.js";
 import { renderPrompt } from "../../../functions/src/prompts/render.js";
 import { assertFencedOnce, assertNoData, INJECTION, INJECTION_PHRASE, splitFences } from "./support.js";
 

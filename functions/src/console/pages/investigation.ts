@@ -214,7 +214,7 @@ const MAX_ROWS_SHOWN = 50;
 /**
  * The queries behind a call, each with its SQL and rows: a log_query result is one (its
  * `executedSql`, `columns`, `rows`), a log_analysis answer lists the sub-agent's
- * (subagent/answer.ts: a runbook or SQL, row count, a few sample rows).
+ * (log-analyst/answer.ts: a runbook or SQL, row count, a few sample rows).
  */
 function queriesOf(data: unknown) {
   if (!isRecord(data)) return [];

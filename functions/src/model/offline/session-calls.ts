@@ -1,4 +1,4 @@
-import type { SessionTurn } from "../../domain/agent-session.js";
+import type { SessionTurn } from "../../domain/log-analyst-session.js";
 import type { JsonValue } from "../../domain/json.js";
 
 /** One tool call of a sub-agent session with what came back. */

@@ -1,7 +1,7 @@
 import type { StepResult } from "../../../domain/results.js";
 import { mergeAcrossCalls, mergeEvidence } from "../evidence/merge.js";
 import { isRowQuery, readCall } from "../evidence/read-call.js";
-import { subAgentQueries } from "../evidence/sub-agent.js";
+import { logAnalystQueries } from "../evidence/log-analyst.js";
 import type { Evidence } from "../evidence/types.js";
 import { sourceOf } from "../step-executor/sources.js";
 
@@ -41,7 +41,7 @@ export class EvidenceIndex {
           data: call.data ?? null,
         };
         // A log-analysis answer counts as the queries the sub-agent ran.
-        const records = subAgentQueries(record)?.map((q) => q.record) ?? [record];
+        const records = logAnalystQueries(record)?.map((q) => q.record) ?? [record];
         for (const one of records) {
           const read = readCall(one);
           const source = sourceOf(one);

@@ -1,7 +1,7 @@
 import type { LogAnalystContext } from "../../../agent/contexts.js";
 import type { JsonObject } from "../../../domain/json.js";
 import type { StepReport } from "../../../domain/results.js";
-import { LOG_ANALYST_TOOLS as T } from "../../../subagent/tool-names.js";
+import { LOG_ANALYST_TOOLS as T } from "../../../log-analyst/tool-names.js";
 import type { Message, ToolCallRequest, ToolDeclaration } from "../../port.js";
 import { readCall } from "../evidence/read-call.js";
 import type { Intent } from "../intents.js";
@@ -13,11 +13,11 @@ import { buildReport } from "../step-executor/report.js";
 import { runbooksFor } from "../step-executor/runbooks.js";
 import { intentForRequest } from "./intent.js";
 
-export type LogAnalystAnswer =
+export type OfflineLogAnalystAnswer =
   | { kind: "calls"; calls: ToolCallRequest[] }
   | { kind: "answer"; answer: StepReport };
 
-export interface LogAnalystInput {
+export interface OfflineLogAnalystRequest {
   context: LogAnalystContext;
   messages: readonly Message[];
   tools: readonly ToolDeclaration[] | undefined;
@@ -102,7 +102,7 @@ function toRequests(round: number, planned: readonly Planned[]): ToolCallRequest
  * round, then an answer built by the same evidence rules as a step report. It reads only
  * the context and the tool responses; the request text is parsed for values, never obeyed.
  */
-export function logAnalystAnswer(input: LogAnalystInput): LogAnalystAnswer {
+export function logAnalystAnswer(input: OfflineLogAnalystRequest): OfflineLogAnalystAnswer {
   const { context } = input;
   const intent = intentForRequest(context);
   const exchanges = readExchanges(input.messages);

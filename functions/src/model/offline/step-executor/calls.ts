@@ -6,7 +6,7 @@ import { isIpv4 } from "../net.js";
 import { type SqlQuery, sqlFor } from "../sql.js";
 import { encodeIntent } from "../step-text.js";
 import { toolForIntent } from "../tool-choice.js";
-import { isSubAgentTool, logToolShape, propertiesOf, requiredOf } from "./declarations.js";
+import { isLogAnalystTool, logToolShape, propertiesOf, requiredOf } from "./declarations.js";
 import { runbookCalls } from "./runbooks.js";
 
 const MAX_INDICATORS = 20;
@@ -96,7 +96,7 @@ const MAX_WINDOW_MS = 31 * 86_400_000;
  * analyst reads a plain question with exact values. The window travels separately (clamped
  * to the longest one the tool takes, keeping its end).
  */
-function subAgentCall(declaration: ToolDeclaration, intent: Intent): PlannedCall {
+function logAnalystCall(declaration: ToolDeclaration, intent: Intent): PlannedCall {
   const full = describeIntent(intent);
   const request =
     full.length <= MAX_REQUEST_CHARS
@@ -131,7 +131,7 @@ export function callsForIntent(
   const declaration = declarations.find((d) => d.name === tool);
   if (intent.kind === "intel") return intelCalls(tool, declaration, intent);
   if (!declaration) return tool === "log_query" ? sqlCalls(tool, sqlFor(intent), "main") : [];
-  if (isSubAgentTool(declaration)) return [subAgentCall(declaration, intent)];
+  if (isLogAnalystTool(declaration)) return [logAnalystCall(declaration, intent)];
   const shape = logToolShape(declaration);
   const viaRunbook = runbookCalls(shape, intent);
   const paged = (calls: PlannedCall[]) =>

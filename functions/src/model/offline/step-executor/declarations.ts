@@ -80,7 +80,7 @@ export function logToolShape(declaration: ToolDeclaration): LogToolShape {
  * A log-analysis sub-agent takes a natural-language `request` instead of SQL or a runbook
  * (functions/src/tools/log-analysis.ts); the step executor asks it a question.
  */
-export function isSubAgentTool(declaration: ToolDeclaration): boolean {
+export function isLogAnalystTool(declaration: ToolDeclaration): boolean {
   const props = propertiesOf(declaration.parameters);
   return (
     props.get("request")?.type === "string" &&

@@ -1,5 +1,5 @@
 import type { Message, ToolCallRequest } from "../../port.js";
-import { subAgentQueries } from "../evidence/sub-agent.js";
+import { logAnalystQueries } from "../evidence/log-analyst.js";
 import type { CallRecord } from "../evidence/types.js";
 
 /** One tool call of this step's loop and what came back, in the order they happened. */
@@ -52,9 +52,9 @@ export function readExchanges(messages: readonly Message[]): Exchange[] {
  * (probes tagged as such), so reports count rows and sources per query. An answer that ran
  * no query stays as it is.
  */
-export function expandSubAgents(exchanges: readonly Exchange[]): Exchange[] {
+export function expandLogAnalystAnswers(exchanges: readonly Exchange[]): Exchange[] {
   return exchanges.flatMap((e) => {
-    const queries = subAgentQueries(e.record);
+    const queries = logAnalystQueries(e.record);
     if (!queries || queries.length === 0) return [e];
     return queries.map((q, k) => ({
       round: e.round,
@@ -64,8 +64,8 @@ export function expandSubAgents(exchanges: readonly Exchange[]): Exchange[] {
   });
 }
 
-export function isSubAgentAnswer(exchange: Exchange): boolean {
-  return subAgentQueries(exchange.record) !== undefined;
+export function isLogAnalystAnswer(exchange: Exchange): boolean {
+  return logAnalystQueries(exchange.record) !== undefined;
 }
 
 export function roundsDone(exchanges: readonly Exchange[]): number {

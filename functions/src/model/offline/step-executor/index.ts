@@ -3,12 +3,12 @@ import type { StepReport } from "../../../domain/results.js";
 import type { Message, ToolCallRequest, ToolDeclaration } from "../../port.js";
 import { toolForIntent } from "../tool-choice.js";
 import { callsForIntent, toRequests } from "./calls.js";
-import { expandSubAgents, isSubAgentAnswer, readExchanges, roundsDone } from "./exchanges.js";
+import { expandLogAnalystAnswers, isLogAnalystAnswer, readExchanges, roundsDone } from "./exchanges.js";
 import { recoveryCalls } from "./recovery.js";
 import { buildReport } from "./report.js";
 import { intentForStep } from "./step-intent.js";
 
-export type StepExecutorAnswer =
+export type OfflineStepAnswer =
   | { kind: "calls"; calls: ToolCallRequest[] }
   | { kind: "report"; report: StepReport };
 
@@ -26,7 +26,7 @@ export interface OfflineStepRequest {
  * recovery round for empty or failed answers, then the report. Tool payloads only feed
  * the evidence readers; nothing inside them can add a call.
  */
-export function stepExecutorAnswer(input: OfflineStepRequest): StepExecutorAnswer {
+export function stepExecutorAnswer(input: OfflineStepRequest): OfflineStepAnswer {
   const { context } = input;
   const { step, finding } = context;
   const offered = input.tools ?? [];
@@ -52,7 +52,7 @@ export function stepExecutorAnswer(input: OfflineStepRequest): StepExecutorAnswe
     return { kind: "report", report: buildReport([], intent, note) };
   }
   // A log-analysis sub-agent already ran its own recovery round; asking it again would repeat it.
-  const delegated = exchanges.some(isSubAgentAnswer);
+  const delegated = exchanges.some(isLogAnalystAnswer);
   if (canCall && rounds === 1 && context.iteration < context.maxIterations && !delegated) {
     const planned = recoveryCalls(exchanges, intent, stepTools, offered, finding.eventTime);
     if (planned.length > 0) return { kind: "calls", calls: toRequests(step.id, 2, planned) };
@@ -62,5 +62,5 @@ export function stepExecutorAnswer(input: OfflineStepRequest): StepExecutorAnswe
       "The earlier tool answers of this step were compressed out of the conversation; the step's recorded tool calls hold the evidence.";
     return { kind: "report", report: buildReport([], intent, note) };
   }
-  return { kind: "report", report: buildReport(expandSubAgents(exchanges), intent) };
+  return { kind: "report", report: buildReport(expandLogAnalystAnswers(exchanges), intent) };
 }

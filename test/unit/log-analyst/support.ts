@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/warehouse.js";
-import type { AgentSession } from "../../../functions/src/domain/agent-session.js";
+import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
 import type { JsonObject, JsonValue } from "../../../functions/src/domain/json.js";
 import type { GenerateRequest, Model, ToolResponse } from "../../../functions/src/model/port.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
@@ -33,7 +33,7 @@ export function openCryptoLogs(): Promise<LogWarehouse> {
 
 export interface Analyst {
   registry: ToolRegistry;
-  sessions: AgentSession[];
+  sessions: LogAnalystSession[];
   run(args: JsonObject, ctx?: ToolContext): Promise<ToolOutput>;
 }
 
@@ -43,7 +43,7 @@ export async function analyst(
   model: Model,
   options: Partial<Omit<LogAnalysisToolOptions, "warehouse" | "runbooks" | "model">> = {},
 ): Promise<Analyst> {
-  const sessions: AgentSession[] = [];
+  const sessions: LogAnalystSession[] = [];
   const tool = await createLogAnalysisTool({
     warehouse,
     runbooks: loadRunbooks(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AgentSession } from "../domain/agent-session.js";
+import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import { StepReportSchema } from "../domain/results.js";
 
 /**
@@ -25,7 +25,7 @@ export const TimeWindowSchema = z
   });
 export type TimeWindow = z.infer<typeof TimeWindowSchema>;
 
-export const LogAnalysisInputSchema = z.object({
+export const LogAnalystRequestSchema = z.object({
   request: z
     .string()
     .trim()
@@ -45,7 +45,7 @@ export const LogAnalysisInputSchema = z.object({
     .optional()
     .describe("Optional hint: the table, field or entity that matters most (e.g. 'syslog on etl-worker-1')."),
 });
-export type LogAnalysisInput = z.infer<typeof LogAnalysisInputSchema>;
+export type LogAnalystRequest = z.infer<typeof LogAnalystRequestSchema>;
 
 /** The analyst's final answer: a step report (so both roles speak one format) plus open questions. */
 export const LogAnalystAnswerSchema = StepReportSchema.extend({
@@ -64,7 +64,7 @@ export type RecalledMemory = z.infer<typeof RecalledMemorySchema>;
 export type RecallMemories = (request: string) => Promise<RecalledMemory[]>;
 
 /** Hands a finished session to the memory pipeline (default: dropped). */
-export type PublishSession = (session: AgentSession) => Promise<void>;
+export type PublishSession = (session: LogAnalystSession) => Promise<void>;
 
 export const noMemories: RecallMemories = async () => [];
 export const dropSession: PublishSession = async () => {};

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
-import { AgentSessionSchema } from "../../../functions/src/domain/agent-session.js";
+import { LogAnalystSessionSchema } from "../../../functions/src/domain/log-analyst-session.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
@@ -57,7 +57,7 @@ describe("buildToolRegistry wires log_analysis", () => {
         published.map((p) => p.topic),
         ["agent-sessions"],
       );
-      const session = AgentSessionSchema.parse(published[0]?.data);
+      const session = LogAnalystSessionSchema.parse(published[0]?.data);
       assert.equal(session.model, "gemini-test");
       assert.deepEqual(session.recalledMemoryIds, ["mem-1"]);
     } finally {

@@ -12,11 +12,11 @@ export interface SubQuery {
 
 /**
  * A log-analysis sub-agent answers with findings plus the queries it ran, each with its row
- * count and a few rows (`queries[]`, see functions/src/subagent/answer.ts). The evidence
+ * count and a few rows (`queries[]`, see functions/src/log-analyst/answer.ts). The evidence
  * readers read those queries as if the step had run them itself, so the same rules judge a
  * step whether it used log_query or asked the analyst. Undefined for any other answer.
  */
-export function subAgentQueries(call: CallRecord): SubQuery[] | undefined {
+export function logAnalystQueries(call: CallRecord): SubQuery[] | undefined {
   const data = call.data;
   if (!isRecord(data) || !Array.isArray(data.queries) || typeof data.sessionId !== "string") return undefined;
   return data.queries.filter(isRecord).map((q): SubQuery => {

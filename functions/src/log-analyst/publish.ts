@@ -1,4 +1,4 @@
-import type { AgentSession } from "../domain/agent-session.js";
+import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import { errorMessage } from "../domain/errors.js";
 import { JsonObjectSchema } from "../domain/json.js";
 import type { Logger } from "../platform/logger.js";
@@ -15,7 +15,7 @@ const PUBLISH_WAIT_MS = 10_000;
  * deduplicate without parsing the body.
  */
 export function publishSessionsTo(bus: EventBus, logger: Logger): PublishSession {
-  return async (session: AgentSession) => {
+  return async (session: LogAnalystSession) => {
     const body = JsonObjectSchema.parse(JSON.parse(JSON.stringify(session)));
     const published = bus.publish(TOPICS.agentSessions, body, {
       sessionId: session.sessionId,

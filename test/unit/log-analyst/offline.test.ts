@@ -5,14 +5,14 @@ import { after, before, describe, it } from "node:test";
 import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/warehouse.js";
 import { StixThreatIntel } from "../../../functions/src/adapters/stix/threat-intel.js";
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
-import type { AgentSession } from "../../../functions/src/domain/agent-session.js";
+import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";
-import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/subagent/tool-names.js";
+import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
 import { createLogAnalysisTool } from "../../../functions/src/tools/log-analysis.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
 import { createThreatIntelLookupTool } from "../../../functions/src/tools/threat-intel-lookup.js";
@@ -170,7 +170,7 @@ describe("offline investigations that reach the logs only through log_analysis",
         parseNotification(JSON.parse(readFileSync(join(dir, "notification.json"), "utf8"))),
       );
       const warehouse = await openDuckDbWarehouse({ dir: join(dir, "logs"), timeoutMs: 10_000 });
-      const sessions: AgentSession[] = [];
+      const sessions: LogAnalystSession[] = [];
       try {
         const registry = createToolRegistry([
           await createLogAnalysisTool({

@@ -4,7 +4,7 @@ import type { Firestore } from "@google-cloud/firestore";
 import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/warehouse.js";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreMemoryStore } from "../../../functions/src/adapters/firestore/memory-store.js";
-import type { AgentSession } from "../../../functions/src/domain/agent-session.js";
+import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
 import { introspectSession } from "../../../functions/src/memory/introspect.js";
 import { memoryIdFor } from "../../../functions/src/memory/memory.js";
 import { createRecall } from "../../../functions/src/memory/recall.js";
@@ -36,7 +36,7 @@ let warehouse: LogWarehouse;
 
 before(async () => {
   await ensureEmulators();
-  db = createFirestore({ projectId: uniqueProjectId("mem-subagent") });
+  db = createFirestore({ projectId: uniqueProjectId("mem-log-analyst") });
   store = new FirestoreMemoryStore(db);
   warehouse = await openDuckDbWarehouse({ dir: CRYPTO_LOGS });
 });
@@ -100,7 +100,7 @@ describe("createRecall → log_analysis sub-agent → agent session → introspe
       embeddingSpace: SPACE,
       now: () => new Date("2026-02-01T00:00:00.000Z"),
     });
-    const sessions: AgentSession[] = [];
+    const sessions: LogAnalystSession[] = [];
     const tool = await createLogAnalysisTool({
       warehouse,
       runbooks: loadRunbooks(),
@@ -142,7 +142,7 @@ describe("createRecall → log_analysis sub-agent → agent session → introspe
 
     // The published session names exactly the recalled ids, for the introspector to judge.
     assert.equal(sessions.length, 1);
-    const session = sessions[0] as AgentSession;
+    const session = sessions[0] as LogAnalystSession;
     assert.equal(session.request, QUESTION);
     assert.deepEqual(session.recalledMemoryIds, [exact, near]);
     assert.equal((await store.get(exact))?.useCount, 1);

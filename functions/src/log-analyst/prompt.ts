@@ -3,7 +3,7 @@ import type { JsonObject } from "../domain/json.js";
 import type { LogWarehouse, TableInfo } from "../ports/log-warehouse.js";
 import { renderPrompt } from "../prompts/render.js";
 import type { RunbookLibrary } from "../sql/runbooks.js";
-import type { LogAnalysisInput, RecalledMemory, TimeWindow } from "./contract.js";
+import type { LogAnalystRequest, RecalledMemory, TimeWindow } from "./contract.js";
 import { LOG_ANALYST_TOOLS } from "./tool-names.js";
 
 function firstSentence(text: string): string {
@@ -71,7 +71,7 @@ export function findingBrief(finding: Finding): JsonObject {
 }
 
 export function analystUserPrompt(args: {
-  input: LogAnalysisInput;
+  input: LogAnalystRequest;
   window: TimeWindow;
   windowSource: "request" | "default";
   finding: Finding;

@@ -17,7 +17,7 @@ export const SessionTurnSchema = z.object({
 });
 export type SessionTurn = z.infer<typeof SessionTurnSchema>;
 
-export const AgentSessionSchema = z.object({
+export const LogAnalystSessionSchema = z.object({
   /** Deterministic per sub-agent invocation, so a redelivered message is recognised. */
   sessionId: z.string().min(1).max(200),
   investigationId: z.string(),
@@ -34,4 +34,4 @@ export const AgentSessionSchema = z.object({
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
 });
-export type AgentSession = z.infer<typeof AgentSessionSchema>;
+export type LogAnalystSession = z.infer<typeof LogAnalystSessionSchema>;

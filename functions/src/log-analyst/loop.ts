@@ -1,6 +1,6 @@
 import type { LogAnalystContext } from "../agent/contexts.js";
 import { type StopCondition, ToolLoop, tokensSpent } from "../agent/tool-loop.js";
-import type { AgentSession } from "../domain/agent-session.js";
+import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import { errorMessage } from "../domain/errors.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
 import { chooseModel } from "../model/choice.js";
@@ -10,7 +10,7 @@ import type { ToolContext } from "../tools/port.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { type AnswerEnvelope, fallbackAnswer, parseAnswer } from "./answer.js";
 import {
-  type LogAnalysisInput,
+  type LogAnalystRequest,
   type LogAnalystAnswer,
   LogAnalystAnswerSchema,
   type PublishSession,
@@ -47,14 +47,14 @@ export interface AnalystSettings extends AnalystToolDeps {
 
 /** Who is asking: the tool context, plus the step and call ids when the step executor supplies them. */
 export interface AnalystCall {
-  input: LogAnalysisInput;
+  input: LogAnalystRequest;
   ctx: ToolContext;
   stepId?: string;
   toolCallId?: string;
 }
 
 export interface AnalystRun extends AnswerEnvelope {
-  session: AgentSession;
+  session: LogAnalystSession;
   recalled: RecalledMemory[];
 }
 

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
 import {
-  type AgentSession,
-  AgentSessionSchema,
+  type LogAnalystSession,
+  LogAnalystSessionSchema,
   SESSION_TRANSCRIPT_MAX_BYTES,
   type SessionTurn,
-} from "../domain/agent-session.js";
+} from "../domain/log-analyst-session.js";
 import { type JsonValue, jsonBytes } from "../domain/json.js";
 import type { Message } from "../model/port.js";
 import { capCell } from "../tools/log-pages.js";
-import type { LogAnalysisInput, LogAnalystAnswer, TimeWindow } from "./contract.js";
+import type { LogAnalystRequest, LogAnalystAnswer, TimeWindow } from "./contract.js";
 
 /** Per-turn caps: enough for the introspector to see what was asked and what came back. */
 const TURN_LIMITS = { userChars: 8_000, modelChars: 2_000, argChars: 1_000, summaryChars: 1_000 };
@@ -27,7 +27,7 @@ export function sessionIdFor(parts: {
   investigationId: string;
   stepId?: string;
   toolCallId?: string;
-  input: LogAnalysisInput;
+  input: LogAnalystRequest;
   window: TimeWindow;
 }): string {
   const identity = parts.toolCallId
@@ -116,13 +116,13 @@ export function buildSession(parts: {
   startedAt: string;
   finishedAt: string;
   maxTranscriptBytes?: number;
-}): AgentSession {
+}): LogAnalystSession {
   const turns = [
     ...transcriptOf(parts.messages),
     { role: "model" as const, text: clip(answerText(parts.answer), TURN_LIMITS.userChars) },
   ];
   // Validated here so a session that breaks the topic's contract fails in the producer's tests.
-  return AgentSessionSchema.parse({
+  return LogAnalystSessionSchema.parse({
     sessionId: parts.sessionId,
     investigationId: parts.investigationId,
     ...(parts.stepId ? { stepId: parts.stepId } : {}),

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LogAnalystContext } from "../../../functions/src/agent/contexts.js";
-import { AgentSessionSchema } from "../../../functions/src/domain/agent-session.js";
+import { LogAnalystSessionSchema } from "../../../functions/src/domain/log-analyst-session.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { Logger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
-import type { RecalledMemory } from "../../../functions/src/subagent/contract.js";
-import { publishSessionsTo } from "../../../functions/src/subagent/publish.js";
-import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/subagent/tool-names.js";
+import type { RecalledMemory } from "../../../functions/src/log-analyst/contract.js";
+import { publishSessionsTo } from "../../../functions/src/log-analyst/publish.js";
+import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
 import { ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { analyst, callContext, finalAnswer, obj, openCryptoLogs } from "./support.js";
 
@@ -114,7 +114,7 @@ describe("log_analysis: memories in, session record out", () => {
     await a.run(QUESTION, callContext({ stepId: "dns-pool", toolCallId: "dns-pool-r1-0-main" }));
 
     assert.equal(a.sessions.length, 1);
-    const session = AgentSessionSchema.parse(a.sessions[0]);
+    const session = LogAnalystSessionSchema.parse(a.sessions[0]);
     assert.match(session.sessionId, /^log_analyst-[0-9a-f]{40}$/);
     assert.equal(session.investigationId, "inv-test");
     assert.equal(session.stepId, "dns-pool");
@@ -168,7 +168,7 @@ describe("log_analysis: memories in, session record out", () => {
     });
     const a = await analyst(warehouse, model, { recall: async () => MEMORIES, maxTranscriptBytes: 6_000 });
     const out = await a.run(QUESTION);
-    const session = AgentSessionSchema.parse(a.sessions[0]);
+    const session = LogAnalystSessionSchema.parse(a.sessions[0]);
     assert.ok(Buffer.byteLength(JSON.stringify(session.transcript)) <= 6_000);
     assert.equal(session.transcript[0]?.role, "user");
     assert.match(
@@ -212,7 +212,7 @@ describe("log_analysis: memories in, session record out", () => {
     assert.equal(published.length, 1);
     const [message] = published;
     assert.equal(message?.topic, "agent-sessions");
-    const session = AgentSessionSchema.parse(message?.data);
+    const session = LogAnalystSessionSchema.parse(message?.data);
     assert.deepEqual(message?.attributes, { sessionId: session.sessionId, investigationId: "inv-test" });
   });
 });
