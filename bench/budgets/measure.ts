@@ -8,6 +8,7 @@ import { DeadlineExceededError } from "../../functions/src/domain/errors.js";
 import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding.js";
 import type { Investigation } from "../../functions/src/domain/investigation.js";
 import type { Plan, Step } from "../../functions/src/domain/plan.js";
+import { LOG_ANALYST_TOOLS } from "../../functions/src/log-analyst/tool-names.js";
 import type {
   GenerateRequest,
   GenerateResponse,
@@ -19,7 +20,6 @@ import { fromRoot } from "../../functions/src/platform/paths.js";
 import type { Transition } from "../../functions/src/ports/investigation-store.js";
 import type { LogWarehouse, QueryRequest, QueryResult } from "../../functions/src/ports/log-warehouse.js";
 import { loadRunbooks } from "../../functions/src/sql/runbooks.js";
-import { LOG_ANALYST_TOOLS } from "../../functions/src/log-analyst/tool-names.js";
 import { createLogAnalysisTool } from "../../functions/src/tools/log-analysis.js";
 import { createLogQueryTool } from "../../functions/src/tools/log-query.js";
 import type { ToolContext, ToolOutput } from "../../functions/src/tools/port.js";

@@ -3,7 +3,7 @@ import { ActionToolSchema } from "../domain/response-actions.js";
 
 /**
  * ferret's built-in response actions (tools/actions/). None is enabled by default: an acting
- * tool joins the catalog only when named here, and even then runs only under a person's
+ * tool joins the tool registry only when named here, and even then runs only under a person's
  * approval of the exact call.
  */
 export const ActionsConfigSchema = z.strictObject({

@@ -1,8 +1,8 @@
 import type { LogAnalystContext } from "../agent/contexts.js";
 import { type StopCondition, ToolLoop, tokensSpent } from "../agent/tool-loop.js";
-import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import { errorMessage } from "../domain/errors.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
+import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import { chooseModel } from "../model/choice.js";
 import type { Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
 import type { TableInfo } from "../ports/log-warehouse.js";
@@ -10,9 +10,9 @@ import type { ToolContext } from "../tools/port.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { type AnswerEnvelope, fallbackAnswer, parseAnswer } from "./answer.js";
 import {
-  type LogAnalystRequest,
   type LogAnalystAnswer,
   LogAnalystAnswerSchema,
+  type LogAnalystRequest,
   type PublishSession,
   type RecalledMemory,
   RecalledMemorySchema,

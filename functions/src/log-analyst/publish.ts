@@ -1,6 +1,6 @@
-import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import { errorMessage } from "../domain/errors.js";
 import { JsonObjectSchema } from "../domain/json.js";
+import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import type { Logger } from "../platform/logger.js";
 import { TOPICS } from "../platform/topics.js";
 import type { EventBus } from "../ports/event-bus.js";

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
+import { type JsonValue, jsonBytes } from "../domain/json.js";
 import {
   type LogAnalystSession,
   LogAnalystSessionSchema,
   SESSION_TRANSCRIPT_MAX_BYTES,
   type SessionTurn,
 } from "../domain/log-analyst-session.js";
-import { type JsonValue, jsonBytes } from "../domain/json.js";
 import type { Message } from "../model/port.js";
 import { capCell } from "../tools/log-pages.js";
-import type { LogAnalystRequest, LogAnalystAnswer, TimeWindow } from "./contract.js";
+import type { LogAnalystAnswer, LogAnalystRequest, TimeWindow } from "./contract.js";
 
 /** Per-turn caps: enough for the introspector to see what was asked and what came back. */
 const TURN_LIMITS = { userChars: 8_000, modelChars: 2_000, argChars: 1_000, summaryChars: 1_000 };

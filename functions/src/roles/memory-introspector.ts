@@ -1,5 +1,5 @@
-import { LogAnalystSessionSchema } from "../domain/log-analyst-session.js";
 import { ConfigError } from "../domain/errors.js";
+import { LogAnalystSessionSchema } from "../domain/log-analyst-session.js";
 import { embeddingSpace } from "../entry/embedding-space.js";
 import { introspectSession } from "../memory/introspect.js";
 import { pubsubRoleDefinition } from "./role.js";

@@ -1,6 +1,3 @@
-import type { Model } from "../model/port.js";
-import type { LogWarehouse, TableInfo } from "../ports/log-warehouse.js";
-import type { RunbookLibrary } from "../sql/runbooks.js";
 import { toolOutputOf } from "../log-analyst/answer.js";
 import {
   dropSession,
@@ -11,6 +8,9 @@ import {
 } from "../log-analyst/contract.js";
 import { DEFAULT_MAX_ITERATIONS, runLogAnalyst } from "../log-analyst/loop.js";
 import { DEFAULT_WINDOW_HOURS, type WindowHours } from "../log-analyst/window.js";
+import type { Model } from "../model/port.js";
+import type { LogWarehouse, TableInfo } from "../ports/log-warehouse.js";
+import type { RunbookLibrary } from "../sql/runbooks.js";
 import { LOG_QUERY_LIMITS } from "./log-pages.js";
 import { type AnyTool, defineTool } from "./port.js";
 

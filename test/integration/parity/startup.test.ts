@@ -72,7 +72,7 @@ describe("every function starts with the environment Terraform gives it", { time
         assert.equal(rt.config.governor.maxConcurrent, deployment.vars.governor_max_concurrent);
         assert.equal(rt.config.firestore.databaseId, deployment.vars.firestore_database);
       }
-      // Concurrently: the BigQuery-backed catalogs each wait for their table listing to fail
+      // Concurrently: the BigQuery-backed tool registries each wait for their table listing to fail
       // (no credentials here), as a cold start without dataset access would.
       const outcomes = await Promise.all(
         [...deployment.functions]

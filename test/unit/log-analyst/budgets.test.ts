@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DeadlineExceededError } from "../../../functions/src/domain/errors.js";
-import type { LogWarehouse, QueryRequest } from "../../../functions/src/ports/log-warehouse.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
+import type { LogWarehouse, QueryRequest } from "../../../functions/src/ports/log-warehouse.js";
 import { ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { analyst, callContext, obj, openCryptoLogs } from "./support.js";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LogAnalystContext } from "../../../functions/src/agent/contexts.js";
+import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
 import { isRepairRequest } from "../../../functions/src/model/structured.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
-import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
 import { geminiSchemaProblems } from "../../../functions/src/tools/registry.js";
 import { ScriptedModel, type ScriptedResponse, type ScriptStep } from "../../helpers/scripted-model.js";
 import {

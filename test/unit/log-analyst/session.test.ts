@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LogAnalystContext } from "../../../functions/src/agent/contexts.js";
-import { LogAnalystSessionSchema } from "../../../functions/src/domain/log-analyst-session.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
-import type { Logger } from "../../../functions/src/platform/logger.js";
-import type { EventBus } from "../../../functions/src/ports/event-bus.js";
-import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
+import { LogAnalystSessionSchema } from "../../../functions/src/domain/log-analyst-session.js";
 import type { RecalledMemory } from "../../../functions/src/log-analyst/contract.js";
 import { publishSessionsTo } from "../../../functions/src/log-analyst/publish.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
+import type { Logger } from "../../../functions/src/platform/logger.js";
+import type { EventBus } from "../../../functions/src/ports/event-bus.js";
+import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { analyst, callContext, finalAnswer, obj, openCryptoLogs } from "./support.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/warehouse.js";
-import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
 import type { JsonObject, JsonValue } from "../../../functions/src/domain/json.js";
+import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
 import type { GenerateRequest, Model, ToolResponse } from "../../../functions/src/model/port.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";

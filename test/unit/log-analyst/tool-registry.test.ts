@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../../functions/src/config/config.js";
-import { LogAnalystSessionSchema } from "../../../functions/src/domain/log-analyst-session.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
+import { LogAnalystSessionSchema } from "../../../functions/src/domain/log-analyst-session.js";
 import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";

@@ -97,7 +97,7 @@ describe("offline planner: response actions", () => {
       );
     });
 
-    it(`${c.name}: never with actions.enabled empty (the actions are not in the catalog)`, async () => {
+    it(`${c.name}: never with actions.enabled empty (the actions are not in the tool registry)`, async () => {
       const p = await plan(c.finding(), READ_TOOLS);
       assert.ok(p.steps.every((s) => s.tools.every((t) => READ_TOOLS.includes(t))));
       assert.ok(p.steps.every((s) => (s.calls ?? []).every((call) => READ_TOOLS.includes(call.tool))));

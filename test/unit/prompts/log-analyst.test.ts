@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { renderPrompt } from "../../../functions/src/prompts/render.js";
-import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { findingBrief } from "../../../functions/src/log-analyst/prompt.js";
 import { LOG_ANALYST_TOOLS } from "../../../functions/src/log-analyst/tool-names.js";
+import { renderPrompt } from "../../../functions/src/prompts/render.js";
+import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import {
   assertFencedOnce,
   assertNoData,

@@ -22,7 +22,7 @@ const RESPONSE: Partial<Record<FamilyId, { tool: ActionTool; what: string }>> = 
 };
 
 /**
- * The acting step a plan ends with, when the family has a response, the catalog offers (the
+ * The acting step a plan ends with, when the family has a response, the tool registry offers (the
  * config enabled) its tool, and the finding names exactly one target. It depends on every
  * evidence step, so a person sees the evidence before the approval request. The call is fixed
  * here from the finding's structured fields; the tool layer holds it until a person approves.

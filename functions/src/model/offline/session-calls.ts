@@ -1,5 +1,5 @@
-import type { SessionTurn } from "../../domain/log-analyst-session.js";
 import type { JsonValue } from "../../domain/json.js";
+import type { SessionTurn } from "../../domain/log-analyst-session.js";
 
 /** One tool call of a sub-agent session with what came back. */
 export interface SessionCall {

@@ -1,7 +1,7 @@
 import type { StepResult } from "../../../domain/results.js";
+import { logAnalystQueries } from "../evidence/log-analyst.js";
 import { mergeAcrossCalls, mergeEvidence } from "../evidence/merge.js";
 import { isRowQuery, readCall } from "../evidence/read-call.js";
-import { logAnalystQueries } from "../evidence/log-analyst.js";
 import type { Evidence } from "../evidence/types.js";
 import { sourceOf } from "../step-executor/sources.js";
 
