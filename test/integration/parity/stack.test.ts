@@ -5,7 +5,7 @@
  *
  * Stand-ins, each replacing a Google or Slack endpoint and nothing else: the Firestore and
  * Pub/Sub emulators (FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST), the local executions
- * service for the Workflows Executions API (FERRET_WORKFLOWS_URL, ingest only), a local Slack
+ * service for the Workflows Executions API (FERRET_WORKFLOWS_URL, to the functions Terraform names the workflow to), a local Slack
  * Web API (FERRET_SLACK_API_URL, notifier only), and METADATA_SERVER_DETECTION=none since no
  * metadata server runs here. Vertex AI cannot be reached without Google credentials, and the
  * code rightly treats missing credentials as a configuration error (422, investigation
@@ -88,8 +88,11 @@ describe("an investigation through functions started with Terraform's environmen
       ...(process.env.PATH ? { PATH: process.env.PATH } : {}),
       ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
     };
+    // The Workflows Executions API stand-in goes to whichever function Terraform tells which
+    // workflow to start (FERRET_WORKFLOW_NAME): the sweep's drainer since decision 0039.
+    const workflowsStandIn = (env: Record<string, string>): Record<string, string> =>
+      "FERRET_WORKFLOW_NAME" in env ? { FERRET_WORKFLOWS_URL: `http://127.0.0.1:${executionsPort}` } : {};
     const standIns: Record<string, Record<string, string>> = {
-      ingest: { FERRET_WORKFLOWS_URL: `http://127.0.0.1:${executionsPort}` },
       notifier: { FERRET_SLACK_API_URL: slack.url },
       slackEvents: { FERRET_SLACK_API_URL: slack.url },
       analystActions: { FERRET_SLACK_API_URL: slack.url },
@@ -114,7 +117,13 @@ describe("an investigation through functions started with Terraform's environmen
             `--source=${fromRoot("functions/src/index.ts")}`,
           ],
           {
-            env: { ...environmentOf(fn), ...base, ...standIns[entry.name], ...modelStandIn(fn.env) },
+            env: {
+              ...environmentOf(fn),
+              ...base,
+              ...standIns[entry.name],
+              ...workflowsStandIn(fn.env),
+              ...modelStandIn(fn.env),
+            },
             logDir,
             cwd: repoRoot(),
           },

@@ -141,6 +141,7 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
       "concluder",
       "compressor",
       "ingest",
+      "sweep",
       "notifier",
       "slackEvents",
       "analystActionsUnderTest",
@@ -166,6 +167,8 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
       pushEndpoints: {
         "investigation-events": `${urls.notifier}/projects/${projectId}/topics/investigation-events`,
         "analyst-actions": `${urls.analystActionsUnderTest}/projects/${projectId}/topics/analyst-actions`,
+        // Ingest queues the finding and asks the sweep's drainer to launch it (decision 0039).
+        "sweep-requests": `${urls.sweep}/projects/${projectId}/topics/sweep-requests`,
       },
       maxDeliveryAttempts: 5,
     });
@@ -184,6 +187,9 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
       }),
     });
     assert.ok(pushed.ok, `ingest answered ${pushed.status}`);
+    await waitFor("the sweep's drainer to start the execution", async () =>
+      executions.list().length > 0 ? true : undefined,
+    );
     await executions.idle();
   });
 

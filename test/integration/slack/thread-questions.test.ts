@@ -160,6 +160,7 @@ describe("questions in the thread and Re-investigate", { timeout: 420_000 }, () 
       "concluder",
       "compressor",
       "ingest",
+      "sweep",
       "notifier",
       "slackEvents",
       "analystActionsUnderTest",
@@ -185,6 +186,8 @@ describe("questions in the thread and Re-investigate", { timeout: 420_000 }, () 
       pushEndpoints: {
         "investigation-events": `${urls.notifier}/projects/${projectId}/topics/investigation-events`,
         "analyst-actions": `${urls.analystActionsUnderTest}/projects/${projectId}/topics/analyst-actions`,
+        // Ingest queues the finding and asks the sweep's drainer to launch it (decision 0039).
+        "sweep-requests": `${urls.sweep}/projects/${projectId}/topics/sweep-requests`,
       },
       maxDeliveryAttempts: 5,
     });
@@ -203,6 +206,9 @@ describe("questions in the thread and Re-investigate", { timeout: 420_000 }, () 
       }),
     });
     assert.ok(pushed.ok, `ingest answered ${pushed.status}`);
+    await waitFor("the sweep's drainer to start the execution", async () =>
+      executions.list().length > 0 ? true : undefined,
+    );
     await executions.idle();
     const update = await waitFor("the verdict card", () => slack.updates().at(-1));
     rootTs = String(update.args.ts);
