@@ -1,6 +1,8 @@
 /**
  * One drainer per process, at most one drain a second. Every drain writes the governor's
- * state document once, and Firestore sustains about one write a second on a document; in a
+ * state document once (at its end), and Firestore sustains about one write a second on a
+ * document, so the interval runs from the end of one drain to the start of the next: counted
+ * from starts, a slow drain followed by a quick one wrote twice within a second. In a
  * storm ingest asks for a drain per finding and the notifier per finished investigation, so
  * the requests are coalesced: a request waits for the next drain that starts after it (with
  * every finished investigation named by the requests it covers), and drains start at least
@@ -13,7 +15,7 @@ export class DrainCoalescer<R> {
     settle: Array<{ resolve: (r: R) => void; reject: (e: unknown) => void }>;
   } = { finished: new Set(), settle: [] };
   private running = false;
-  private lastStart = Number.NEGATIVE_INFINITY;
+  private lastEnd = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly drain: (finished: string[]) => Promise<R>,
@@ -37,17 +39,18 @@ export class DrainCoalescer<R> {
     this.running = true;
     try {
       while (this.waiting.settle.length > 0) {
-        const wait = this.lastStart + this.minIntervalMs - this.clock.now();
+        const wait = this.lastEnd + this.minIntervalMs - this.clock.now();
         if (wait > 0) await this.clock.sleep(wait);
         const batch = this.waiting;
         this.waiting = { finished: new Set(), settle: [] };
-        this.lastStart = this.clock.now();
         try {
           const report = await this.drain([...batch.finished]);
           for (const s of batch.settle) s.resolve(report);
         } catch (error) {
           // Each request's message is redelivered by Pub/Sub; the finished ids come back with it.
           for (const s of batch.settle) s.reject(error);
+        } finally {
+          this.lastEnd = this.clock.now();
         }
       }
     } finally {

@@ -45,6 +45,32 @@ describe("DrainCoalescer: one drainer, at most one drain a second", () => {
     assert.ok((drains[1]?.at ?? 0) - (drains[0]?.at ?? 0) >= 1_000, "drains start at least a second apart");
   });
 
+  it("counts the second from the end of a drain, where it writes the state document", async () => {
+    const clock = fakeClock();
+    const writes: number[] = [];
+    // A slow drain (700 ms) then quick ones (100 ms), each writing when it ends.
+    const coalescer = new DrainCoalescer(
+      async () => {
+        await clock.sleep(writes.length === 0 ? 700 : 100);
+        writes.push(clock.now());
+        return writes.length;
+      },
+      1_000,
+      clock,
+    );
+    const first = coalescer.request();
+    await Promise.resolve();
+    const second = coalescer.request();
+    await Promise.all([first, second]);
+    await coalescer.request();
+    assert.equal(writes.length, 3);
+    for (let i = 1; i < writes.length; i++)
+      assert.ok(
+        (writes[i] as number) - (writes[i - 1] as number) >= 1_000,
+        `writes ${writes[i - 1]} and ${writes[i]} are less than a second apart`,
+      );
+  });
+
   it("a failed drain rejects the requests it covered; the next request drains again", async () => {
     const clock = fakeClock();
     let calls = 0;
