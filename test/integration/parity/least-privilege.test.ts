@@ -419,7 +419,17 @@ describe("every Google API call a function makes is allowed by what Terraform gr
         ),
       );
     }
-    const ports = await Promise.all(entries.map(() => freePort()));
+    // A port the kernel called free may still be one a recorder here listens on (seen once: a
+    // function's readiness probes reached the sweep's Workflows recorder as two `GET /`), so a
+    // function's port is picked again until it is no recorder's and no other function's.
+    const taken = new Set(proxies.map((p) => Number(/:(\d+)$/.exec(p.address)?.[1])));
+    const ports: number[] = [];
+    for (const _ of entries) {
+      let port = await freePort();
+      while (taken.has(port)) port = await freePort();
+      taken.add(port);
+      ports.push(port);
+    }
     entries.forEach((e, i) => {
       urls[e.name] = `http://127.0.0.1:${ports[i]}`;
     });
