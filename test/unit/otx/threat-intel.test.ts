@@ -34,7 +34,9 @@ describe("OtxThreatIntel", () => {
       .on(general("IPv4", "198.51.100.32"), { status: 400, body: { detail: "Invalid IP" } })
       .on(general("IPv4", "198.51.100.33"), { fixture: "ipv4-clean.json", delayMs: 2_000 })
       .on(general("IPv4", "198.51.100.34"), { body: "<html>not json" });
-    otx = new OtxThreatIntel({ apiKey: KEY, baseUrl: server.url, timeoutMs: 300, now: () => NOW });
+    // A local server answers in milliseconds, but a loaded 2-core machine can take longer than a
+    // short timeout to run the first request; only the timeout test uses one (below).
+    otx = new OtxThreatIntel({ apiKey: KEY, baseUrl: server.url, timeoutMs: 10_000, now: () => NOW });
   });
   after(() => server.close());
 
@@ -187,8 +189,14 @@ describe("OtxThreatIntel", () => {
   });
 
   it("gives up after its timeout with a retryable error", async () => {
+    const impatient = new OtxThreatIntel({
+      apiKey: KEY,
+      baseUrl: server.url,
+      timeoutMs: 300,
+      now: () => NOW,
+    });
     const started = Date.now();
-    await assert.rejects(otx.lookup({ type: "ip", value: "198.51.100.33" }), (error: unknown) => {
+    await assert.rejects(impatient.lookup({ type: "ip", value: "198.51.100.33" }), (error: unknown) => {
       assert.ok(error instanceof IntelProviderError);
       assert.equal(error.retryable, true);
       assert.match(error.message, /no answer within 300 ms/);
