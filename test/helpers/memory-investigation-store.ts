@@ -10,11 +10,12 @@ import {
 import { type Reflection, ReflectionSchema } from "../../functions/src/domain/reflection.js";
 import { type StepResult, StepResultSchema } from "../../functions/src/domain/results.js";
 import { describeIssues } from "../../functions/src/model/structured.js";
-import type {
-  Committed,
-  EventDraft,
-  InvestigationStore,
-  Transition,
+import {
+  type Committed,
+  type EventDraft,
+  type InvestigationStore,
+  numberEvents,
+  type Transition,
 } from "../../functions/src/ports/investigation-store.js";
 
 /** What one database holds; several store objects over one of these are several processes. */
@@ -63,7 +64,7 @@ export class MemoryInvestigationStore implements InvestigationStore {
     const valid = checked(InvestigationSchema, investigation, "investigation");
     const existing = this.data.investigations.get(valid.id);
     if (existing) return { investigation: copy(existing), events: [], created: false };
-    const numbered = this.number(valid.id, 0, events);
+    const numbered = numberEvents(valid.id, 0, events, this.now());
     const stored: Investigation = { ...valid, eventSeq: numbered.length };
     this.data.investigations.set(valid.id, copy(stored));
     this.data.events.set(valid.id, copy(numbered));
@@ -216,23 +217,11 @@ export class MemoryInvestigationStore implements InvestigationStore {
     const next = checked(InvestigationSchema, transition.investigation, "investigation");
     if (next.id !== current.id)
       throw new StorageError(`a change to ${current.id} returned investigation ${next.id}`, false);
-    const events = this.number(current.id, current.eventSeq, transition.events ?? []);
+    const events = numberEvents(current.id, current.eventSeq, transition.events ?? [], this.now());
     const investigation: Investigation = { ...next, eventSeq: current.eventSeq + events.length };
     this.data.investigations.set(current.id, copy(investigation));
     this.data.events.set(current.id, [...(this.data.events.get(current.id) ?? []), ...copy(events)]);
     return { investigation: copy(investigation), events };
-  }
-
-  private number(id: string, lastSeq: number, drafts: EventDraft[]): InvestigationEvent[] {
-    const at = this.now().toISOString();
-    return drafts.map((draft, i) => ({
-      investigationId: id,
-      seq: lastSeq + i + 1,
-      type: draft.type,
-      at,
-      message: draft.message,
-      ...(draft.stepId === undefined ? {} : { stepId: draft.stepId }),
-    }));
   }
 
   private children<T>(all: Map<string, Map<string, T>>, id: string): Map<string, T> {

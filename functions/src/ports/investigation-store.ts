@@ -4,6 +4,27 @@ import type { StepResult } from "../domain/results.js";
 
 export type EventDraft = Pick<InvestigationEvent, "type" | "message" | "stepId">;
 
+/**
+ * The events a commit appends, numbered after the investigation's last one (`eventSeq`) and
+ * stamped with the commit's time: every store numbers them this way, so the notifier's
+ * once-per-event posting works whichever store wrote them.
+ */
+export function numberEvents(
+  id: string,
+  lastSeq: number,
+  drafts: readonly EventDraft[],
+  at: Date,
+): InvestigationEvent[] {
+  return drafts.map((draft, i) => ({
+    investigationId: id,
+    seq: lastSeq + i + 1,
+    type: draft.type,
+    at: at.toISOString(),
+    message: draft.message,
+    ...(draft.stepId === undefined ? {} : { stepId: draft.stepId }),
+  }));
+}
+
 /** A state change: the new investigation document and the events it appends. */
 export interface Transition {
   investigation: Investigation;

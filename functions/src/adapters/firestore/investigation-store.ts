@@ -17,11 +17,12 @@ import {
 } from "../../domain/investigation.js";
 import { type Reflection, ReflectionSchema } from "../../domain/reflection.js";
 import { type StepResult, StepResultSchema } from "../../domain/results.js";
-import type {
-  Committed,
-  EventDraft,
-  InvestigationStore,
-  Transition,
+import {
+  type Committed,
+  type EventDraft,
+  type InvestigationStore,
+  numberEvents,
+  type Transition,
 } from "../../ports/investigation-store.js";
 import {
   checked,
@@ -115,7 +116,7 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     events: EventDraft[],
   ): Promise<Committed & { created: boolean }> {
     const valid = checked(InvestigationSchema, investigation, "investigation");
-    const numbered = this.number(valid.id, 0, events);
+    const numbered = numberEvents(valid.id, 0, events, this.now());
     const stored: Investigation = { ...valid, eventSeq: numbered.length };
     const token = this.newWriteToken();
     const ref = this.investigationRef(valid.id);
@@ -430,7 +431,7 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     if (next.id !== current.id) {
       throw new StorageError(`a change to ${current.id} returned investigation ${next.id}`, false);
     }
-    const events = this.number(current.id, current.eventSeq, transition.events ?? []);
+    const events = numberEvents(current.id, current.eventSeq, transition.events ?? [], this.now());
     const investigation: Investigation = { ...next, eventSeq: current.eventSeq + events.length };
     tx.set(this.investigationRef(current.id), {
       ...encodeInvestigation(investigation),
@@ -439,18 +440,6 @@ export class FirestoreInvestigationStore implements InvestigationStore {
     });
     for (const event of events) tx.create(this.eventRef(current.id, event.seq), encodeEvent(event));
     return { investigation, events };
-  }
-
-  private number(id: string, lastSeq: number, drafts: EventDraft[]): InvestigationEvent[] {
-    const at = this.now().toISOString();
-    return drafts.map((draft, i) => ({
-      investigationId: id,
-      seq: lastSeq + i + 1,
-      type: draft.type,
-      at,
-      message: draft.message,
-      ...(draft.stepId === undefined ? {} : { stepId: draft.stepId }),
-    }));
   }
 
   /**
