@@ -1,7 +1,7 @@
+import { recordedCall } from "../../functions/src/agent/step-calls.js";
 import { type ConclusionDraft, ConclusionDraftSchema } from "../../functions/src/domain/conclusion.js";
 import { errorMessage } from "../../functions/src/domain/errors.js";
 import type { Finding } from "../../functions/src/domain/finding.js";
-import { type JsonObject, type JsonValue, jsonBytes } from "../../functions/src/domain/json.js";
 import type { ToolCall } from "../../functions/src/domain/results.js";
 import type { Message, Model, ToolResponse } from "../../functions/src/model/port.js";
 import type { Logger } from "../../functions/src/platform/logger.js";
@@ -37,9 +37,6 @@ export interface ReactOutcome {
   toolCalls: ToolCall[];
   reason?: string;
 }
-
-/** Tool output handed back to the model is capped at the size ferret's executor uses. */
-const MAX_TOOL_RESPONSE_BYTES = 24_000;
 
 export async function runReact(input: ReactInput): Promise<ReactOutcome> {
   const tools = input.toolbox.names();
@@ -93,21 +90,9 @@ export async function runReact(input: ReactInput): Promise<ReactOutcome> {
           stepId: "react",
           toolCallId: request.id,
         });
-        const data = bounded(outcome.data);
-        const call: ToolCall = {
-          id: request.id,
-          name: request.name,
-          args: request.args,
-          ok: outcome.ok,
-          summary: outcome.summary,
-          data,
-          ...(outcome.ok ? {} : { error: outcome.summary }),
-          durationMs: Date.now() - started,
-          ...(outcome.verdicts?.length ? { verdicts: outcome.verdicts.slice(0, 50) } : {}),
-        };
-        calls.push({ call, iocs: outcome.iocs ?? [] });
-        const envelope: JsonObject = { ok: outcome.ok, summary: outcome.summary, untrusted_data: data };
-        return { id: request.id, name: request.name, response: envelope };
+        const { record, response: answer } = recordedCall(request, outcome, started);
+        calls.push({ call: record, iocs: outcome.iocs ?? [] });
+        return answer;
       }),
     );
     messages.push({ role: "tool", responses });
@@ -137,9 +122,4 @@ export function parseConclusion(text: string | undefined): Parsed {
     return { ok: false, reason: `the final answer breaks the conclusion schema: ${issues.join("; ")}` };
   }
   return { ok: true, value: checked.data };
-}
-
-function bounded(data: JsonValue): JsonValue {
-  if (jsonBytes(data) <= MAX_TOOL_RESPONSE_BYTES) return data;
-  return { truncated: true, preview: JSON.stringify(data).slice(0, MAX_TOOL_RESPONSE_BYTES - 200) };
 }

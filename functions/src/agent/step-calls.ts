@@ -2,6 +2,7 @@ import type { Ioc } from "../domain/ioc.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
 import type { ToolCall, Usage } from "../domain/results.js";
 import type { ToolCallRequest, ToolResponse } from "../model/port.js";
+import type { ToolOutput } from "../tools/port.js";
 import type { StepExecutorInput } from "./step-input.js";
 
 /** Tool output handed back to the model is capped; tools page their rows, this is the backstop. */
@@ -67,6 +68,25 @@ export async function runToolCall(
     ...(tokenShare !== undefined ? { tokenAllowance: tokenShare } : {}),
     ...(input.scanBudget ? { scanBudget: input.scanBudget } : {}),
   });
+  const { record, response } = recordedCall(call, outcome, started);
+  calls.push(record);
+  iocs.push(...(outcome.iocs ?? []));
+  // A sub-agent's model calls count against this step, and so against the investigation's budget.
+  if (outcome.usage) spend(outcome.usage);
+  input.onToolCall?.(record);
+  return response;
+}
+
+/**
+ * A tool's output as the call record the journal keeps and as the answer the model reads: the
+ * data bounded, fenced as untrusted. The bench's ReAct loop builds its calls with this too, so
+ * the two agents it compares read the same bytes.
+ */
+export function recordedCall(
+  call: ToolCallRequest,
+  outcome: ToolOutput,
+  started: number,
+): { record: ToolCall; response: ToolResponse } {
   const data = boundData(outcome.data);
   const record: ToolCall = {
     id: call.id,
@@ -81,13 +101,8 @@ export async function runToolCall(
     ...(outcome.approvalRequest ? { approvalRequest: outcome.approvalRequest } : {}),
     ...(outcome.approvedBy ? { approvedBy: outcome.approvedBy } : {}),
   };
-  calls.push(record);
-  iocs.push(...(outcome.iocs ?? []));
-  // A sub-agent's model calls count against this step, and so against the investigation's budget.
-  if (outcome.usage) spend(outcome.usage);
-  input.onToolCall?.(record);
-  const response: JsonObject = { ok: outcome.ok, summary: outcome.summary, untrusted_data: data };
-  return { id: call.id, name: call.name, response };
+  const envelope: JsonObject = { ok: outcome.ok, summary: outcome.summary, untrusted_data: data };
+  return { record, response: { id: call.id, name: call.name, response: envelope } };
 }
 
 function boundData(data: JsonValue): JsonValue {
