@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { CATEGORY_CATALOG, type CatalogEntry } from "../../../functions/src/domain/category-catalog.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import {
+  type Finding,
+  normalizeNotification,
+  parseNotification,
+} from "../../../functions/src/domain/finding.js";
+import { readFindingsText } from "../../../functions/src/domain/finding-file.js";
 import type { JsonValue } from "../../../functions/src/domain/json.js";
 import {
   type IdentifierKind,
@@ -16,6 +21,7 @@ import { decodeIntent } from "../../../functions/src/model/offline/step-text.js"
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";
+import { loadCorpus } from "../../../scripts/measure-findings.js";
 import { makeFinding } from "./support/findings.js";
 import { RealTools } from "./support/tools.js";
 
@@ -258,6 +264,21 @@ describe("identifiers of the right kind in every query, over every catalog categ
       for (const [shape, parts] of Object.entries(SHAPES))
         for (const wrong of await wrongKinds(findingFor(entry, parts)))
           failures.push(`${entry.category} [${shape}] ${wrong}`);
+    assert.deepEqual(failures.slice(0, 20), [], `${failures.length} wrong identifier(s)`);
+  });
+
+  it("never puts a value of another kind in an identifier slot for the real public findings", async () => {
+    // test/fixtures/real/scc (sources in its PROVENANCE.md): findings as Google and others
+    // published them, read the way ingest reads them.
+    const failures: string[] = [];
+    let findings = 0;
+    for (const sample of loadCorpus())
+      for (const item of readFindingsText(sample.text, sample.file).items) {
+        const finding = normalizeNotification(parseNotification(item.payload));
+        findings += 1;
+        for (const wrong of await wrongKinds(finding)) failures.push(`${sample.name}: ${wrong}`);
+      }
+    assert.equal(findings, 42, "every finding of the corpus was read");
     assert.deepEqual(failures.slice(0, 20), [], `${failures.length} wrong identifier(s)`);
   });
 });
