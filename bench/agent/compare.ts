@@ -5,7 +5,7 @@ import { investigateInProcess } from "../../functions/src/local/in-process-workf
 import { estimateCostUsd } from "../../functions/src/model/cost.js";
 import { DEFAULT_GEMINI_MODEL } from "../../functions/src/model/gemini-options.js";
 import { metered } from "../../functions/src/model/metered.js";
-import { createOfflineModel } from "../../functions/src/model/offline/index.js";
+import { createOfflineModel } from "../../functions/src/offline-model/index.js";
 import type { EventBus } from "../../functions/src/ports/event-bus.js";
 import { freshProject } from "../lib/emulators.js";
 import type { BenchScenario } from "../lib/scenarios.js";

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDuckDbWarehouse } from "../../functions/src/adapters/duckdb/warehouse.js";
-import type { LogAnalystContext } from "../../functions/src/agent/contexts.js";
 import { askStepExecutor } from "../../functions/src/agent/step-executor.js";
 import { investigationScanBudget } from "../../functions/src/app/scan-budget.js";
 import { DeadlineExceededError } from "../../functions/src/domain/errors.js";
@@ -187,8 +186,9 @@ async function fanOutRun(warehouse: LogWarehouse, cap: boolean, asked: number): 
   });
   return {
     toolCallsAsked: asked,
-    toolCallsRun: analyst.calls.filter((c) => (c.request.context as LogAnalystContext).iteration === 1)
-      .length,
+    toolCallsRun: analyst.calls.filter(
+      (c) => c.request.brief.role === "log_analyst" && c.request.brief.iteration === 1,
+    ).length,
     modelCalls: executor.calls.length + analyst.calls.length,
     tokens: [...executor.calls, ...analyst.calls].reduce(
       (sum, c) => sum + (c.response ? c.response.usage.inputTokens + c.response.usage.outputTokens : 0),

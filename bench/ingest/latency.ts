@@ -1,4 +1,4 @@
-import { createOfflineModel } from "../../functions/src/model/offline/index.js";
+import { createOfflineModel } from "../../functions/src/offline-model/index.js";
 import type { EventBus } from "../../functions/src/ports/event-bus.js";
 import { scenarioDeps } from "../agent/deps.js";
 import { freshProject } from "../lib/emulators.js";

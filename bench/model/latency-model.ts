@@ -1,17 +1,16 @@
-import { isContext } from "../../functions/src/agent/contexts.js";
+import type { BriefRole } from "../../functions/src/agent/briefs.js";
 import type {
   EmbedRequest,
   GenerateRequest,
   GenerateResponse,
   Model,
-  Purpose,
 } from "../../functions/src/model/port.js";
 import { estimateInputTokens, estimateOutputTokens } from "../../functions/src/model/tokens.js";
 
 /** One generate call as the benchmark saw it: when, for whom, and what it cost. */
 export interface ModelCall {
-  /** The role that asked, read from the structured context (a repair call counts for its role). */
-  role: Purpose;
+  /** The role that asked, read from the brief (a repair call counts for its role). */
+  role: BriefRole;
   /** Set for executor calls: the plan step the call belongs to. */
   stepId?: string;
   startMs: number;
@@ -71,9 +70,9 @@ export class LatencyModel implements Model {
         outputTokens: estimateOutputTokens(inner),
       },
     };
-    const stepId = isContext(request.context, "executor") ? request.context.step.id : undefined;
+    const stepId = request.brief.role === "executor" ? request.brief.step.id : undefined;
     this.calls.push({
-      role: roleOf(request),
+      role: request.brief.role,
       ...(stepId ? { stepId } : {}),
       startMs,
       endMs: this.clock(),
@@ -88,13 +87,4 @@ export class LatencyModel implements Model {
     if (ms > 0) await sleep(ms);
     return this.inner.embed(request);
   }
-}
-
-function roleOf(request: GenerateRequest): Purpose {
-  const context = request.context;
-  if (typeof context === "object" && context !== null) {
-    const purpose = (context as { purpose?: unknown }).purpose;
-    if (typeof purpose === "string") return purpose as Purpose;
-  }
-  return request.purpose;
 }

@@ -10,7 +10,7 @@ import type {
 import { silentLogger } from "../../functions/src/platform/logger.js";
 import { ToolBox, type ToolboxRegistry } from "../../functions/src/tools/toolbox.js";
 import { sccFinding } from "../../test/fixtures/scc.js";
-import { isReactContext } from "./context.js";
+import type { ReactContext } from "./context.js";
 import { parseConclusion, runReact } from "./loop.js";
 
 // Run with: node --import tsx --test bench/react/loop.test.ts
@@ -84,7 +84,8 @@ describe("the ReAct loop", () => {
       { calls: [call("c", "log_query")] },
       { text: JSON.stringify(CONCLUSION) },
     ]);
-    const outcome = await runReact(input(model, ran));
+    const turns: ReactContext[] = [];
+    const outcome = await runReact({ ...input(model, ran), onTurn: (context) => turns.push(context) });
     assert.equal(outcome.status, "concluded");
     assert.equal(outcome.conclusion?.verdict, "true_positive");
     assert.equal(outcome.turns, 3);
@@ -100,12 +101,20 @@ describe("the ReAct loop", () => {
         ["threat_intel_lookup", "log_query"],
       );
     }
-    const last = model.requests[2]?.context;
-    assert.ok(isReactContext(last));
+    assert.equal(turns.length, 3, "each turn's facts are handed over before its model call");
     assert.deepEqual(
-      last.calls.map((c) => c.call.id),
+      turns[2]?.calls.map((c) => c.call.id),
       ["a", "b", "c"],
-      "the structured context carries what the tools returned",
+      "the turn's facts carry what the tools returned",
+    );
+    assert.deepEqual(
+      model.requests.map((r) => (r.brief.role === "executor" ? [r.brief.step.id, r.brief.iteration] : [])),
+      [
+        ["react", 1],
+        ["react", 2],
+        ["react", 3],
+      ],
+      "requests are briefed as one executor step whose rounds are the turns",
     );
     const toolMessage = model.requests[1]?.messages[2];
     assert.equal(toolMessage?.role, "tool");

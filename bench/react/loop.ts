@@ -1,3 +1,4 @@
+import type { StepExecutorBrief } from "../../functions/src/agent/briefs.js";
 import { recordedCall } from "../../functions/src/agent/step-calls.js";
 import { type ConclusionDraft, ConclusionDraftSchema } from "../../functions/src/domain/conclusion.js";
 import { errorMessage } from "../../functions/src/domain/errors.js";
@@ -27,6 +28,8 @@ export interface ReactInput {
   maxSteps: number;
   maxIterationsPerLine: number;
   logger: Logger;
+  /** Called with each turn's facts before its model call (the offline brain reasons over them). */
+  onTurn?: (context: ReactContext) => void;
 }
 
 export interface ReactOutcome {
@@ -51,7 +54,6 @@ export async function runReact(input: ReactInput): Promise<ReactOutcome> {
   const calls: ReactContext["calls"] = [];
   for (let turn = 1; turn <= input.maxTurns; turn++) {
     const context: ReactContext = {
-      purpose: "react",
       finding: input.finding,
       tools,
       tables: input.tables,
@@ -59,13 +61,12 @@ export async function runReact(input: ReactInput): Promise<ReactOutcome> {
       maxIterationsPerLine: input.maxIterationsPerLine,
       calls: [...calls],
     };
+    input.onTurn?.(context);
     const response = await input.model.generate({
-      // The ReAct agent is one executor with every tool: the closest of ferret's roles.
-      purpose: "executor",
+      brief: reactBrief(input, tools, turn),
       system,
       messages: [...messages],
       tools: declarations,
-      context,
       investigationId: input.investigationId,
     });
     if (response.toolCalls.length === 0) {
@@ -102,6 +103,32 @@ export async function runReact(input: ReactInput): Promise<ReactOutcome> {
     turns: input.maxTurns,
     toolCalls: calls.map((c) => c.call),
     reason: `no final answer within ${input.maxTurns} turns`,
+  };
+}
+
+/**
+ * The ReAct agent is one executor with every tool, the closest of ferret's roles: its requests
+ * are briefed as one step ("react") whose rounds are the loop's turns, so meters and the
+ * simulated provider count them under the executor.
+ */
+function reactBrief(input: ReactInput, tools: string[], turn: number): StepExecutorBrief {
+  return {
+    role: "executor",
+    finding: input.finding,
+    objective: "Decide whether the finding is a true positive, using any tool.",
+    step: {
+      id: "react",
+      description: "Investigate the finding with every tool until the verdict is clear.",
+      tools,
+      expected: "A verdict with its evidence.",
+      dependsOn: [],
+      status: "running",
+      addedInRevision: 0,
+    },
+    priorResults: [],
+    iteration: turn,
+    maxIterations: input.maxTurns,
+    finalReportOnly: false,
   };
 }
 

@@ -5,6 +5,7 @@ import { normalizeNotification, parseNotification } from "../../functions/src/do
 import { buildToolRegistry } from "../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../functions/src/platform/logger.js";
 import { ToolBox } from "../../functions/src/tools/toolbox.js";
+import { someBrief } from "../../test/helpers/briefs.js";
 import { type BenchScenario, listScenarios } from "../lib/scenarios.js";
 import { runReact } from "./loop.js";
 import { OfflineReactBrain } from "./offline-brain.js";
@@ -56,6 +57,7 @@ describe("the offline brain drives the ReAct loop to the scenario's verdict", ()
           maxSteps: config.agent.maxSteps,
           maxIterationsPerLine: config.agent.maxStepIterations,
           logger: silentLogger,
+          onTurn: (context) => brain.observe(context),
         });
         assert.equal(outcome.status, "concluded", outcome.reason);
         assert.ok(
@@ -82,7 +84,7 @@ describe("the offline brain drives the ReAct loop to the scenario's verdict", ()
 
   it("refuses a request that is not the ReAct loop's", async () => {
     await assert.rejects(
-      new OfflineReactBrain().generate({ purpose: "planner", system: "", messages: [] }),
+      new OfflineReactBrain().generate({ brief: someBrief("planner"), system: "", messages: [] }),
       /answers only the bench's ReAct loop/,
     );
   });

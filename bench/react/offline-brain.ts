@@ -1,13 +1,10 @@
-import type { StepExecutorContext } from "../../functions/src/agent/contexts.js";
+import type { StepExecutorBrief } from "../../functions/src/agent/briefs.js";
 import { summarizeResults } from "../../functions/src/agent/result-summary.js";
 import { ModelOutputError } from "../../functions/src/domain/errors.js";
 import { mergeIocs } from "../../functions/src/domain/ioc.js";
 import type { Plan, Step } from "../../functions/src/domain/plan.js";
 import type { StepReport, StepResult } from "../../functions/src/domain/results.js";
 import { hashEmbedding } from "../../functions/src/model/hash-embedding.js";
-import { conclusionFor } from "../../functions/src/model/offline/concluder/index.js";
-import { planFor } from "../../functions/src/model/offline/planner.js";
-import { stepExecutorAnswer } from "../../functions/src/model/offline/step-executor/index.js";
 import type {
   EmbedRequest,
   GenerateRequest,
@@ -18,7 +15,10 @@ import type {
   ToolDeclaration,
 } from "../../functions/src/model/port.js";
 import { estimateInputTokens, estimateOutputTokens } from "../../functions/src/model/tokens.js";
-import { isReactContext, type ReactContext } from "./context.js";
+import { conclusionFor } from "../../functions/src/offline-model/concluder/index.js";
+import { planFor } from "../../functions/src/offline-model/planner.js";
+import { stepExecutorAnswer } from "../../functions/src/offline-model/step-executor/index.js";
+import type { ReactContext } from "./context.js";
 
 /**
  * The offline playbook model's rules, driving the ReAct loop. The offline model has no rules
@@ -36,15 +36,22 @@ export class OfflineReactBrain implements Model {
   readonly name = "offline-playbook-react";
   readonly offline = true;
 
+  private turn: ReactContext | undefined;
+
+  /** The loop's facts for the coming turn (ReactInput.onTurn); used by the next generate call only. */
+  observe(context: ReactContext): void {
+    this.turn = context;
+  }
+
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
-    if (!isReactContext(request.context))
+    const context = this.turn;
+    this.turn = undefined;
+    if (!context)
       throw new ModelOutputError(
-        `${this.name} answers only the bench's ReAct loop (context purpose "react")`,
-        {
-          purpose: request.purpose,
-        },
+        `${this.name} answers only the bench's ReAct loop, which hands it each turn's facts first`,
+        { role: request.brief.role },
       );
-    const answer = decide(request.context, request.messages, request.tools ?? []);
+    const answer = decide(context, request.messages, request.tools ?? []);
     const text = "text" in answer ? answer.text : undefined;
     const toolCalls = "toolCalls" in answer ? answer.toolCalls : [];
     return {
@@ -77,8 +84,8 @@ function decide(
   for (const step of plan.steps) {
     const own = messagesOf(step.id, messages);
     const rounds = own.filter((m) => m.role === "model").length;
-    const stepExecutorContext: StepExecutorContext = {
-      purpose: "executor",
+    const stepBrief: StepExecutorBrief = {
+      role: "executor",
       finding: context.finding,
       objective: plan.objective,
       step,
@@ -88,7 +95,7 @@ function decide(
       finalReportOnly: false,
     };
     const answer = stepExecutorAnswer({
-      context: stepExecutorContext,
+      context: stepBrief,
       messages: own,
       tools,
       reportOnly: false,
@@ -97,7 +104,7 @@ function decide(
     done.push(resultOf(step, answer.report, context, rounds));
   }
   const conclusion = conclusionFor({
-    purpose: "concluder",
+    role: "concluder",
     finding: context.finding,
     plan: { ...plan, steps: plan.steps.map((s) => ({ ...s, status: "done" })) },
     results: done,
@@ -111,10 +118,11 @@ function decide(
 /** The playbook ferret's offline planner would write for this finding, as the agent's private agenda. */
 function linesOfInquiry(context: ReactContext): Plan {
   const draft = planFor({
-    purpose: "planner",
+    role: "planner",
     finding: context.finding,
-    tools: context.tools,
-    tables: context.tables,
+    // The playbooks match tools and tables by name; descriptions are for an LLM's prompt.
+    tools: context.tools.map((name) => ({ name, description: "" })),
+    tables: context.tables.map((name) => ({ name, description: "" })),
     maxSteps: context.maxSteps,
     related: [],
     problems: [],

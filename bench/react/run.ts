@@ -33,7 +33,8 @@ export async function runReactOnce(
   latencyMs: number,
   bus: EventBus,
 ): Promise<ReactRun> {
-  const timed = new LatencyModel(new OfflineReactBrain(), { generateMs: latencyMs });
+  const brain = new OfflineReactBrain();
+  const timed = new LatencyModel(brain, { generateMs: latencyMs });
   const meter = metered(timed);
   const sd = await scenarioDeps({
     scenario,
@@ -55,6 +56,7 @@ export async function runReactOnce(
       maxSteps: sd.deps.config.agent.maxSteps,
       maxIterationsPerLine: sd.deps.config.agent.maxStepIterations,
       logger: benchLogger,
+      onTurn: (context) => brain.observe(context),
     });
     const wallMs = Math.round(performance.now() - started);
     const totals = meter.totals();

@@ -1,3 +1,4 @@
+import type { BriefRole } from "../../functions/src/agent/briefs.js";
 import type { JsonObject } from "../../functions/src/domain/json.js";
 import type { Usage } from "../../functions/src/domain/results.js";
 import { hashEmbedding } from "../../functions/src/model/hash-embedding.js";
@@ -6,7 +7,6 @@ import type {
   GenerateRequest,
   GenerateResponse,
   Model,
-  Purpose,
   ToolCallRequest,
 } from "../../functions/src/model/port.js";
 import { estimateInputTokens, estimateOutputTokens } from "../../functions/src/model/tokens.js";
@@ -26,17 +26,17 @@ export interface ScriptedResponse {
 /** A string is a text answer; an Error instance is thrown (to script provider failures). */
 export type ScriptedReply = string | ScriptedResponse | Error;
 
-/** `index` counts within the list that serves the call (per purpose when the script is keyed). */
+/** `index` counts within the list that serves the call (per role when the script is keyed). */
 export type ScriptStep =
   | ScriptedReply
   | ((request: GenerateRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
 
-export type Script = ScriptStep[] | Partial<Record<Purpose, ScriptStep[]>>;
+export type Script = ScriptStep[] | Partial<Record<BriefRole, ScriptStep[]>>;
 
 export interface ScriptedCall {
   /** Position among all generate calls on this model. */
   index: number;
-  purpose: Purpose;
+  role: BriefRole;
   /** Position within the list that served it. */
   stepIndex: number;
   /** Deep copy taken when the call arrived: later mutation by the caller cannot rewrite history. */
@@ -58,11 +58,11 @@ export interface ScriptedModelOptions {
 }
 
 export class ScriptExhaustedError extends Error {
-  constructor(purpose: Purpose, served: number, request: GenerateRequest) {
+  constructor(role: BriefRole, served: number, request: GenerateRequest) {
     const last = request.messages.at(-1);
     const preview = last ? JSON.stringify(last).slice(0, 300) : "(no messages)";
     super(
-      `scripted model has no response left for purpose "${purpose}" (call ${served + 1}, ${served} scripted). Last message: ${preview}`,
+      `scripted model has no response left for role "${role}" (call ${served + 1}, ${served} scripted). Last message: ${preview}`,
     );
     this.name = "ScriptExhaustedError";
   }
@@ -99,15 +99,15 @@ export class ScriptedModel implements Model {
     return this.history.map((call) => call.request);
   }
 
-  requestsFor(purpose: Purpose): GenerateRequest[] {
-    return this.history.filter((call) => call.purpose === purpose).map((call) => call.request);
+  requestsFor(role: BriefRole): GenerateRequest[] {
+    return this.history.filter((call) => call.role === role).map((call) => call.request);
   }
 
   /** Steps not yet consumed; a test can assert 0 to prove the whole script was used. */
-  remaining(purpose?: Purpose): number {
+  remaining(role?: BriefRole): number {
     if (Array.isArray(this.script)) return this.script.length - (this.positions.get("*") ?? 0);
-    const keyed: Partial<Record<Purpose, ScriptStep[]>> = this.script;
-    const keys = purpose ? [purpose] : (Object.keys(keyed) as Purpose[]);
+    const keyed: Partial<Record<BriefRole, ScriptStep[]>> = this.script;
+    const keys = role ? [role] : (Object.keys(keyed) as BriefRole[]);
     return keys.reduce((sum, key) => sum + (keyed[key]?.length ?? 0) - (this.positions.get(key) ?? 0), 0);
   }
 
@@ -116,7 +116,7 @@ export class ScriptedModel implements Model {
     request.signal?.throwIfAborted();
     const call: ScriptedCall = {
       index: this.history.length,
-      purpose: request.purpose,
+      role: request.brief.role,
       stepIndex: 0,
       request: cloneRequest(request),
       at: (this.options.now?.() ?? new Date()).toISOString(),
@@ -146,11 +146,11 @@ export class ScriptedModel implements Model {
   }
 
   private nextStep(request: GenerateRequest): { step: ScriptStep; stepIndex: number } {
-    const key = Array.isArray(this.script) ? "*" : request.purpose;
-    const list = Array.isArray(this.script) ? this.script : (this.script[request.purpose] ?? []);
+    const key = Array.isArray(this.script) ? "*" : request.brief.role;
+    const list = Array.isArray(this.script) ? this.script : (this.script[request.brief.role] ?? []);
     const position = this.positions.get(key) ?? 0;
     const step = list[position];
-    if (step === undefined) throw new ScriptExhaustedError(request.purpose, position, request);
+    if (step === undefined) throw new ScriptExhaustedError(request.brief.role, position, request);
     this.positions.set(key, position + 1);
     return { step, stepIndex: position };
   }

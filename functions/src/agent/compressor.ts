@@ -3,7 +3,8 @@ import type { Ioc } from "../domain/ioc.js";
 import { jsonBytes } from "../domain/json.js";
 import { type Usage, ZERO_USAGE } from "../domain/results.js";
 import type { Message, Model } from "../model/port.js";
-import { renderPrompt } from "../prompts/render.js";
+import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
+import type { CompressorBrief } from "./briefs.js";
 import { HistoryTooSmallError } from "./compression/errors.js";
 import { historyIocs, missingIocs } from "./compression/iocs.js";
 import { offlineSummary } from "./compression/offline-summary.js";
@@ -11,13 +12,6 @@ import { DEFAULT_COMPRESS_SHARE, splitHistory } from "./compression/split.js";
 import { summaryMessage } from "./compression/summary-message.js";
 
 export { HistoryTooSmallError } from "./compression/errors.js";
-
-/** What the compressor's request carries for adapters that reason over structure, not prose. */
-export interface CompressorContext {
-  purpose: "compressor";
-  messages: Message[];
-  iocs: Ioc[];
-}
 
 export interface CompressInput {
   messages: readonly Message[];
@@ -120,22 +114,18 @@ async function summarize(input: CompressInput, compressed: Message[], iocs: Ioc[
   if (input.model.offline) return rules();
   // Thought signatures are provider state for replaying the calls, not content to summarize.
   const shown = compressed.map(withoutSignatures);
-  const context: CompressorContext = { purpose: "compressor", messages: shown, iocs };
+  const brief: CompressorBrief = {
+    role: "compressor",
+    messages: shown,
+    iocs,
+    maxWords: input.maxSummaryWords ?? DEFAULT_SUMMARY_WORDS,
+  };
+  const prompt = compressorPrompt(brief);
   try {
     const response = await input.model.generate({
-      purpose: "compressor",
-      system: renderPrompt("compressor.system", { maxWords: input.maxSummaryWords ?? DEFAULT_SUMMARY_WORDS }),
-      messages: [
-        {
-          role: "user",
-          text: renderPrompt("compressor.user", {
-            messages: shown,
-            iocs,
-            messageCount: shown.length,
-          }),
-        },
-      ],
-      context,
+      brief,
+      system: prompt.system,
+      messages: [{ role: "user", text: prompt.user }],
       ...(input.investigationId ? { investigationId: input.investigationId } : {}),
     });
     const text = response.text?.trim();
@@ -152,4 +142,16 @@ async function summarize(input: CompressInput, compressed: Message[], iocs: Ioc[
 function withoutSignatures(message: Message): Message {
   if (message.role !== "model" || !message.toolCalls?.some((c) => c.signature)) return message;
   return { ...message, toolCalls: message.toolCalls.map(({ signature: _state, ...call }) => call) };
+}
+
+/** The compressor's prompt, rendered from its brief alone. */
+export function compressorPrompt(brief: CompressorBrief): RenderedPrompt {
+  return {
+    system: renderPrompt("compressor.system", { maxWords: brief.maxWords }),
+    user: renderPrompt("compressor.user", {
+      messages: brief.messages,
+      iocs: brief.iocs,
+      messageCount: brief.messages.length,
+    }),
+  };
 }

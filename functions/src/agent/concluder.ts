@@ -7,9 +7,9 @@ import type { StepResult, Usage } from "../domain/results.js";
 import { OFFLINE_CONCLUDER_NOTE } from "../model/brain.js";
 import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
-import { renderPrompt } from "../prompts/render.js";
+import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
 import { checkedLinks, offeredActions } from "../tools/actions/links.js";
-import type { ConcluderContext } from "./contexts.js";
+import type { ConcluderBrief } from "./briefs.js";
 import { resultsForPrompt } from "./result-summary.js";
 
 export interface ConcluderInput {
@@ -27,8 +27,8 @@ export interface ConcluderInput {
 }
 
 export async function askConcluder(input: ConcluderInput): Promise<{ conclusion: Conclusion; usage: Usage }> {
-  const context: ConcluderContext = {
-    purpose: "concluder",
+  const brief: ConcluderBrief = {
+    role: "concluder",
     finding: input.finding,
     plan: input.plan,
     results: [...input.results],
@@ -36,23 +36,13 @@ export async function askConcluder(input: ConcluderInput): Promise<{ conclusion:
     mode: input.mode,
     reason: input.reason,
   };
-  const system = renderPrompt("concluder.system", { mode: input.mode, reason: input.reason });
-  const user = renderPrompt("concluder.user", {
-    objective: input.plan.objective,
-    finding: input.finding,
-    results: resultsForPrompt(input.results),
-    insights: input.reflections.flatMap((r) => r.insights),
-    skipped: input.plan.steps
-      .filter((s) => s.status === "cancelled" || s.status === "pending")
-      .map((s) => ({ id: s.id, status: s.status, cancelReason: s.cancelReason ?? "" })),
-  });
+  const prompt = concluderPrompt(brief);
   const answer = await generateStructured(
     input.model,
     {
-      purpose: "concluder",
-      system,
-      messages: [{ role: "user", text: user }],
-      context,
+      brief,
+      system: prompt.system,
+      messages: [{ role: "user", text: prompt.user }],
       investigationId: input.investigationId,
     },
     ConclusionDraftSchema,
@@ -76,4 +66,19 @@ export async function askConcluder(input: ConcluderInput): Promise<{ conclusion:
     },
     usage: answer.usage,
   };
+}
+
+/** The concluder's prompt, rendered from its brief alone. */
+export function concluderPrompt(brief: ConcluderBrief): RenderedPrompt {
+  const system = renderPrompt("concluder.system", { mode: brief.mode, reason: brief.reason });
+  const user = renderPrompt("concluder.user", {
+    objective: brief.plan.objective,
+    finding: brief.finding,
+    results: resultsForPrompt(brief.results),
+    insights: brief.reflections.flatMap((r) => r.insights),
+    skipped: brief.plan.steps
+      .filter((s) => s.status === "cancelled" || s.status === "pending")
+      .map((s) => ({ id: s.id, status: s.status, cancelReason: s.cancelReason ?? "" })),
+  });
+  return { system, user };
 }

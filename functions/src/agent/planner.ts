@@ -8,8 +8,8 @@ import { planFromDraft, planProblems } from "../domain/plan-rules.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
 import type { Model, ToolDeclaration } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
-import { renderPrompt } from "../prompts/render.js";
-import type { AnalystLesson, PlannerContext, RelatedInvestigation } from "./contexts.js";
+import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
+import type { AnalystLesson, PlannerBrief, RelatedInvestigation } from "./briefs.js";
 
 export interface PlannerInput {
   investigationId: string;
@@ -37,54 +37,29 @@ export interface PlannerOutput {
  * a second bad plan is a ModelOutputError rather than a silently trimmed plan.
  */
 export async function askPlanner(input: PlannerInput): Promise<PlannerOutput> {
-  const toolNames = input.tools.map((t) => t.name);
-  const rules = { allowedTools: toolNames, maxSteps: input.maxSteps };
+  const rules = { allowedTools: input.tools.map((t) => t.name), maxSteps: input.maxSteps };
   let usage = ZERO_USAGE;
   let problems: string[] = [];
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const context: PlannerContext = {
-      purpose: "planner",
+    const brief: PlannerBrief = {
+      role: "planner",
       finding: input.finding,
-      tools: toolNames,
+      tools: input.tools.map(({ name, description }) => ({ name, description })),
       ...(input.declarations ? { declarations: [...input.declarations] } : {}),
-      tables: input.tables.map((t) => t.name),
+      tables: input.tables.map(({ name, description }) => ({ name, description })),
       ...(input.coverage ? { coverage: [...input.coverage] } : {}),
       maxSteps: input.maxSteps,
       related: [...(input.related ?? [])],
       ...(input.lessons && input.lessons.length > 0 ? { lessons: [...input.lessons] } : {}),
       problems,
     };
-    const parameters = new Map((input.declarations ?? []).map((d) => [d.name, JSON.stringify(d.parameters)]));
-    const system = renderPrompt("planner.system", {
-      tools: input.tools.map((t) => ({ ...t, parameters: parameters.get(t.name) ?? null })),
-      canFixCalls: parameters.size > 0,
-      tables: input.tables,
-      maxSteps: input.maxSteps,
-      eventTime: input.finding.eventTime,
-    });
-    const gap = coverageGap(input.coverage, input.finding.eventTime);
-    const user = renderPrompt("planner.user", {
-      finding: input.finding,
-      // The identifiers the log tables use, resolved in code: which name goes in which column.
-      identifiers: identifierLines(resolveLogIdentifiers(input.finding)),
-      coverage: (input.coverage ?? []).map((c) => ({
-        table: c.table,
-        span: c.rows > 0 && c.first && c.last ? `${c.first} to ${c.last} (${c.rows} rows)` : "empty",
-      })),
-      coverageGap: gap ?? null,
-      // ferret's own reference text, chosen by the category; null when the catalog has no entry.
-      catalog: catalogEntryFor(input.finding.category) ?? null,
-      related: context.related,
-      lessons: context.lessons ?? [],
-      problems,
-    });
+    const prompt = plannerPrompt(brief);
     const answer = await generateStructured(
       input.model,
       {
-        purpose: "planner",
-        system,
-        messages: [{ role: "user", text: user }],
-        context,
+        brief,
+        system: prompt.system,
+        messages: [{ role: "user", text: prompt.user }],
         investigationId: input.investigationId,
       },
       PlanDraftSchema,
@@ -100,4 +75,32 @@ export async function askPlanner(input: PlannerInput): Promise<PlannerOutput> {
   throw new ModelOutputError(`the planner produced an invalid plan twice: ${problems.join("; ")}`, {
     problems,
   });
+}
+
+/** The planner's prompt, rendered from its brief alone. */
+export function plannerPrompt(brief: PlannerBrief): RenderedPrompt {
+  const parameters = new Map((brief.declarations ?? []).map((d) => [d.name, JSON.stringify(d.parameters)]));
+  const system = renderPrompt("planner.system", {
+    tools: brief.tools.map((t) => ({ ...t, parameters: parameters.get(t.name) ?? null })),
+    canFixCalls: parameters.size > 0,
+    tables: brief.tables,
+    maxSteps: brief.maxSteps,
+    eventTime: brief.finding.eventTime,
+  });
+  const user = renderPrompt("planner.user", {
+    finding: brief.finding,
+    // The identifiers the log tables use, resolved in code: which name goes in which column.
+    identifiers: identifierLines(resolveLogIdentifiers(brief.finding)),
+    coverage: (brief.coverage ?? []).map((c) => ({
+      table: c.table,
+      span: c.rows > 0 && c.first && c.last ? `${c.first} to ${c.last} (${c.rows} rows)` : "empty",
+    })),
+    coverageGap: coverageGap(brief.coverage, brief.finding.eventTime) ?? null,
+    // ferret's own reference text, chosen by the category; null when the catalog has no entry.
+    catalog: catalogEntryFor(brief.finding.category) ?? null,
+    related: brief.related,
+    lessons: brief.lessons ?? [],
+    problems: brief.problems,
+  });
+  return { system, user };
 }

@@ -4,8 +4,8 @@ import { type ReflectionDraft, ReflectionDraftSchema } from "../domain/reflectio
 import type { StepResult, Usage } from "../domain/results.js";
 import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
-import { renderPrompt } from "../prompts/render.js";
-import type { ReflectorContext } from "./contexts.js";
+import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
+import type { ReflectorBrief } from "./briefs.js";
 import { resultsForPrompt } from "./result-summary.js";
 
 export interface ReflectorInput {
@@ -23,46 +23,52 @@ export interface ReflectorInput {
 }
 
 export async function askReflector(input: ReflectorInput): Promise<{ draft: ReflectionDraft; usage: Usage }> {
-  const context: ReflectorContext = {
-    purpose: "reflector",
+  const brief: ReflectorBrief = {
+    role: "reflector",
     finding: input.finding,
     plan: input.plan,
     results: [...input.results],
     justFinished: [...input.justFinished],
     tools: [...input.tools],
+    actingTools: [...input.actingTools],
     maxSteps: input.maxSteps,
     revisionsLeft: input.revisionsLeft,
   };
+  const prompt = reflectorPrompt(brief);
+  const answer = await generateStructured(
+    input.model,
+    {
+      brief,
+      system: prompt.system,
+      messages: [{ role: "user", text: prompt.user }],
+      investigationId: input.investigationId,
+    },
+    ReflectionDraftSchema,
+  );
+  return { draft: answer.value, usage: answer.usage };
+}
+
+/** The reflector's prompt, rendered from its brief alone. */
+export function reflectorPrompt(brief: ReflectorBrief): RenderedPrompt {
   const system = renderPrompt("reflector.system", {
-    tools: input.tools,
-    actingTools: input.actingTools,
-    maxSteps: input.maxSteps,
-    revisionsLeft: input.revisionsLeft,
+    tools: brief.tools,
+    actingTools: brief.actingTools,
+    maxSteps: brief.maxSteps,
+    revisionsLeft: brief.revisionsLeft,
   });
   const user = renderPrompt("reflector.user", {
-    objective: input.plan.objective,
-    successCriteria: input.plan.successCriteria,
-    steps: input.plan.steps.map((s) => ({
+    objective: brief.plan.objective,
+    successCriteria: brief.plan.successCriteria,
+    steps: brief.plan.steps.map((s) => ({
       id: s.id,
       status: s.status,
       description: s.description,
       tools: s.tools,
       dependsOn: s.dependsOn,
     })),
-    justFinished: input.justFinished,
-    results: resultsForPrompt(input.results),
-    finding: input.finding,
+    justFinished: brief.justFinished,
+    results: resultsForPrompt(brief.results),
+    finding: brief.finding,
   });
-  const answer = await generateStructured(
-    input.model,
-    {
-      purpose: "reflector",
-      system,
-      messages: [{ role: "user", text: user }],
-      context,
-      investigationId: input.investigationId,
-    },
-    ReflectionDraftSchema,
-  );
-  return { draft: answer.value, usage: answer.usage };
+  return { system, user };
 }

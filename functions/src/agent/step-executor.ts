@@ -4,8 +4,8 @@ import { type StepReport, StepReportSchema, type StepResult, type ToolCall } fro
 import { withDeadline } from "../model/deadline.js";
 import { isTokenLimitError } from "../model/errors.js";
 import type { Message, Model } from "../model/port.js";
-import { renderPrompt } from "../prompts/render.js";
-import type { StepExecutorContext } from "./contexts.js";
+import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
+import type { StepExecutorBrief } from "./briefs.js";
 import { type FixedRound, runFixedStep } from "./fixed-step.js";
 import { summarizeResults } from "./result-summary.js";
 import { refuseOverCap, runToolCall, toolTokenShare } from "./step-calls.js";
@@ -32,17 +32,21 @@ export async function askStepExecutor(input: StepExecutorInput): Promise<StepRes
   }
   const startedAt = resumed?.startedAt ?? seeded?.startedAt ?? input.now().toISOString();
   const priorResults = summarizeResults(input.plan, input.priorResults);
-  const system = renderPrompt("executor.system", { maxIterations: input.maxIterations });
-  const user = renderPrompt("executor.user", {
+  const brief = (round: number, finalReportOnly: boolean): StepExecutorBrief => ({
+    role: "executor",
+    finding: input.finding,
     objective: input.plan.objective,
     step: input.step,
-    finding: input.finding,
     priorResults,
+    iteration: round,
+    maxIterations: input.maxIterations,
+    finalReportOnly,
   });
+  const prompt = stepExecutorPrompt(brief(1, false));
   const messages: Message[] = resumed
     ? [...resumed.messages]
     : [
-        { role: "user", text: user },
+        { role: "user", text: prompt.user },
         ...(seeded
           ? [
               { role: "model", toolCalls: seeded.requests } satisfies Message,
@@ -64,17 +68,6 @@ export async function askStepExecutor(input: StepExecutorInput): Promise<StepRes
   const bound = input.signal ? withDeadline(input.model, input.signal) : input.model;
   const model = input.journal ? stopOnTokenLimit(bound, input.journal, state) : bound;
   const step: StepExecutorInput = { ...input, model };
-  const context = (round: number, finalReportOnly: boolean): StepExecutorContext => ({
-    purpose: "executor",
-    finding: input.finding,
-    objective: input.plan.objective,
-    step: input.step,
-    priorResults,
-    iteration: round,
-    maxIterations: input.maxIterations,
-    finalReportOnly,
-  });
-
   /** Stops are written by code from what the tools found: asking the model would spend more. */
   type Stop = { report: StepReport; iterations: number; error: string };
   const cancelled: StopCondition<Stop> = async (now, round) => {
@@ -110,9 +103,8 @@ export async function askStepExecutor(input: StepExecutorInput): Promise<StepRes
     messages,
     tools: input.toolbox.declarationsFor(input.step.tools),
     request: (round, answerOnly) => ({
-      purpose: "executor",
-      system,
-      context: context(round, answerOnly),
+      brief: brief(round, answerOnly),
+      system: prompt.system,
       investigationId: input.investigationId,
     }),
     maxRounds: input.maxIterations,
@@ -212,4 +204,17 @@ function parseReport(text: string | undefined): StepReport | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The step executor's prompt, rendered from its brief alone (the loop's position is not shown). */
+export function stepExecutorPrompt(brief: StepExecutorBrief): RenderedPrompt {
+  return {
+    system: renderPrompt("executor.system", { maxIterations: brief.maxIterations }),
+    user: renderPrompt("executor.user", {
+      objective: brief.objective,
+      step: brief.step,
+      finding: brief.finding,
+      priorResults: brief.priorResults,
+    }),
+  };
 }

@@ -1,6 +1,7 @@
+import type { BriefRole } from "../agent/briefs.js";
 import type { Config } from "../config/config.js";
 import type { Investigation } from "../domain/investigation.js";
-import type { Model, Purpose } from "../model/port.js";
+import type { Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";
 import type { GovernorStore } from "../ports/governor-store.js";
@@ -36,7 +37,7 @@ export interface AppDeps {
    * Replaces the configured LLM by the offline model for the rest of this request (true when
    * it did). Absent when there is nothing to fall back to.
    */
-  divertToOffline?: (error: unknown, purpose: Purpose) => boolean;
+  divertToOffline?: (error: unknown, role: BriefRole) => boolean;
 }
 
 export interface IngestDeps {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AnalystLesson } from "../agent/contexts.js";
+import type { AnalystLesson } from "../agent/briefs.js";
 import { askPlanner } from "../agent/planner.js";
 import { errorMessage } from "../domain/errors.js";
 import { type Investigation, settledVerdictField } from "../domain/investigation.js";

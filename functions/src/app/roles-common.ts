@@ -1,9 +1,9 @@
+import type { BriefRole } from "../agent/briefs.js";
 import { errorMessage, InvalidInputError, ModelOutputError } from "../domain/errors.js";
 import { type Investigation, type InvestigationEvent, TERMINAL_STATUSES } from "../domain/investigation.js";
 import { decideNext, type NextAction } from "../domain/next-action.js";
 import type { Plan } from "../domain/plan.js";
 import { addUsage, type Usage } from "../domain/results.js";
-import type { Purpose } from "../model/port.js";
 import type { Committed } from "../ports/investigation-store.js";
 import type { AppDeps } from "./deps.js";
 import { publishEvents } from "./publish.js";
@@ -40,15 +40,15 @@ export function modelFields(
  */
 export async function offlineOnBadOutput<T>(
   deps: AppDeps,
-  purpose: Purpose,
+  role: BriefRole,
   run: () => Promise<T>,
 ): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof ModelOutputError) || !deps.divertToOffline?.(error, purpose)) throw error;
+    if (!(error instanceof ModelOutputError) || !deps.divertToOffline?.(error, role)) throw error;
     deps.logger.warn("model output unusable; continuing on the offline model", {
-      purpose,
+      role,
       error: errorMessage(error),
     });
     return run();

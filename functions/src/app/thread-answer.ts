@@ -1,4 +1,5 @@
-import { type LoopState, ToolLoop } from "../agent/tool-loop.js";
+import type { ThreadAnswerBrief } from "../agent/briefs.js";
+import { ToolLoop } from "../agent/tool-loop.js";
 import type { Investigation } from "../domain/investigation.js";
 import { type JsonObject, jsonBytes } from "../domain/json.js";
 import type { Usage } from "../domain/results.js";
@@ -6,12 +7,11 @@ import {
   type EvidenceItem,
   groundedCitations,
   type ThreadAnswer,
-  type ThreadAnswerContext,
   ThreadAnswerSchema,
 } from "../domain/thread-question.js";
 import type { Message, Model, ToolCallRequest, ToolResponse } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
-import { renderPrompt } from "../prompts/render.js";
+import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
 import type { ToolBox } from "../tools/toolbox.js";
 
 export interface ThreadAnswerInput {
@@ -57,27 +57,22 @@ const MAX_TOOL_DATA_BYTES = 12_000;
 export async function answerThreadQuestion(input: ThreadAnswerInput): Promise<ThreadAnswerOutcome> {
   const offered = input.maxToolCalls > 0 ? input.toolbox.declarationsFor(input.tools) : [];
   const offeredNames = offered.map((d) => d.name);
-  const system = renderPrompt("thread-answer.system", {
-    maxToolCalls: offered.length > 0 ? input.maxToolCalls : 0,
-  });
-  const user = renderPrompt("thread-answer.user", {
+  const evidence: EvidenceItem[] = [...input.evidence];
+  const calls: AskedCall[] = [];
+  const budget = offered.length > 0 ? input.maxToolCalls : 0;
+  const brief = (finalAnswerOnly: boolean, toolCalls: number): ThreadAnswerBrief => ({
+    role: "thread_answer",
     question: input.question,
     investigationId: input.investigation.id,
     status: input.investigation.status,
-    evidence: input.evidence.map(({ ref, title, text, iocs }) => ({ ref, title, text, iocs })),
-  });
-  const evidence: EvidenceItem[] = [...input.evidence];
-  const messages: Message[] = [{ role: "user", text: user }];
-  const calls: AskedCall[] = [];
-  const budget = offered.length > 0 ? input.maxToolCalls : 0;
-  const context = (finalAnswerOnly: boolean, state: LoopState): ThreadAnswerContext => ({
-    purpose: "thread_answer",
-    question: input.question,
     evidence: [...evidence],
     tools: offeredNames,
-    toolCallsLeft: budget - state.toolCalls,
+    maxToolCalls: budget,
+    toolCallsLeft: budget - toolCalls,
     finalAnswerOnly,
   });
+  const prompt = threadAnswerPrompt(brief(false, 0));
+  const messages: Message[] = [{ role: "user", text: prompt.user }];
   const runCall = async (call: ToolCallRequest): Promise<ToolResponse> => {
     const out = await input.toolbox.run(call.name, call.args, input.tools, {
       investigationId: input.investigation.id,
@@ -110,9 +105,8 @@ export async function answerThreadQuestion(input: ThreadAnswerInput): Promise<Th
     messages,
     tools: offered,
     request: (_round, finalAnswerOnly, state) => ({
-      purpose: "thread_answer",
-      system,
-      context: context(finalAnswerOnly, state),
+      brief: brief(finalAnswerOnly, state.toolCalls),
+      system: prompt.system,
       investigationId: input.investigation.id,
       ...(input.signal ? { signal: input.signal } : {}),
     }),
@@ -173,4 +167,17 @@ function argumentIndicators(args: JsonObject): string[] {
   return list.flatMap((i) =>
     i && typeof i === "object" && !Array.isArray(i) && typeof i.value === "string" ? [i.value] : [],
   );
+}
+
+/** The thread answer's prompt, rendered from its brief alone (evidence as it stood before any call). */
+export function threadAnswerPrompt(brief: ThreadAnswerBrief): RenderedPrompt {
+  return {
+    system: renderPrompt("thread-answer.system", { maxToolCalls: brief.maxToolCalls }),
+    user: renderPrompt("thread-answer.user", {
+      question: brief.question,
+      investigationId: brief.investigationId,
+      status: brief.status,
+      evidence: brief.evidence.map(({ ref, title, text, iocs }) => ({ ref, title, text, iocs })),
+    }),
+  };
 }

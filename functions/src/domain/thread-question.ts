@@ -104,27 +104,3 @@ export function groundedCitations(citations: readonly string[], evidence: readon
   const known = new Set(evidence.map((e) => e.ref));
   return [...new Set(citations.filter((c) => known.has(c)))];
 }
-
-/**
- * The structured facts the answer prompt is rendered from (GenerateRequest.context), so the
- * offline model answers from the same evidence an LLM reads without parsing prose.
- */
-export interface ThreadAnswerContext {
-  purpose: "thread_answer";
-  question: string;
-  /** Stored evidence, then the results of tools called for this answer (`asked:<n>`). */
-  evidence: EvidenceItem[];
-  /** Tools offered for this answer (allowed by configuration and by slack.questionTools). */
-  tools: string[];
-  toolCallsLeft: number;
-  /** Set when only the final JSON answer is wanted. */
-  finalAnswerOnly: boolean;
-}
-
-export function isThreadAnswerContext(value: unknown): value is ThreadAnswerContext {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { purpose?: unknown }).purpose === "thread_answer"
-  );
-}

@@ -11,7 +11,7 @@ import { type Config, loadConfig } from "../config/config.js";
 import { type Environment, readEnvironment, wantsGemini } from "../config/environment.js";
 import { ConfigError } from "../domain/errors.js";
 import { createRecall } from "../memory/recall.js";
-import { createOfflineModel } from "../model/offline/index.js";
+import { createOfflineModel } from "../offline-model/index.js";
 import { lazy } from "../platform/lazy.js";
 import { createLogger } from "../platform/logger.js";
 import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";

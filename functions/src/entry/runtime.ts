@@ -1,3 +1,4 @@
+import type { BriefRole } from "../agent/briefs.js";
 import type { AppDeps, IngestDeps } from "../app/deps.js";
 import { type Config, toolAllowed } from "../config/config.js";
 import type { Investigation } from "../domain/investigation.js";
@@ -5,7 +6,7 @@ import type { MemoryStore } from "../memory/store.js";
 import { chooseModel } from "../model/choice.js";
 import { RequestRejectedError } from "../model/errors.js";
 import type { FallbackReason } from "../model/fallback.js";
-import type { Model, Purpose } from "../model/port.js";
+import type { Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";
 import type { EventBus } from "../ports/event-bus.js";
@@ -92,7 +93,7 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
     ...(fallback
       ? {
           fallbackReason: () => fallback.reason?.message,
-          divertToOffline: (error: unknown, purpose: Purpose) => fallback.divert(error, purpose),
+          divertToOffline: (error: unknown, role: BriefRole) => fallback.divert(error, role),
         }
       : {}),
   };
@@ -117,7 +118,7 @@ export function ingestDepsFor(runtime: Runtime): IngestDeps {
  * words, so it is reported and fixed rather than mistaken for an outage.
  */
 function logFallback(logger: Logger, reason: FallbackReason): void {
-  const fields = { purpose: reason.purpose, from: reason.from, to: reason.to, error: reason.message };
+  const fields = { role: reason.role, from: reason.from, to: reason.to, error: reason.message };
   if (reason.error instanceof RequestRejectedError) {
     logger.error(
       "ferret bug: the model provider refused a request ferret built; continuing on the offline model",

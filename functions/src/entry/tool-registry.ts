@@ -8,8 +8,8 @@ import { type Environment, hasGeminiCredentials, readEnvironment } from "../conf
 import { ConfigError, errorMessage } from "../domain/errors.js";
 import type { RecallMemories } from "../log-analyst/contract.js";
 import { publishSessionsTo } from "../log-analyst/publish.js";
-import { createOfflineModel } from "../model/offline/index.js";
 import type { Model } from "../model/port.js";
+import { createOfflineModel } from "../offline-model/index.js";
 import { lazy } from "../platform/lazy.js";
 import type { Logger } from "../platform/logger.js";
 import type { EventBus } from "../ports/event-bus.js";

@@ -13,7 +13,7 @@ import { appDepsFor, type Runtime } from "../entry/runtime.js";
 import { buildToolRegistry } from "../entry/tool-registry.js";
 import { investigateWith } from "../local/in-process-workflow.js";
 import { ensureTopology } from "../local/pubsub-setup.js";
-import { createOfflineModel } from "../model/offline/index.js";
+import { createOfflineModel } from "../offline-model/index.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatSink } from "../ports/chat-sink.js";
 import { loadExpected } from "./expected.js";

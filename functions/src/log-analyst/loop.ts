@@ -1,4 +1,4 @@
-import type { LogAnalystContext } from "../agent/contexts.js";
+import type { LogAnalystBrief } from "../agent/briefs.js";
 import { type StopCondition, ToolLoop, tokensSpent } from "../agent/tool-loop.js";
 import { errorMessage } from "../domain/errors.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
@@ -19,7 +19,7 @@ import {
   type RecallMemories,
 } from "./contract.js";
 import { type AnalystToolDeps, createAnalystTools } from "./internal-tools.js";
-import { analystSystemPrompt, analystUserPrompt } from "./prompt.js";
+import { logAnalystPrompt } from "./prompt.js";
 import { buildSession, sessionIdFor } from "./session.js";
 import { SessionState } from "./session-state.js";
 import { ROW_TOOLS } from "./tool-names.js";
@@ -118,20 +118,28 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
   const tools = createAnalystTools(settings, state);
   const declarations = tools.declarations();
   const { tables } = settings;
-  const system = analystSystemPrompt({
-    dialect: settings.warehouse.dialect,
-    tables,
-    runbooks: settings.runbooks,
-    maxIterations: settings.maxIterations,
-  });
-  const user = analystUserPrompt({
-    input,
+  const runbooks = settings.runbooks.list().map((r) => ({
+    name: r.name,
+    params: r.params.map((p) => p.name).join(", "),
+    description: r.description,
+  }));
+  const brief = (iteration: number, finalAnswerOnly: boolean): LogAnalystBrief => ({
+    role: "log_analyst",
+    finding: ctx.finding,
+    request: input.request,
+    ...(input.focus ? { focus: input.focus } : {}),
     window,
     windowSource: source,
-    finding: ctx.finding,
-    memories: recalled,
+    dialect: settings.warehouse.dialect,
+    tables: tables.map(({ name, description }) => ({ name, description })),
+    runbooks,
+    memories: recalled.map(({ id, claim }) => ({ id, claim })),
+    iteration,
+    maxIterations: settings.maxIterations,
+    finalAnswerOnly,
   });
-  const messages: Message[] = [{ role: "user", text: user }];
+  const prompt = logAnalystPrompt(brief(1, false));
+  const messages: Message[] = [{ role: "user", text: prompt.user }];
   const { model } = chooseModel(
     {
       primary: settings.model,
@@ -140,20 +148,6 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
     },
     { fellBackToOffline: ctx.offlineOnly === true },
   );
-  const context = (iteration: number, finalAnswerOnly: boolean): LogAnalystContext => ({
-    purpose: "log_analyst",
-    finding: ctx.finding,
-    request: input.request,
-    ...(input.focus ? { focus: input.focus } : {}),
-    window,
-    windowSource: source,
-    tables: tables.map((t) => t.name),
-    runbooks: settings.runbooks.names(),
-    memories: recalled,
-    iteration,
-    maxIterations: settings.maxIterations,
-    finalAnswerOnly,
-  });
   // A stop ends the session without another model call; its answer is written from the record.
   const cancelled: StopCondition<string> = () =>
     ctx.signal?.aborted ? "Stopped early: the calling step was cancelled." : undefined;
@@ -167,9 +161,8 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
     messages,
     tools: declarations,
     request: (iteration, finalAnswerOnly) => ({
-      purpose: "log_analyst",
-      system,
-      context: context(iteration, finalAnswerOnly),
+      brief: brief(iteration, finalAnswerOnly),
+      system: prompt.system,
       investigationId: ctx.investigationId,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     }),

@@ -1,9 +1,7 @@
+import type { LogAnalystBrief } from "../agent/briefs.js";
 import type { Finding } from "../domain/finding.js";
 import type { JsonObject } from "../domain/json.js";
-import type { LogWarehouse, TableInfo } from "../ports/log-warehouse.js";
-import { renderPrompt } from "../prompts/render.js";
-import type { RunbookLibrary } from "../sql/runbooks.js";
-import type { LogAnalystRequest, RecalledMemory, TimeWindow } from "./contract.js";
+import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
 import { LOG_ANALYST_TOOLS } from "./tool-names.js";
 
 function firstSentence(text: string): string {
@@ -11,31 +9,32 @@ function firstSentence(text: string): string {
   return end === -1 ? text : text.slice(0, end + 1);
 }
 
-export function analystSystemPrompt(args: {
-  dialect: LogWarehouse["dialect"];
-  tables: readonly Pick<TableInfo, "name" | "description">[];
-  runbooks: RunbookLibrary;
-  maxIterations: number;
-}): string {
-  return renderPrompt("log-analyst.system", {
-    dialect: args.dialect,
-    tables: args.tables.map((t) => ({ name: t.name, description: t.description })),
-    runbooks: args.runbooks.list().map((r) => ({
-      name: r.name,
-      params: r.params.map((p) => p.name).join(", "),
-      description: firstSentence(r.description),
-    })),
-    maxIterations: args.maxIterations,
+/** The log analyst's prompt, rendered from its brief alone (the loop's position is not shown). */
+export function logAnalystPrompt(brief: LogAnalystBrief): RenderedPrompt {
+  const system = renderPrompt("log-analyst.system", {
+    dialect: brief.dialect,
+    tables: brief.tables,
+    runbooks: brief.runbooks.map((r) => ({ ...r, description: firstSentence(r.description) })),
+    maxIterations: brief.maxIterations,
     tools: LOG_ANALYST_TOOLS,
   });
+  const user = renderPrompt("log-analyst.user", {
+    ask: { request: brief.request, ...(brief.focus ? { focus: brief.focus } : {}) },
+    window: brief.window,
+    windowSource: brief.windowSource,
+    eventTime: brief.finding.eventTime,
+    finding: findingForAnalyst(brief.finding),
+    memories: brief.memories,
+  });
+  return { system, user };
 }
 
 /**
  * What the analyst needs of the finding: what, when, where and the indicators. Free text
  * (description, sourceProperties) stays with the main agent; the analyst gets a question.
  */
-export function findingBrief(finding: Finding): JsonObject {
-  const brief: JsonObject = {
+export function findingForAnalyst(finding: Finding): JsonObject {
+  const shown: JsonObject = {
     category: finding.category,
     eventTime: finding.eventTime,
     resource: {
@@ -51,7 +50,7 @@ export function findingBrief(finding: Finding): JsonObject {
     },
   };
   if (finding.access?.principalEmail || finding.access?.callerIp)
-    brief.access = {
+    shown.access = {
       ...(finding.access.principalEmail ? { principalEmail: finding.access.principalEmail } : {}),
       ...(finding.access.callerIp ? { callerIp: finding.access.callerIp } : {}),
     };
@@ -62,27 +61,10 @@ export function findingBrief(finding: Finding): JsonObject {
       ...(p.binaryPath ? { binaryPath: p.binaryPath } : {}),
     }))
     .filter((p) => Object.keys(p).length > 0);
-  if (processes.length > 0) brief.processes = processes;
+  if (processes.length > 0) shown.processes = processes;
   if (finding.connections.length > 0)
-    brief.connections = finding.connections
+    shown.connections = finding.connections
       .slice(0, 10)
       .map((c) => JSON.parse(JSON.stringify(c)) as JsonObject);
-  return brief;
-}
-
-export function analystUserPrompt(args: {
-  input: LogAnalystRequest;
-  window: TimeWindow;
-  windowSource: "request" | "default";
-  finding: Finding;
-  memories: readonly RecalledMemory[];
-}): string {
-  return renderPrompt("log-analyst.user", {
-    ask: { request: args.input.request, ...(args.input.focus ? { focus: args.input.focus } : {}) },
-    window: args.window,
-    windowSource: args.windowSource,
-    eventTime: args.finding.eventTime,
-    finding: findingBrief(args.finding),
-    memories: args.memories.map((m) => ({ id: m.id, claim: m.claim })),
-  });
+  return shown;
 }

@@ -1,11 +1,12 @@
+import type { IntrospectorBrief } from "../agent/briefs.js";
 import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import type { Usage } from "../domain/results.js";
 import { ZERO_USAGE } from "../domain/results.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import type { Logger } from "../platform/logger.js";
-import { renderPrompt } from "../prompts/render.js";
-import { IntrospectionSchema, type IntrospectorContext, MAX_NEW_CLAIMS } from "./introspection.js";
+import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
+import { IntrospectionSchema, MAX_NEW_CLAIMS } from "./introspection.js";
 import { judge } from "./judgement.js";
 import { memoryIdFor, type RecalledMemory } from "./memory.js";
 import type { IntrospectionOutcome, MemoryStore } from "./store.js";
@@ -65,29 +66,14 @@ export async function introspectSession(
     id: m.id,
     claim: m.claim,
   }));
-  const context: IntrospectorContext = {
-    purpose: "introspector",
-    session,
-    recalled,
-    maxClaims: MAX_NEW_CLAIMS,
-  };
+  const brief: IntrospectorBrief = { role: "introspector", session, recalled, maxClaims: MAX_NEW_CLAIMS };
+  const prompt = introspectorPrompt(brief);
   const answer = await generateStructured(
     deps.model,
     {
-      purpose: "introspector",
-      system: renderPrompt("introspector.system", { maxClaims: MAX_NEW_CLAIMS, agent: session.agent }),
-      messages: [
-        {
-          role: "user",
-          text: renderPrompt("introspector.user", {
-            request: session.request,
-            memories: recalled,
-            transcript: session.transcript,
-            answer: session.answer,
-          }),
-        },
-      ],
-      context,
+      brief,
+      system: prompt.system,
+      messages: [{ role: "user", text: prompt.user }],
       investigationId: session.investigationId,
     },
     IntrospectionSchema,
@@ -146,5 +132,18 @@ export async function introspectSession(
     ignored: judged.ignored,
     conflicting: judged.conflicting,
     usage: answer.usage,
+  };
+}
+
+/** The introspector's prompt, rendered from its brief alone. */
+export function introspectorPrompt(brief: IntrospectorBrief): RenderedPrompt {
+  return {
+    system: renderPrompt("introspector.system", { maxClaims: brief.maxClaims, agent: brief.session.agent }),
+    user: renderPrompt("introspector.user", {
+      request: brief.session.request,
+      memories: brief.recalled,
+      transcript: brief.session.transcript,
+      answer: brief.session.answer,
+    }),
   };
 }

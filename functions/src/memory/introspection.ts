@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { LogAnalystSession } from "../domain/log-analyst-session.js";
-import { MAX_CLAIM_CHARS, type RecalledMemory } from "./memory.js";
+import { MAX_CLAIM_CHARS } from "./memory.js";
 
 /** New claims kept per session; a session that "learned" more is summarizing, not learning. */
 export const MAX_NEW_CLAIMS = 8;
@@ -21,25 +20,3 @@ export const IntrospectionSchema = z.object({
     .describe("Ids of provided memories that were wrong and caused an error or wasted work."),
 });
 export type Introspection = z.infer<typeof IntrospectionSchema>;
-
-/**
- * The facts the introspector prompt is rendered from, sent as GenerateRequest.context so
- * the offline model judges the same session an LLM reads.
- */
-export interface IntrospectorContext {
-  purpose: "introspector";
-  session: LogAnalystSession;
-  /** The recalled memories that still exist, with their claims. */
-  recalled: RecalledMemory[];
-  maxClaims: number;
-}
-
-export function isIntrospectorContext(value: unknown): value is IntrospectorContext {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { purpose?: unknown }).purpose === "introspector" &&
-    typeof (value as { session?: unknown }).session === "object" &&
-    Array.isArray((value as { recalled?: unknown }).recalled)
-  );
-}

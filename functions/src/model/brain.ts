@@ -1,5 +1,4 @@
 import type { Investigation } from "../domain/investigation.js";
-import { OFFLINE_MARK, OFFLINE_MODEL_NAME } from "./offline/provenance.js";
 
 /**
  * Which brain produced an investigation, said once wherever it is shown (the verdict card's
@@ -10,6 +9,14 @@ export type Brain =
   | { kind: "offline"; model: string }
   | { kind: "llm"; model: string }
   | { kind: "llm_then_offline"; model: string };
+
+/**
+ * Every text the offline model writes carries this mark, so nobody reading a plan, a step
+ * report or a reflection in Slack mistakes rule output for an LLM's judgement.
+ */
+export const OFFLINE_MARK = "[offline playbook, no LLM]";
+
+export const OFFLINE_MODEL_NAME = "offline-playbook";
 
 export const OFFLINE_BRAIN_TEXT = "offline playbook model — no LLM";
 

@@ -1,11 +1,12 @@
+import type { BriefRole } from "../agent/briefs.js";
 import { errorMessage, ModelUnavailableError } from "../domain/errors.js";
-import type { EmbedRequest, GenerateRequest, GenerateResponse, Model, Purpose } from "./port.js";
+import type { EmbedRequest, GenerateRequest, GenerateResponse, Model } from "./port.js";
 
 export interface FallbackReason {
   from: string;
   to: string;
   /** The role whose call failed first, or "embed". */
-  purpose: Purpose | "embed";
+  role: BriefRole | "embed";
   message: string;
   error: unknown;
 }
@@ -28,7 +29,7 @@ export interface FallbackModel extends Model {
    * still breaks its schema after the repair call is as unusable as one that is down.
    * Returns false when it had already switched.
    */
-  divert(error: unknown, purpose: Purpose | "embed"): boolean;
+  divert(error: unknown, role: BriefRole | "embed"): boolean;
 }
 
 /**
@@ -40,9 +41,9 @@ export interface FallbackModel extends Model {
 export function withFallback(primary: Model, fallback: Model, options: FallbackOptions = {}): FallbackModel {
   let reason: FallbackReason | undefined;
 
-  const divert = (error: unknown, purpose: Purpose | "embed"): boolean => {
+  const divert = (error: unknown, role: BriefRole | "embed"): boolean => {
     if (reason) return false;
-    reason = { from: primary.name, to: fallback.name, purpose, message: errorMessage(error), error };
+    reason = { from: primary.name, to: fallback.name, role, message: errorMessage(error), error };
     options.onFallback?.(reason);
     return true;
   };
@@ -67,7 +68,7 @@ export function withFallback(primary: Model, fallback: Model, options: FallbackO
         return await primary.generate(request);
       } catch (error) {
         if (!(error instanceof ModelUnavailableError)) throw error;
-        divert(error, request.purpose);
+        divert(error, request.brief.role);
         return fallback.generate(request);
       }
     },

@@ -256,7 +256,7 @@ export function toGeminiConfig(request: GenerateRequest, defaults: ConfigDefault
     config.responseJsonSchema = toGeminiJsonSchema(request.responseSchema);
   }
   if (defaults.vertexai && request.investigationId) {
-    config.labels = { investigation_id: labelValue(request.investigationId), purpose: request.purpose };
+    config.labels = { investigation_id: labelValue(request.investigationId), role: request.brief.role };
   }
   return config;
 }

@@ -68,8 +68,8 @@ export class GeminiModel implements Model {
   }
 
   /** The model id, thinking and output settings a role's calls use. */
-  roleSettings(purpose: ModelRole) {
-    const role = this.options.roles?.[purpose] ?? DEFAULT_ROLE_SETTINGS[purpose];
+  roleSettings(name: ModelRole) {
+    const role = this.options.roles?.[name] ?? DEFAULT_ROLE_SETTINGS[name];
     const model = roleModelId(role, {
       geminiModel: this.options.model,
       geminiLiteModel: this.options.liteModel,
@@ -80,8 +80,8 @@ export class GeminiModel implements Model {
   /** Every model id this adapter may call, for a start-up or doctor check. */
   modelIds(): string[] {
     const ids = new Set<string>([this.options.model]);
-    for (const purpose of Object.keys(DEFAULT_ROLE_SETTINGS) as ModelRole[])
-      ids.add(this.roleSettings(purpose).model);
+    for (const name of Object.keys(DEFAULT_ROLE_SETTINGS) as ModelRole[])
+      ids.add(this.roleSettings(name).model);
     return [...ids];
   }
 
@@ -114,7 +114,7 @@ export class GeminiModel implements Model {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
-    const role = this.roleSettings(request.purpose);
+    const role = this.roleSettings(request.brief.role);
     const contents = toGeminiContents(request.messages, { model: role.model });
     const config = toGeminiConfig(request, {
       vertexai: this.options.vertexai,

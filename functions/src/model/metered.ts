@@ -1,6 +1,7 @@
+import type { BriefRole } from "../agent/briefs.js";
 import { FerretError } from "../domain/errors.js";
 import { addUsage, type Usage, UsageSchema, ZERO_USAGE } from "../domain/results.js";
-import type { EmbedRequest, GenerateRequest, GenerateResponse, Model, Purpose } from "./port.js";
+import type { EmbedRequest, GenerateRequest, GenerateResponse, Model } from "./port.js";
 
 export interface Meter {
   /** generate calls that returned. */
@@ -20,7 +21,7 @@ export interface EmbedMeter {
 export interface Metered {
   model: Model;
   totals(): Meter;
-  byPurpose(): Partial<Record<Purpose, Meter>>;
+  byRole(): Partial<Record<BriefRole, Meter>>;
   /** Which model actually answered: shows a fallback in benchmark and eval reports. */
   byModel(): Record<string, Meter>;
   embeddings(): EmbedMeter;
@@ -30,12 +31,12 @@ export interface Metered {
 const emptyMeter = (): Meter => ({ calls: 0, failures: 0, usage: { ...ZERO_USAGE } });
 
 /**
- * Counts what a Model did, per purpose and per answering model, for budgets, eval and
+ * Counts what a Model did, per role and per answering model, for budgets, eval and
  * benchmarks. Readings are copies: a caller cannot corrupt the running totals.
  */
 export function metered(model: Model): Metered {
   let total = emptyMeter();
-  let purposes = new Map<Purpose, Meter>();
+  let roles = new Map<BriefRole, Meter>();
   let models = new Map<string, Meter>();
   let embeds: EmbedMeter = { calls: 0, failures: 0, texts: 0 };
 
@@ -71,10 +72,10 @@ export function metered(model: Model): Metered {
     async generate(request: GenerateRequest): Promise<GenerateResponse> {
       try {
         const response = await model.generate(request);
-        record([total, bucket(purposes, request.purpose), bucket(models, response.model)], { response });
+        record([total, bucket(roles, request.brief.role), bucket(models, response.model)], { response });
         return response;
       } catch (error) {
-        record([total, bucket(purposes, request.purpose)], { error });
+        record([total, bucket(roles, request.brief.role)], { error });
         throw error;
       }
     },
@@ -93,12 +94,12 @@ export function metered(model: Model): Metered {
   return {
     model: wrapped,
     totals: () => copy(total),
-    byPurpose: () => Object.fromEntries([...purposes].map(([k, v]) => [k, copy(v)])),
+    byRole: () => Object.fromEntries([...roles].map(([k, v]) => [k, copy(v)])),
     byModel: () => Object.fromEntries([...models].map(([k, v]) => [k, copy(v)])),
     embeddings: () => ({ ...embeds }),
     reset: () => {
       total = emptyMeter();
-      purposes = new Map();
+      roles = new Map();
       models = new Map();
       embeds = { calls: 0, failures: 0, texts: 0 };
     },

@@ -1,3 +1,4 @@
+import type { Brief } from "../agent/briefs.js";
 import type { JsonObject } from "../domain/json.js";
 import type { Usage } from "../domain/results.js";
 
@@ -13,18 +14,6 @@ export interface Model {
   generate(request: GenerateRequest): Promise<GenerateResponse>;
   embed(request: EmbedRequest): Promise<number[][]>;
 }
-
-/** Which role is asking. Adapters that are not LLMs (offline, scripted) key on it. */
-export type Purpose =
-  | "planner"
-  | "executor"
-  | "reflector"
-  | "concluder"
-  | "log_analyst"
-  | "compressor"
-  | "introspector"
-  | "repair"
-  | "thread_answer";
 
 export interface ToolDeclaration {
   name: string;
@@ -59,17 +48,17 @@ export type Message =
   | { role: "tool"; responses: ToolResponse[] };
 
 export interface GenerateRequest {
-  purpose: Purpose;
+  /**
+   * What the role was asked, typed per role; `system` and the first message were rendered from
+   * it. LLM adapters read its role (per-role settings, labels, meters) and send the text; the
+   * rule model reasons over the brief itself and never reads the text.
+   */
+  brief: Brief;
   system: string;
   messages: Message[];
   tools?: ToolDeclaration[];
   /** When set, the answer must be JSON matching this schema (draft 2020-12 subset). */
   responseSchema?: JsonObject;
-  /**
-   * The same facts the prompt was rendered from, in structured form. LLM adapters ignore
-   * it; the offline model reasons over it instead of parsing prose.
-   */
-  context?: unknown;
   temperature?: number;
   maxOutputTokens?: number;
   /** Propagated to logs and provider request labels. */

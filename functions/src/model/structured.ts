@@ -22,7 +22,7 @@ export interface StructuredResult<T> {
 
 /**
  * The first line of the user message that asks for a repair. Non-LLM adapters (scripted,
- * offline) can recognise a repair with isRepairRequest while the purpose stays that of the
+ * offline) can recognise a repair with isRepairRequest while the brief stays that of the
  * original role, so they still know which role is speaking.
  */
 export const REPAIR_MARKER = "Your previous answer was rejected by the validator.";
@@ -169,11 +169,11 @@ function outputError(
   usage?: Usage,
 ): ModelOutputError {
   return new ModelOutputError(
-    `${response.model} did not produce valid ${request.purpose} output after ${calls} call(s): ${issues
+    `${response.model} did not produce valid ${request.brief.role} output after ${calls} call(s): ${issues
       .slice(0, 5)
       .join("; ")}`,
     {
-      purpose: request.purpose,
+      role: request.brief.role,
       model: response.model,
       calls,
       issues,

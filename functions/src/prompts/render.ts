@@ -66,6 +66,12 @@ export type PromptName =
   | "react.system"
   | "react.user";
 
+/** A role's prompt as its brief renders it (agent/briefs.ts): the system instruction and the first user message. */
+export interface RenderedPrompt {
+  system: string;
+  user: string;
+}
+
 export function renderPrompt(name: PromptName, variables: Record<string, unknown>): string {
   // The names contain a dot ("planner.user"), so liquidjs would not append extname itself.
   const text = liquid().renderFileSync(`${name}.liquid`, variables) as string;

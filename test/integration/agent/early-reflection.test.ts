@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
-import type { StepExecutorContext } from "../../../functions/src/agent/contexts.js";
+import type { StepExecutorBrief } from "../../../functions/src/agent/briefs.js";
 import { FIXED_CALLS_MODEL } from "../../../functions/src/agent/fixed-step.js";
 import type { AppDeps } from "../../../functions/src/app/deps.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
@@ -14,13 +14,13 @@ import type { PlanDraft } from "../../../functions/src/domain/plan.js";
 import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type {
   EmbedRequest,
   GenerateRequest,
   GenerateResponse,
   Model,
 } from "../../../functions/src/model/port.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
@@ -82,7 +82,7 @@ class Choreographed implements Model {
       usage,
       model: this.name,
     });
-    switch (request.purpose) {
+    switch (request.brief.role) {
       case "planner":
         return text(PLAN);
       case "reflector":
@@ -95,7 +95,7 @@ class Choreographed implements Model {
           rationale: "decided",
         });
       case "executor": {
-        const iteration = (request.context as StepExecutorContext).iteration;
+        const iteration = (request.brief as StepExecutorBrief).iteration;
         this.order.push(`executor round ${iteration}`);
         if (iteration === 1) {
           this.startRound1();
@@ -167,11 +167,11 @@ describe("an early decisive result is reflected on before the wave ends and stop
     // The reflection came while the sibling was still in round 1; round 2 never happened.
     assert.deepEqual(model.order, ["executor round 1", "reflect"]);
     assert.equal(
-      model.requests.filter((r) => r.purpose === "reflector").length,
+      model.requests.filter((r) => r.brief.role === "reflector").length,
       1,
       "no second reflection at wave end",
     );
-    assert.equal(model.requests.filter((r) => r.purpose === "executor").length, 1);
+    assert.equal(model.requests.filter((r) => r.brief.role === "executor").length, 1);
 
     const reflections = await store.listReflections(inv.id);
     assert.equal(reflections.length, 1);

@@ -1,13 +1,13 @@
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import type { PlanDraft } from "../../../functions/src/domain/plan.js";
 import { ZERO_USAGE } from "../../../functions/src/domain/results.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type {
   EmbedRequest,
   GenerateRequest,
   GenerateResponse,
   Model,
 } from "../../../functions/src/model/port.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import type { RecordedRequest as SlackPost } from "../../helpers/slack-receiver.js";
 
 /** The acting step's id; the executor recognizes its own step by it. */
@@ -57,7 +57,7 @@ export class ApprovalScenarioModel implements Model {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
-    if (request.purpose === "planner") {
+    if (request.brief.role === "planner") {
       const base = await this.offlineModel.generate(request);
       const args = this.intended(request);
       if (!args) return base;
@@ -72,7 +72,7 @@ export class ApprovalScenarioModel implements Model {
       });
       return { ...base, text: JSON.stringify(plan) };
     }
-    if (request.purpose === "executor" && text(request).includes(`step \`${ACTING_STEP}\``)) {
+    if (request.brief.role === "executor" && text(request).includes(`step \`${ACTING_STEP}\``)) {
       const args = this.intended(request);
       const asked = request.messages.some((m) => m.role === "tool");
       if (args && !asked) {

@@ -13,13 +13,13 @@ import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type {
   EmbedRequest,
   GenerateRequest,
   GenerateResponse,
   Model,
 } from "../../../functions/src/model/port.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import type { ToolContext, ToolOutput } from "../../../functions/src/tools/port.js";
@@ -41,7 +41,7 @@ class SlowDeafStepExecutor implements Model {
   private readonly inner = createOfflineModel();
   constructor(private readonly hangMs: number) {}
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
-    if (request.purpose !== "executor") return this.inner.generate(request);
+    if (request.brief.role !== "executor") return this.inner.generate(request);
     this.stepExecutorCalls.push(Date.now());
     await sleep(this.hangMs);
     // The answer is computed as if the signal had not fired.

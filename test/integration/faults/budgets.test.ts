@@ -14,7 +14,6 @@ import type { AgentPolicy } from "../../../functions/src/domain/policy.js";
 import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type {
   EmbedRequest,
   GenerateRequest,
@@ -22,6 +21,7 @@ import type {
   Model,
 } from "../../../functions/src/model/port.js";
 import { handleInvestigationEvent } from "../../../functions/src/notify/notifier.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import type { ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
@@ -61,11 +61,12 @@ class Tampered implements Model {
 
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
     const { executor } = this.change;
-    if (request.purpose === "executor" && executor === "throw") throw new Error("the executor model crashed");
-    if (request.purpose === "executor" && typeof executor === "object") {
+    if (request.brief.role === "executor" && executor === "throw")
+      throw new Error("the executor model crashed");
+    if (request.brief.role === "executor" && typeof executor === "object") {
       await sleep(executor.hangMs, undefined, { ref: false });
     }
-    if (request.purpose === "reflector" && this.change.reflectorAddsSteps) {
+    if (request.brief.role === "reflector" && this.change.reflectorAddsSteps) {
       const n = JSON.stringify(request.messages).length % 1000;
       const draft = {
         achieved: false,
@@ -109,7 +110,7 @@ async function withoutPlannedCalls(
   request: GenerateRequest,
   answer: GenerateResponse,
 ): Promise<GenerateResponse> {
-  if (request.purpose !== "planner" || !answer.text) return answer;
+  if (request.brief.role !== "planner" || !answer.text) return answer;
   const draft = JSON.parse(answer.text) as { steps: { calls?: unknown; decisive?: unknown }[] };
   for (const step of draft.steps) {
     delete step.calls;

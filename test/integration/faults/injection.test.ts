@@ -17,9 +17,9 @@ import { loadConfig, toolAllowed } from "../../../functions/src/config/config.js
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { Model } from "../../../functions/src/model/port.js";
 import { handleInvestigationEvent } from "../../../functions/src/notify/notifier.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";

@@ -13,7 +13,7 @@ import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js";
 import { investigateInProcess } from "../../../functions/src/local/in-process-workflow.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS, type TopicName } from "../../../functions/src/platform/topics.js";

@@ -199,8 +199,8 @@ describe("what the introspector model receives", () => {
     assert.deepEqual(fencedJson(text, "agent_request"), s.request);
     assert.deepEqual(fencedJson(text, "session_transcript"), s.transcript);
     assert.deepEqual(fencedJson(text, "agent_answer"), s.answer);
-    assert.deepEqual(request.context, {
-      purpose: "introspector",
+    assert.deepEqual(request.brief, {
+      role: "introspector",
       session: s,
       recalled: [{ id: a, claim: "Claim A about protopayload_auditlog.methodName." }],
       maxClaims: 8,

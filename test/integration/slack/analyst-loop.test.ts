@@ -398,7 +398,7 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
     };
     const deps = { ...m.runtime.appDepsFor(rt, undefined), model: recording };
     await m.operations.runPlanner(laterId, deps);
-    const planner = requests.find((r) => r.purpose === "planner");
+    const planner = requests.find((r) => r.brief.role === "planner");
     assert.ok(planner, "the planner was asked");
     const prompt = planner.messages.map((msg) => ("text" in msg ? String(msg.text) : "")).join("\n");
     const fenceStart = prompt.indexOf('<<<UNTRUSTED_DATA kind="analyst_lessons">>>');

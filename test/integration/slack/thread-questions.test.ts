@@ -260,7 +260,7 @@ describe("questions in the thread and Re-investigate", { timeout: 420_000 }, () 
     assert.deepEqual(after.conclusion, before.conclusion, "the verdict is untouched");
     assert.deepEqual(after.analystDecisions, before.analystDecisions, "no decision was recorded");
     assert.equal(after.status, "concluded");
-    const asked = requests.slice(seen).filter((r) => r.purpose === "thread_answer");
+    const asked = requests.slice(seen).filter((r) => r.brief.role === "thread_answer");
     assert.ok(asked.length > 0, "the answer went through the model port");
     for (const request of asked) {
       for (const tool of request.tools ?? []) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { ConcluderBrief } from "../../../functions/src/agent/briefs.js";
 import { askConcluder, type ConcluderInput } from "../../../functions/src/agent/concluder.js";
-import type { ConcluderContext } from "../../../functions/src/agent/contexts.js";
 import type { ConclusionDraft } from "../../../functions/src/domain/conclusion.js";
 import { plan, step, stepResult } from "../../fixtures/plans.js";
 import { sccFinding } from "../../fixtures/scc.js";
@@ -155,7 +155,7 @@ describe("askConcluder", () => {
       input(model, { mode: "needs_human", reason: "the token budget is used up (400000 of 400000)" }),
     );
     const sent = model.requests[0]!;
-    assert.equal(sent.purpose, "concluder");
+    assert.equal(sent.brief.role, "concluder");
     assert.ok(sent.responseSchema);
     assert.ok(
       sent.system.includes(
@@ -173,7 +173,7 @@ describe("askConcluder", () => {
       { id: "dns", status: "cancelled", cancelReason: "pool IP settles it" },
       { id: "owner", status: "pending", cancelReason: "" },
     ]);
-    const context = sent.context as ConcluderContext;
+    const context = sent.brief as ConcluderBrief;
     assert.deepEqual(
       [context.mode, context.reason],
       ["needs_human", "the token budget is used up (400000 of 400000)"],

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { StepExecutorContext } from "../../../functions/src/agent/contexts.js";
+import type { StepExecutorBrief } from "../../../functions/src/agent/briefs.js";
 import { FIXED_CALLS_MODEL } from "../../../functions/src/agent/fixed-step.js";
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { FixedCall } from "../../../functions/src/domain/plan.js";
@@ -146,11 +146,7 @@ describe("askStepExecutor: a step whose calls the plan fixed", () => {
         ],
       },
     ]);
-    assert.equal(
-      (request.context as StepExecutorContext).iteration,
-      2,
-      "the planned round counts as round 1",
-    );
+    assert.equal((request.brief as StepExecutorBrief).iteration, 2, "the planned round counts as round 1");
     assert.equal(result.outcome, "no_data");
     assert.equal(result.summary, report.summary);
     assert.equal(result.toolCalls.length, 1);

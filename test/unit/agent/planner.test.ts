@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { PlannerContext } from "../../../functions/src/agent/contexts.js";
-import { askPlanner } from "../../../functions/src/agent/planner.js";
+import type { PlannerBrief } from "../../../functions/src/agent/briefs.js";
+import { askPlanner, plannerPrompt } from "../../../functions/src/agent/planner.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import type { PlanDraft } from "../../../functions/src/domain/plan.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
@@ -60,7 +60,7 @@ const userText = (r: GenerateRequest): string => {
   assert.ok(first && first.role === "user");
   return first.text;
 };
-const plannerContext = (r: GenerateRequest): PlannerContext => r.context as PlannerContext;
+const plannerContext = (r: GenerateRequest): PlannerBrief => r.brief as PlannerBrief;
 
 function plan(model: ScriptedModel, maxSteps = 10) {
   return askPlanner({ investigationId: "inv-test", finding, model, tools, tables, maxSteps });
@@ -75,7 +75,7 @@ describe("askPlanner", () => {
 
     assert.equal(model.requests.length, 1);
     const sent = model.requests[0]!;
-    assert.equal(sent.purpose, "planner");
+    assert.equal(sent.brief.role, "planner");
     assert.equal(sent.investigationId, "inv-test");
     assert.ok(sent.system.includes("- `intel_lookup`: Threat intel for IPs, domains and hashes."));
     assert.ok(sent.system.includes("At most 6 steps"));
@@ -84,7 +84,13 @@ describe("askPlanner", () => {
     assert.ok(!userText(sent).includes("rejected"));
     assert.ok(sent.responseSchema, "structured output is requested");
     assert.equal(sent.tools, undefined, "the planner gets no tools to call");
-    assert.deepEqual(plannerContext(sent).tools, ["intel_lookup", "logs_query"]);
+    assert.deepEqual(
+      plannerContext(sent).tools.map((t) => t.name),
+      ["intel_lookup", "logs_query"],
+    );
+    const rendered = plannerPrompt(plannerContext(sent));
+    assert.equal(sent.system, rendered.system, "the system text is the brief's rendering");
+    assert.deepEqual(sent.messages, [{ role: "user", text: rendered.user }], "so is the first message");
     assert.deepEqual(plannerContext(sent).problems, []);
     assert.equal(plannerContext(sent).maxSteps, 6);
 
@@ -162,7 +168,7 @@ describe("askPlanner", () => {
 
     assert.equal(model.requests.length, 2);
     const repair = model.requests[1]!;
-    assert.equal(repair.purpose, "planner");
+    assert.equal(repair.brief.role, "planner");
     const last = repair.messages.at(-1);
     assert.ok(last && last.role === "user");
     assert.ok(last.text.startsWith(REPAIR_MARKER));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { ReflectorContext } from "../../../functions/src/agent/contexts.js";
+import type { ReflectorBrief } from "../../../functions/src/agent/briefs.js";
 import { askReflector } from "../../../functions/src/agent/reflector.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
@@ -76,7 +76,7 @@ describe("askReflector", () => {
     assert.deepEqual(usage, { llmCalls: 1, inputTokens: 700, outputTokens: 90 });
     assert.equal(model.requests.length, 1);
     const sent = model.requests[0]!;
-    assert.equal(sent.purpose, "reflector");
+    assert.equal(sent.brief.role, "reflector");
     assert.ok(sent.responseSchema);
     assert.ok(sent.system.includes("Only use these tools: `intel_lookup`, `logs_query`."));
     assert.ok(
@@ -99,7 +99,7 @@ describe("askReflector", () => {
         ["flows", "failed", "no rows"],
       ],
     );
-    const context = sent.context as ReflectorContext;
+    const context = sent.brief as ReflectorBrief;
     assert.deepEqual(
       [context.revisionsLeft, context.maxSteps, context.justFinished],
       [2, 8, ["intel", "flows"]],

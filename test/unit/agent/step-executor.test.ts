@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { StepExecutorContext } from "../../../functions/src/agent/contexts.js";
+import type { StepExecutorBrief } from "../../../functions/src/agent/briefs.js";
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { StepReport, StepResult, ToolCall } from "../../../functions/src/domain/results.js";
 import type { GenerateRequest, Message } from "../../../functions/src/model/port.js";
@@ -64,7 +64,7 @@ function setup(
 }
 
 const declared = (r: GenerateRequest) => r.tools?.map((t) => t.name);
-const ctx = (r: GenerateRequest) => r.context as StepExecutorContext;
+const ctx = (r: GenerateRequest) => r.brief as StepExecutorBrief;
 
 describe("askStepExecutor: the tool-calling loop", () => {
   it("declares only the step's tools, runs the call, feeds the response back and takes the final report", async () => {
@@ -77,7 +77,7 @@ describe("askStepExecutor: the tool-calling loop", () => {
     assert.equal(model.requests.length, 2);
     const [first, second] = model.requests as [GenerateRequest, GenerateRequest];
     for (const r of [first, second]) {
-      assert.equal(r.purpose, "executor");
+      assert.equal(r.brief.role, "executor");
       assert.deepEqual(declared(r), ["lookup_ip", "count_flows"]);
     }
     assert.ok(first.system.includes("You have at most 4 rounds of tool calls."));

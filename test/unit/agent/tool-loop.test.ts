@@ -11,6 +11,7 @@ import {
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import type { Usage } from "../../../functions/src/domain/results.js";
 import type { Message, ToolCallRequest, ToolDeclaration } from "../../../functions/src/model/port.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 
 /*
@@ -52,7 +53,7 @@ function setup(
     messages,
     tools: [LOOKUP],
     request: (round, answerOnly) => ({
-      purpose: "executor",
+      brief: someBrief("executor"),
       system: `round ${round}${answerOnly ? " (answer only)" : ""}`,
     }),
     maxRounds: 3,

@@ -10,7 +10,7 @@ import {
   generatedPlaybook,
 } from "../../../functions/src/domain/category-catalog.js";
 import { findingSource, isCustomSource } from "../../../functions/src/domain/finding-source.js";
-import { familyOf } from "../../../functions/src/model/offline/families.js";
+import { familyOf } from "../../../functions/src/offline-model/families.js";
 import { parseSavedPage, readSavedPages } from "../../../scripts/catalog/google-lists.js";
 
 describe("category catalog", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { LogAnalystContext } from "../../../functions/src/agent/contexts.js";
+import type { LogAnalystBrief } from "../../../functions/src/agent/briefs.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
 import { isRepairRequest } from "../../../functions/src/model/structured.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
@@ -55,8 +55,8 @@ describe("log_analysis: the sub-agent's loop over the real DuckDB warehouse", ()
       sent!.system,
       /Write BigQuery Standard SQL \(GoogleSQL\)\. Here it runs on a local DuckDB warehouse/,
     );
-    const context = sent!.context as LogAnalystContext;
-    assert.equal(context.purpose, "log_analyst");
+    const context = sent!.brief as LogAnalystBrief;
+    assert.equal(context.role, "log_analyst");
     assert.deepEqual(context.window, DEFAULT_WINDOW);
     assert.equal(context.windowSource, "default");
     assert.equal(context.maxIterations, 16);
@@ -72,13 +72,13 @@ describe("log_analysis: the sub-agent's loop over the real DuckDB warehouse", ()
     assert.equal(sent.length, 18, "16 rounds, one request for the final answer, one repair");
     assert.ok(sent.slice(0, 16).every((r) => (r.tools?.length ?? 0) === Object.keys(T).length));
     assert.deepEqual(
-      sent.slice(0, 16).map((r) => (r.context as LogAnalystContext).iteration),
+      sent.slice(0, 16).map((r) => (r.brief as LogAnalystBrief).iteration),
       Array.from({ length: 16 }, (_, i) => i + 1),
     );
     const forced = sent[16]!;
     assert.equal(forced.tools, undefined, "no tools are offered once the cap is reached");
     assert.ok(forced.responseSchema, "the final answer is asked for as JSON");
-    assert.equal((forced.context as LogAnalystContext).finalAnswerOnly, true);
+    assert.equal((forced.brief as LogAnalystBrief).finalAnswerOnly, true);
     const last = forced.messages.at(-1);
     assert.ok(last?.role === "user" && last.text.includes("You have used all 16 rounds of tool calls."));
     assert.ok(isRepairRequest(sent[17]!));
@@ -339,7 +339,7 @@ describe("log_analysis: the sub-agent's loop over the real DuckDB warehouse", ()
     });
     await (await analyst(warehouse, model)).run({ ...QUESTION, timeWindow: window, focus: "pool traffic" });
     const sent = model.requestsFor("log_analyst");
-    const context = sent[0]!.context as LogAnalystContext;
+    const context = sent[0]!.brief as LogAnalystBrief;
     assert.deepEqual(context.window, window);
     assert.equal(context.windowSource, "request");
     assert.equal(context.focus, "pool traffic");

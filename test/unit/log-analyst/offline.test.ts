@@ -8,8 +8,8 @@ import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";
@@ -66,7 +66,7 @@ describe("the offline model answers the log_analyst purpose", () => {
         },
       },
     ]);
-    assert.equal(sent?.purpose, "log_analyst");
+    assert.equal(sent?.brief.role, "log_analyst");
     const data = obj(first.data);
     assert.equal(data.outcome, "answered");
     assert.match(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { LogAnalystContext } from "../../../functions/src/agent/contexts.js";
+import type { LogAnalystBrief } from "../../../functions/src/agent/briefs.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { LogAnalystSessionSchema } from "../../../functions/src/domain/log-analyst-session.js";
 import type { RecalledMemory } from "../../../functions/src/log-analyst/contract.js";
@@ -65,7 +65,7 @@ describe("log_analysis: memories in, session record out", () => {
     );
     assert.ok(fence, "the memories are fenced as data");
     assert.deepEqual(JSON.parse(fence[1]!), MEMORIES);
-    assert.deepEqual((first!.context as LogAnalystContext).memories, MEMORIES);
+    assert.deepEqual((first!.brief as LogAnalystBrief).memories, MEMORIES);
     assert.deepEqual(obj(out.data).recalledMemoryIds, ["mem-dns-dot", "mem-vm-name"]);
     assert.deepEqual(a.sessions[0]?.recalledMemoryIds, ["mem-dns-dot", "mem-vm-name"]);
   });
@@ -76,7 +76,7 @@ describe("log_analysis: memories in, session record out", () => {
     const model = new ScriptedModel({ log_analyst: [finalAnswer(), finalAnswer()] });
     const a = await analyst(warehouse, model, { recall: async () => [broken, ...many] });
     await a.run(QUESTION);
-    const context = model.requestsFor("log_analyst")[0]!.context as LogAnalystContext;
+    const context = model.requestsFor("log_analyst")[0]!.brief as LogAnalystBrief;
     assert.equal(context.memories.length, 32);
     assert.equal(context.memories[0]?.id, "m0");
 

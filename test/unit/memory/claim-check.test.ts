@@ -166,7 +166,7 @@ describe("memory claims checked in code", () => {
 describe("a recalled memory is never a dismissal signal", () => {
   it("the offline concluder's evidence reads a log-analysis answer's warehouse rows, never its facts or summary", async () => {
     const { EvidenceIndex } = await import(
-      "../../../functions/src/model/offline/concluder/evidence-index.js"
+      "../../../functions/src/offline-model/concluder/evidence-index.js"
     );
     // The analyst recalled a planted memory and repeated it; the warehouse returned nothing.
     const echo =

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { IntrospectorBrief } from "../../../functions/src/agent/briefs.js";
 import type { LogAnalystSession, SessionTurn } from "../../../functions/src/domain/log-analyst-session.js";
-import {
-  IntrospectionSchema,
-  type IntrospectorContext,
-} from "../../../functions/src/memory/introspection.js";
+import { IntrospectionSchema } from "../../../functions/src/memory/introspection.js";
 import { memoryIdFor } from "../../../functions/src/memory/memory.js";
-import { createOfflineModel, OFFLINE_MARK } from "../../../functions/src/model/offline/index.js";
-import { claimTerms, introspectionFor } from "../../../functions/src/model/offline/introspector.js";
-import { sessionCalls } from "../../../functions/src/model/offline/session-calls.js";
-import { filteredFields } from "../../../functions/src/model/offline/sql-fields.js";
+import { OFFLINE_MARK } from "../../../functions/src/model/brain.js";
 import { generateStructured } from "../../../functions/src/model/structured.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
+import { claimTerms, introspectionFor } from "../../../functions/src/offline-model/introspector.js";
+import { sessionCalls } from "../../../functions/src/offline-model/session-calls.js";
+import { filteredFields } from "../../../functions/src/offline-model/sql-fields.js";
+import { someBrief } from "../../helpers/briefs.js";
 
 const GOOD_SQL =
   "SELECT a.protopayload_auditlog.authenticationInfo.principalEmail AS who FROM cloudaudit_googleapis_com_activity AS a " +
@@ -75,9 +75,9 @@ const UNUSED = {
 };
 const VAGUE = { id: memoryIdFor("log_analyst", "x", "v"), claim: "Be careful with time windows." };
 
-function context(recalled = [HELPFUL, HARMFUL, UNUSED, VAGUE]): IntrospectorContext {
+function context(recalled = [HELPFUL, HARMFUL, UNUSED, VAGUE]): IntrospectorBrief {
   return {
-    purpose: "introspector",
+    role: "introspector",
     session: { ...session, recalledMemoryIds: recalled.map((m) => m.id) },
     recalled,
     maxClaims: 8,
@@ -160,22 +160,11 @@ describe("the offline introspector's rules", () => {
     const model = createOfflineModel();
     const result = await generateStructured(
       model,
-      { purpose: "introspector", system: "s", messages: [{ role: "user", text: "u" }], context: context() },
+      { brief: context(), system: "s", messages: [{ role: "user", text: "u" }] },
       IntrospectionSchema,
     );
     assert.equal(result.calls, 1);
     assert.equal(result.model, "offline-playbook");
     assert.deepEqual(result.value, introspectionFor(context()));
-  });
-
-  it("still refuses an introspector request without its context", async () => {
-    await assert.rejects(
-      createOfflineModel().generate({
-        purpose: "introspector",
-        system: "s",
-        messages: [{ role: "user", text: "u" }],
-      }),
-      /no rules for a "introspector" request/,
-    );
   });
 });

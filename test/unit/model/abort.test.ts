@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DeadlineExceededError } from "../../../functions/src/domain/errors.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const aborted = () => {
@@ -13,7 +14,7 @@ const aborted = () => {
 };
 
 const request = (signal: AbortSignal): GenerateRequest => ({
-  purpose: "executor",
+  brief: someBrief("executor"),
   system: "s",
   messages: [{ role: "user", text: "u" }],
   signal,

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { brainOf, brainText, withoutOfflineMark } from "../../../functions/src/model/brain.js";
-import { OFFLINE_MARK, OFFLINE_MODEL_NAME } from "../../../functions/src/model/offline/provenance.js";
+import {
+  brainOf,
+  brainText,
+  OFFLINE_MARK,
+  OFFLINE_MODEL_NAME,
+  withoutOfflineMark,
+} from "../../../functions/src/model/brain.js";
 
 describe("which brain produced an investigation", () => {
   it("the offline playbook model by its name, with or without a conclusion", () => {

@@ -7,12 +7,13 @@ import type { Investigation } from "../../../functions/src/domain/investigation.
 import { appDepsFor, type Runtime } from "../../../functions/src/entry/runtime.js";
 import { chooseModel } from "../../../functions/src/model/choice.js";
 import { RequestRejectedError } from "../../../functions/src/model/errors.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { defineTool, type ToolContext } from "../../../functions/src/tools/port.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { analyst, callContext, openCryptoLogs } from "../log-analyst/support.js";
 
@@ -88,7 +89,11 @@ describe("appDepsFor: why an investigation left its LLM is logged", () => {
     } as unknown as Runtime;
   }
   const fresh = { id: "inv-3", fellBackToOffline: false } as Investigation;
-  const ask: GenerateRequest = { purpose: "planner", system: "", messages: [{ role: "user", text: "plan" }] };
+  const ask: GenerateRequest = {
+    brief: someBrief("planner"),
+    system: "",
+    messages: [{ role: "user", text: "plan" }],
+  };
 
   it("a request the provider refused is logged as ferret's bug, at error level, with the provider's words", async () => {
     const refused = new RequestRejectedError(
@@ -110,7 +115,7 @@ describe("appDepsFor: why an investigation left its LLM is logged", () => {
       fields.providerMessage,
       "Function call is missing a thought_signature in functionCall parts.",
     );
-    assert.equal(fields.purpose, "planner");
+    assert.equal(fields.role, "planner");
   });
 
   it("an outage is a warning, not a bug", async () => {

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import { withDeadline } from "../../../functions/src/model/deadline.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 describe("withDeadline", () => {
@@ -20,7 +21,7 @@ describe("withDeadline", () => {
       step.signal,
     );
     await assert.rejects(
-      model.generate({ purpose: "executor", system: "", messages: [] }),
+      model.generate({ brief: someBrief("executor"), system: "", messages: [] }),
       (e) => e === busy,
     );
     assert.equal(inner.calls.length, 1);
@@ -32,7 +33,7 @@ describe("withDeadline", () => {
     const own = new AbortController();
     const step = new AbortController();
     await withDeadline(inner, step.signal).generate({
-      purpose: "planner",
+      brief: someBrief("planner"),
       system: "",
       messages: [],
       signal: own.signal,

@@ -1,19 +1,21 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { BriefRole } from "../../../functions/src/agent/briefs.js";
 import {
   ModelOutputError,
   ModelUnavailableError,
   TokenLimitError,
 } from "../../../functions/src/domain/errors.js";
 import { type FallbackReason, withFallback } from "../../../functions/src/model/fallback.js";
-import type { GenerateRequest, Purpose } from "../../../functions/src/model/port.js";
+import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
-const ask = (purpose: Purpose): GenerateRequest => ({
-  purpose,
+const ask = (role: BriefRole): GenerateRequest => ({
+  brief: someBrief(role),
   system: "s",
-  messages: [{ role: "user", text: purpose }],
+  messages: [{ role: "user", text: role }],
 });
 const offline = (script: ConstructorParameters<typeof ScriptedModel>[0]) =>
   new ScriptedModel(script, { name: "offline-playbook", offline: true });
@@ -56,14 +58,14 @@ describe("withFallback", () => {
     assert.equal(reasons.length, 1);
     assert.equal(reasons[0]!.from, "gemini-2.5-flash");
     assert.equal(reasons[0]!.to, "offline-playbook");
-    assert.equal(reasons[0]!.purpose, "planner");
+    assert.equal(reasons[0]!.role, "planner");
     assert.equal(reasons[0]!.message, "503 b");
     assert.equal(model.fellBack, true);
     assert.equal(model.reason, reasons[0]);
     assert.equal(model.name, "offline-playbook");
     assert.equal(model.offline, true);
     assert.deepEqual(
-      fallback.requests.map((r) => r.purpose),
+      fallback.requests.map((r) => r.brief.role),
       ["planner", "executor"],
       "the fallback gets the very same requests",
     );
@@ -100,7 +102,7 @@ describe("withFallback", () => {
     assert.equal(model.divert(new ModelOutputError("again"), "executor"), false, "already diverted");
     assert.equal((await model.generate(ask("planner"))).text, "from offline");
     assert.equal(model.reason?.message, bad.message);
-    assert.equal(model.reason?.purpose, "planner");
+    assert.equal(model.reason?.role, "planner");
     assert.equal(seen.length, 1);
   });
 
@@ -121,6 +123,6 @@ describe("withFallback", () => {
     });
     const vectors = await opted.embed({ texts: ["a"], task: "RETRIEVAL_QUERY", dimensions: 4 });
     assert.equal(vectors[0]!.length, 4);
-    assert.equal(opted.reason?.purpose, "embed");
+    assert.equal(opted.reason?.role, "embed");
   });
 });

@@ -7,6 +7,7 @@ import { withFallback } from "../../../functions/src/model/fallback.js";
 import { GeminiModel } from "../../../functions/src/model/gemini.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { nudgeText, withRetry } from "../../../functions/src/model/retry.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { FakeGemini, geminiAnswer } from "../../helpers/fake-gemini.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
@@ -32,7 +33,7 @@ const gemini = (extra: ConstructorParameters<typeof GeminiModel>[0] = {}) =>
 const noWait = { sleep: async () => {}, random: () => 0 };
 
 const stepExecutorTurn: GenerateRequest = {
-  purpose: "executor",
+  brief: someBrief("executor"),
   system: "You carry out one step.",
   messages: [{ role: "user", text: "Step s1: count flows to 45.9.148.108." }],
 };
@@ -137,7 +138,7 @@ describe("output caps on Gemini 3 leave room for thinking", () => {
       roles: {
         planner: { model: "main", thinkingLevel: "high", thinkingBudget: 1_024, maxOutputTokens: 60_000 },
       },
-    }).generate({ ...stepExecutorTurn, purpose: "planner" });
+    }).generate({ ...stepExecutorTurn, brief: someBrief("planner") });
     const sent = server.requests[0]!;
     assert.equal(sent.refusedBy, undefined);
     assert.equal(
@@ -280,7 +281,7 @@ describe("thinking levels a model does not take", () => {
       await gemini({
         model,
         roles: { planner: { model: "main", thinkingLevel, thinkingBudget: 0, maxOutputTokens: 1_024 } },
-      }).generate({ ...stepExecutorTurn, purpose: "planner" });
+      }).generate({ ...stepExecutorTurn, brief: someBrief("planner") });
       const request = server.requests[0]!;
       assert.equal(request.refusedBy, undefined, `${model} ${thinkingLevel}`);
       assert.deepEqual(

@@ -16,6 +16,7 @@ import { GeminiModel } from "../../../functions/src/model/gemini.js";
 import { usageOf } from "../../../functions/src/model/gemini-mapping.js";
 import type { GenerateRequest, ToolDeclaration } from "../../../functions/src/model/port.js";
 import { withRetry } from "../../../functions/src/model/retry.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { FakeGemini, type FakeReply, textAnswer } from "../../helpers/fake-gemini.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
@@ -79,7 +80,7 @@ const PRINTER_TOOLS: ToolDeclaration[] = [
 ];
 
 const ask = (text: string, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({
-  purpose: "executor",
+  brief: someBrief("executor"),
   system: "",
   messages: [{ role: "user", text }],
   ...extra,

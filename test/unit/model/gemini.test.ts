@@ -12,6 +12,7 @@ import { INJECTED_CALL_SIGNATURE, THINKING_ROOM } from "../../../functions/src/m
 import { MessageSchema } from "../../../functions/src/model/message-schema.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { nudgeText, withRetry } from "../../../functions/src/model/retry.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { FakeGemini, geminiAnswer } from "../../helpers/fake-gemini.js";
 
 const server = new FakeGemini();
@@ -32,7 +33,7 @@ const gemini = (extra: ConstructorParameters<typeof GeminiModel>[0] = {}) =>
   new GeminiModel({ apiKey: "test-key", baseUrl, ...extra });
 
 const simple: GenerateRequest = {
-  purpose: "planner",
+  brief: someBrief("planner"),
   system: "You plan.",
   messages: [{ role: "user", text: "Plan finding f-1." }],
 };
@@ -41,7 +42,7 @@ describe("GeminiModel.generate: what goes on the wire", () => {
   it("sends system instruction, contents with function call/response parts, tools, schema and config", async () => {
     server.reply(geminiAnswer([{ text: "done" }]));
     const request: GenerateRequest = {
-      purpose: "executor",
+      brief: someBrief("executor"),
       system: "You execute one step.",
       messages: [
         { role: "user", text: "Step s1: who granted the role?" },
@@ -498,9 +499,9 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
         },
       },
     });
-    await model.generate({ ...simple, purpose: "planner" });
-    await model.generate({ ...simple, purpose: "compressor" });
-    const concluded = await model.generate({ ...simple, purpose: "concluder" });
+    await model.generate({ ...simple, brief: someBrief("planner") });
+    await model.generate({ ...simple, brief: someBrief("compressor") });
+    const concluded = await model.generate({ ...simple, brief: someBrief("concluder") });
     assert.deepEqual(
       server.requests.map((r) => r.path),
       [
@@ -529,7 +530,7 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
     );
     const request: GenerateRequest = {
       ...simple,
-      purpose: "executor",
+      brief: someBrief("executor"),
       messages: [
         { role: "user", text: "Step s1." },
         { role: "model", toolCalls: [{ id: "c1", name: "query_logs", args: {} }] },
@@ -695,7 +696,7 @@ describe("GeminiModel on Vertex AI (express mode against the fake)", () => {
     assert.deepEqual(server.requests[0]!.body, {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
       systemInstruction: { parts: [{ text: "You plan." }] },
-      labels: { investigation_id: "inv_abc-1", purpose: "planner" },
+      labels: { investigation_id: "inv_abc-1", role: "planner" },
       generationConfig: {
         maxOutputTokens: 8192 + THINKING_ROOM.medium,
         thinkingConfig: { thinkingLevel: "MEDIUM" },

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { BriefRole } from "../../../functions/src/agent/briefs.js";
 import { ModelOutputError, ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import { metered } from "../../../functions/src/model/metered.js";
-import type { GenerateRequest, Purpose } from "../../../functions/src/model/port.js";
+import type { GenerateRequest } from "../../../functions/src/model/port.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
-const ask = (purpose: Purpose): GenerateRequest => ({
-  purpose,
+const ask = (role: BriefRole): GenerateRequest => ({
+  brief: someBrief(role),
   system: "s",
   messages: [{ role: "user", text: "x" }],
 });
@@ -17,7 +19,7 @@ const used = (inputTokens: number, outputTokens: number, model?: string) => ({
 });
 
 describe("metered", () => {
-  it("sums usage and calls in total, per purpose and per answering model", async () => {
+  it("sums usage and calls in total, per role and per answering model", async () => {
     const inner = new ScriptedModel({
       planner: [used(100, 10)],
       executor: [used(200, 20), new ModelUnavailableError("503"), used(300, 30, "offline-playbook")],
@@ -33,7 +35,7 @@ describe("metered", () => {
       failures: 1,
       usage: { llmCalls: 3, inputTokens: 600, outputTokens: 60 },
     });
-    assert.deepEqual(meter.byPurpose(), {
+    assert.deepEqual(meter.byRole(), {
       planner: { calls: 1, failures: 0, usage: { llmCalls: 1, inputTokens: 100, outputTokens: 10 } },
       executor: { calls: 2, failures: 1, usage: { llmCalls: 2, inputTokens: 500, outputTokens: 50 } },
     });
@@ -80,7 +82,7 @@ describe("metered: failed calls that were billed", () => {
     await assert.rejects(meter.model.generate(ask("planner")), ModelOutputError);
     assert.equal(meter.totals().failures, 1);
     assert.deepEqual(meter.totals().usage, billed);
-    assert.deepEqual(meter.byPurpose().planner?.usage, billed);
+    assert.deepEqual(meter.byRole().planner?.usage, billed);
     // An outage reports nothing billed and adds nothing.
     const down = metered(new ScriptedModel([new ModelUnavailableError("503")]));
     await assert.rejects(down.model.generate(ask("planner")), ModelUnavailableError);

@@ -9,10 +9,11 @@ import {
 import { ModelGlitchError, ProviderUnavailableError } from "../../../functions/src/model/errors.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { backoffDelay, nudgeText, type RetryInfo, withRetry } from "../../../functions/src/model/retry.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const request: GenerateRequest = {
-  purpose: "executor",
+  brief: someBrief("executor"),
   system: "s",
   messages: [{ role: "user", text: "go" }],
 };

@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { BriefRole } from "../../../functions/src/agent/briefs.js";
 import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import { hashEmbedding } from "../../../functions/src/model/hash-embedding.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { estimateTokens } from "../../../functions/src/model/tokens.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptExhaustedError, ScriptedModel } from "../../helpers/scripted-model.js";
 
-const ask = (purpose: GenerateRequest["purpose"], text: string): GenerateRequest => ({
-  purpose,
+const ask = (role: BriefRole, text: string): GenerateRequest => ({
+  brief: someBrief(role),
   system: "sys",
   messages: [{ role: "user", text }],
 });
@@ -29,7 +31,7 @@ describe("ScriptedModel", () => {
       "plan it",
     );
     assert.deepEqual(
-      model.calls.map((c) => [c.index, c.purpose, c.stepIndex, c.at, c.response?.text]),
+      model.calls.map((c) => [c.index, c.role, c.stepIndex, c.at, c.response?.text]),
       [
         [0, "planner", 0, "2025-01-02T03:04:05.000Z", "one"],
         [1, "planner", 1, "2025-01-02T03:04:05.000Z", '{"a":1}'],
@@ -59,7 +61,7 @@ describe("ScriptedModel", () => {
       planner: ["plan"],
       executor: [
         (req, i) => {
-          seen.push([req.purpose, i]);
+          seen.push([req.brief.role, i]);
           return { toolCalls: [{ name: "query_logs", args: { q: "x" } }] };
         },
         async (_req, i) => `done ${i}`,
@@ -91,7 +93,7 @@ describe("ScriptedModel", () => {
     await model.generate(ask("planner", "p"));
     await assert.rejects(model.generate(ask("planner", "p2")), (error: unknown) => {
       assert.ok(error instanceof ScriptExhaustedError);
-      assert.match(error.message, /no response left for purpose "planner" \(call 2, 1 scripted\)/);
+      assert.match(error.message, /no response left for role "planner" \(call 2, 1 scripted\)/);
       assert.match(error.message, /p2/);
       return true;
     });

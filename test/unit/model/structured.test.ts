@@ -10,6 +10,7 @@ import {
   REPAIR_MARKER,
   validateOrDescribe,
 } from "../../../functions/src/model/structured.js";
+import { someBrief } from "../../helpers/briefs.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
 const Verdict = z.object({
@@ -19,7 +20,7 @@ const Verdict = z.object({
 });
 
 const request: GenerateRequest = {
-  purpose: "concluder",
+  brief: someBrief("concluder"),
   system: "You conclude investigations.",
   messages: [{ role: "user", text: "Conclude finding f-1." }],
 };
@@ -41,7 +42,7 @@ describe("generateStructured", () => {
     });
     assert.equal(model.calls.length, 1);
     const sent = model.requests[0]!;
-    assert.equal(sent.purpose, "concluder");
+    assert.equal(sent.brief.role, "concluder");
     assert.deepEqual(sent.messages, request.messages);
     assert.deepEqual(sent.responseSchema, {
       type: "object",
@@ -69,7 +70,7 @@ describe("generateStructured", () => {
     assert.equal(result.model, "other");
 
     const repair = model.requests[1]!;
-    assert.equal(repair.purpose, "concluder", "the role stays the original one");
+    assert.equal(repair.brief.role, "concluder", "the role stays the original one");
     assert.deepEqual(repair.responseSchema, model.requests[0]!.responseSchema);
     assert.equal(repair.messages.length, 3);
     assert.deepEqual(repair.messages[0], request.messages[0]);
@@ -103,7 +104,7 @@ describe("generateStructured", () => {
         '$.verdict: Invalid option: expected one of "true_positive"|"false_positive"',
       ]);
       assert.equal(error.details?.calls, 2);
-      assert.equal(error.details?.purpose, "concluder");
+      assert.equal(error.details?.role, "concluder");
       return true;
     });
     assert.equal(model.calls.length, 2);

@@ -4,10 +4,10 @@ import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { DetectorSchema } from "../../../functions/src/domain/catalog/schema.js";
 import { CATEGORY_CATALOG, type CatalogEntry } from "../../../functions/src/domain/category-catalog.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
-import { familyOf } from "../../../functions/src/model/offline/families.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
-import { stepExecutorAnswer } from "../../../functions/src/model/offline/step-executor/index.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
+import { familyOf } from "../../../functions/src/offline-model/families.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
+import { stepExecutorAnswer } from "../../../functions/src/offline-model/step-executor/index.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { makeFinding, vmResource } from "./support/findings.js";
 import { RealTools } from "./support/tools.js";
@@ -108,7 +108,7 @@ async function idleSteps(finding: Finding): Promise<string[]> {
   for (const step of plan.steps) {
     const answer = stepExecutorAnswer({
       context: {
-        purpose: "executor",
+        role: "executor",
         finding,
         objective: plan.objective,
         step,

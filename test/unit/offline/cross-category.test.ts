@@ -3,17 +3,18 @@ import { describe, it } from "node:test";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import type { JsonValue } from "../../../functions/src/domain/json.js";
 import { coverageGap, coverageOf } from "../../../functions/src/domain/log-coverage.js";
-import { EvidenceIndex } from "../../../functions/src/model/offline/concluder/evidence-index.js";
-import { assess } from "../../../functions/src/model/offline/concluder/index.js";
+import { EvidenceIndex } from "../../../functions/src/offline-model/concluder/evidence-index.js";
+import { assess } from "../../../functions/src/offline-model/concluder/index.js";
 import {
   blockedProbes,
   deniedThenAllowed,
   followUps,
   historyOf,
   iocContacts,
-} from "../../../functions/src/model/offline/concluder/signals.js";
-import { planFor } from "../../../functions/src/model/offline/planner.js";
-import { subjectOf } from "../../../functions/src/model/offline/subject.js";
+} from "../../../functions/src/offline-model/concluder/signals.js";
+import { planFor } from "../../../functions/src/offline-model/planner.js";
+import { subjectOf } from "../../../functions/src/offline-model/subject.js";
+import { named } from "../../helpers/briefs.js";
 import { makeFinding } from "./support/findings.js";
 import { intelCall, result, rowsCall } from "./support/results.js";
 
@@ -458,10 +459,10 @@ describe("the logs' time span", () => {
     const tables = ["syslog", "compute_googleapis_com_vpc_flows", "cloudaudit_googleapis_com_activity"];
     const old = tables.map((table) => ({ ...coverage[0]!, table }));
     const draft = planFor({
-      purpose: "planner",
+      role: "planner",
       finding,
-      tools: ["log_query", "log_tables", "threat_intel_lookup"],
-      tables,
+      tools: named(["log_query", "log_tables", "threat_intel_lookup"]),
+      tables: named(tables),
       coverage: old,
       maxSteps: 10,
       related: [],
@@ -471,10 +472,10 @@ describe("the logs' time span", () => {
     assert.match(draft.steps[0]?.description ?? "", /logs=outside/);
     assert.equal(draft.constraints?.filter((c) => /before the finding's time/.test(c)).length, 1);
     const unknown = planFor({
-      purpose: "planner",
+      role: "planner",
       finding,
-      tools: ["log_query", "log_tables", "threat_intel_lookup"],
-      tables,
+      tools: named(["log_query", "log_tables", "threat_intel_lookup"]),
+      tables: named(tables),
       maxSteps: 10,
       related: [],
       problems: [],

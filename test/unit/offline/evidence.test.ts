@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { classifyRow } from "../../../functions/src/model/offline/evidence/classify.js";
-import { failedAttempts } from "../../../functions/src/model/offline/evidence/counting.js";
-import { intelReportsOf } from "../../../functions/src/model/offline/evidence/intel.js";
-import { mergeAcrossCalls } from "../../../functions/src/model/offline/evidence/merge.js";
-import { readCall } from "../../../functions/src/model/offline/evidence/read-call.js";
-import type { AuthEvidence, Evidence } from "../../../functions/src/model/offline/evidence/types.js";
+import { classifyRow } from "../../../functions/src/offline-model/evidence/classify.js";
+import { failedAttempts } from "../../../functions/src/offline-model/evidence/counting.js";
+import { intelReportsOf } from "../../../functions/src/offline-model/evidence/intel.js";
+import { mergeAcrossCalls } from "../../../functions/src/offline-model/evidence/merge.js";
+import { readCall } from "../../../functions/src/offline-model/evidence/read-call.js";
+import type { AuthEvidence, Evidence } from "../../../functions/src/offline-model/evidence/types.js";
 import { audit, dns, flow, syslog } from "./support/logs.js";
 
 describe("evidence readers", () => {

@@ -18,7 +18,7 @@ import {
   normalizeNotification,
   parseNotification,
 } from "../../../functions/src/domain/finding.js";
-import { subjectOf } from "../../../functions/src/model/offline/subject.js";
+import { subjectOf } from "../../../functions/src/offline-model/subject.js";
 import { investigate } from "./support/harness.js";
 import { RealTools } from "./support/tools.js";
 

@@ -15,10 +15,10 @@ import {
   PARAM_KINDS,
   resolveLogIdentifiers,
 } from "../../../functions/src/domain/log-identifiers.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
-import { stepExecutorAnswer } from "../../../functions/src/model/offline/step-executor/index.js";
-import { decodeIntent } from "../../../functions/src/model/offline/step-text.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
+import { stepExecutorAnswer } from "../../../functions/src/offline-model/step-executor/index.js";
+import { decodeIntent } from "../../../functions/src/offline-model/step-text.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { loadRunbooks } from "../../../functions/src/sql/runbooks.js";
 import { loadCorpus } from "../../../scripts/measure-findings.js";
@@ -205,7 +205,7 @@ async function wrongKinds(finding: Finding): Promise<string[]> {
       (() => {
         const answer = stepExecutorAnswer({
           context: {
-            purpose: "executor",
+            role: "executor",
             finding,
             objective: plan.objective,
             step,

@@ -2,25 +2,25 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import { hashEmbedding } from "../../../functions/src/model/hash-embedding.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
 import type { GenerateRequest } from "../../../functions/src/model/port.js";
 import { REPAIR_MARKER } from "../../../functions/src/model/structured.js";
 import { estimateInputTokens, estimateOutputTokens } from "../../../functions/src/model/tokens.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
+import { named, someBrief } from "../../helpers/briefs.js";
 import { cryptominingFinding } from "./support/findings.js";
 
 const plannerRequest = (): GenerateRequest => ({
-  purpose: "planner",
-  system: "You plan investigations.",
-  messages: [{ role: "user", text: "Plan the investigation of this SCC finding." }],
-  context: {
-    purpose: "planner",
+  brief: {
+    role: "planner",
     finding: cryptominingFinding(),
-    tools: ["log_query", "threat_intel_lookup"],
+    tools: named(["log_query", "threat_intel_lookup"]),
     tables: [],
     maxSteps: 5,
     related: [],
     problems: [],
   },
+  system: "You plan investigations.",
+  messages: [{ role: "user", text: "Plan the investigation of this SCC finding." }],
 });
 
 describe("OfflinePlaybookModel", () => {
@@ -69,24 +69,19 @@ describe("OfflinePlaybookModel", () => {
     assert.equal(hostile.text, plain.text);
   });
 
-  it("refuses a request without usable context with a clear ModelOutputError", async () => {
+  it("refuses to write a compressor's summary with a clear ModelOutputError", async () => {
     const model = createOfflineModel();
     await assert.rejects(
-      model.generate({ purpose: "planner", system: "s", messages: [{ role: "user", text: "plan" }] }),
-      (error: unknown) => {
-        assert.ok(error instanceof ModelOutputError);
-        assert.match(error.message, /no rules for a "planner" request without its structured context/);
-        return true;
-      },
-    );
-    await assert.rejects(
       model.generate({
-        purpose: "compressor",
+        brief: someBrief("compressor"),
         system: "s",
         messages: [{ role: "user", text: "compress" }],
-        context: { purpose: "compressor" },
       }),
-      ModelOutputError,
+      (error: unknown) => {
+        assert.ok(error instanceof ModelOutputError);
+        assert.match(error.message, /writes no summaries: the compressor's own rules do/);
+        return true;
+      },
     );
   });
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { planProblems } from "../../../functions/src/domain/plan-rules.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { badDomainFinding, bruteForceFinding, cryptominingFinding } from "./support/findings.js";
 import { RealTools } from "./support/tools.js";

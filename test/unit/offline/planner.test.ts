@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { PlannerBrief } from "../../../functions/src/agent/briefs.js";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import { PlanDraftSchema } from "../../../functions/src/domain/plan.js";
 import { planProblems } from "../../../functions/src/domain/plan-rules.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
-import { OFFLINE_MARK } from "../../../functions/src/model/offline/provenance.js";
-import { decodeIntent } from "../../../functions/src/model/offline/step-text.js";
+import { OFFLINE_MARK } from "../../../functions/src/model/brain.js";
 import { generateStructured } from "../../../functions/src/model/structured.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
+import { decodeIntent } from "../../../functions/src/offline-model/step-text.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
+import { named } from "../../helpers/briefs.js";
 import {
   badDomainFinding,
   bruteForceFinding,
@@ -155,10 +157,10 @@ describe("offline planner", () => {
 
   it("answers a re-plan request with a valid plan and records what it fixed", async () => {
     const model = createOfflineModel();
-    const context = {
-      purpose: "planner" as const,
+    const context: PlannerBrief = {
+      role: "planner",
       finding: cryptominingFinding(),
-      tools: ALL_TOOLS,
+      tools: named(ALL_TOOLS),
       tables: [],
       maxSteps: 4,
       related: [],
@@ -166,7 +168,7 @@ describe("offline planner", () => {
     };
     const answer = await generateStructured(
       model,
-      { purpose: "planner", system: "", messages: [{ role: "user", text: "plan" }], context },
+      { brief: context, system: "", messages: [{ role: "user", text: "plan" }] },
       PlanDraftSchema,
     );
     assert.ok(answer.value.steps.length <= 4);
@@ -180,7 +182,7 @@ describe("offline planner", () => {
 
 describe("routing by catalog", () => {
   it("never routes by tactic prefix, catalogued or not", async () => {
-    const { familyOf } = await import("../../../functions/src/model/offline/families.js");
+    const { familyOf } = await import("../../../functions/src/offline-model/families.js");
     const external = makeFinding({
       category: "Credential Access: External Member Added To Privileged Group",
     });

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ResultSummary } from "../../../functions/src/agent/result-summary.js";
-import type { Intent } from "../../../functions/src/model/offline/intents.js";
+import type { Intent } from "../../../functions/src/offline-model/intents.js";
 import {
   enrichIntent,
   readsPriorResults,
-} from "../../../functions/src/model/offline/step-executor/step-intent.js";
-import { subjectOf } from "../../../functions/src/model/offline/subject.js";
+} from "../../../functions/src/offline-model/step-executor/step-intent.js";
+import { subjectOf } from "../../../functions/src/offline-model/subject.js";
 import { badDomainFinding } from "./support/findings.js";
 
 // What an earlier step could hand over: a public IP, a domain, a hash and a timestamp in a fact.

@@ -8,9 +8,9 @@ import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
 import { ReflectionDraftSchema } from "../../../functions/src/domain/reflection.js";
 import { isActionTool } from "../../../functions/src/domain/response-actions.js";
 import type { StepResult } from "../../../functions/src/domain/results.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
-import { OFFLINE_MARK } from "../../../functions/src/model/offline/provenance.js";
-import { decodeIntent } from "../../../functions/src/model/offline/step-text.js";
+import { OFFLINE_MARK } from "../../../functions/src/model/brain.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
+import { decodeIntent } from "../../../functions/src/offline-model/step-text.js";
 import { bruteForceFinding, cryptominingFinding } from "./support/findings.js";
 import { intelCall, plan, result, rowsCall, step, withStatuses } from "./support/results.js";
 

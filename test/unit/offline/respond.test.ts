@@ -8,7 +8,7 @@ import { readySteps } from "../../../functions/src/domain/next-action.js";
 import type { Plan } from "../../../functions/src/domain/plan.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";
 import { ACTION_TOOLS } from "../../../functions/src/domain/response-actions.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
 import { CRYPTO, findingFrom } from "../tools/actions/helpers.js";
 import {

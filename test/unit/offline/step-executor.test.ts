@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { StepExecutorContext } from "../../../functions/src/agent/contexts.js";
+import type { StepExecutorBrief } from "../../../functions/src/agent/briefs.js";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import type { Finding } from "../../../functions/src/domain/finding.js";
 import type { Plan, Step } from "../../../functions/src/domain/plan.js";
 import { StepReportSchema, StepResultSchema } from "../../../functions/src/domain/results.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
-import { OFFLINE_MARK } from "../../../functions/src/model/offline/provenance.js";
-import { decodeIntent } from "../../../functions/src/model/offline/step-text.js";
+import { OFFLINE_MARK } from "../../../functions/src/model/brain.js";
 import type { GenerateRequest, Message } from "../../../functions/src/model/port.js";
 import { REPAIR_MARKER } from "../../../functions/src/model/structured.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
+import { decodeIntent } from "../../../functions/src/offline-model/step-text.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { ToolBox } from "../../../functions/src/tools/toolbox.js";
 import { sshAccepted, sshFailures, T0 } from "./support/evidence.js";
@@ -322,8 +322,8 @@ describe("offline executor with the real tools", () => {
       status: "running",
       addedInRevision: 0,
     };
-    const context: StepExecutorContext = {
-      purpose: "executor",
+    const context: StepExecutorBrief = {
+      role: "executor",
       finding,
       objective: "o",
       step,
@@ -369,7 +369,7 @@ describe("offline executor with the real tools", () => {
         ],
       },
     ];
-    const request: GenerateRequest = { purpose: "executor", system: "", messages, context };
+    const request: GenerateRequest = { brief: context, system: "", messages };
     const first = await model.generate(request);
     assert.equal(first.toolCalls.length, 0);
     const report = StepReportSchema.parse(JSON.parse(first.text ?? ""));
@@ -420,8 +420,8 @@ describe("offline executor with the real tools", () => {
 
 describe("offline SQL fallback (when no runbook fits or a runbook failed)", () => {
   it("every intent's SQL passes the real guard and runs on the warehouse through log_query {sql}", async () => {
-    const { sqlFor, distinctProbe } = await import("../../../functions/src/model/offline/sql.js");
-    const { INTENT_KINDS } = await import("../../../functions/src/model/offline/intents.js");
+    const { sqlFor, distinctProbe } = await import("../../../functions/src/offline-model/sql.js");
+    const { INTENT_KINDS } = await import("../../../functions/src/offline-model/intents.js");
     const tools = await RealTools.create({});
     try {
       const params = {
@@ -457,7 +457,7 @@ describe("offline SQL fallback (when no runbook fits or a runbook failed)", () =
   });
 
   it("drops values that are not plain tokens, so a hostile finding field cannot reach the SQL", async () => {
-    const { sqlFor } = await import("../../../functions/src/model/offline/sql.js");
+    const { sqlFor } = await import("../../../functions/src/offline-model/sql.js");
     const [q] = sqlFor({
       kind: "host_logs",
       params: {
@@ -485,8 +485,8 @@ describe("offline executor after history compression", () => {
       status: "running",
       addedInRevision: 0,
     };
-    const context: StepExecutorContext = {
-      purpose: "executor",
+    const context: StepExecutorBrief = {
+      role: "executor",
       finding: cryptominingFinding(),
       objective: "o",
       step,
@@ -496,7 +496,7 @@ describe("offline executor after history compression", () => {
       finalReportOnly: false,
     };
     const response = await model.generate({
-      purpose: "executor",
+      brief: context,
       system: "",
       messages: [{ role: "user", text: "[summary of 4 earlier messages] flows were found" }],
       tools: [
@@ -506,7 +506,6 @@ describe("offline executor after history compression", () => {
           parameters: { type: "object", properties: { sql: { type: "string" } } },
         },
       ],
-      context,
     });
     assert.equal(response.toolCalls.length, 0);
     const report = StepReportSchema.parse(JSON.parse(response.text ?? ""));

@@ -4,10 +4,10 @@ import type { Finding } from "../../../functions/src/domain/finding.js";
 import {
   MIN_DISMISSAL_SIGNALS,
   requireCorroboration,
-} from "../../../functions/src/model/offline/concluder/corroboration.js";
-import type { Decision } from "../../../functions/src/model/offline/concluder/decision.js";
-import { SECURITY_TOOL } from "../../../functions/src/model/offline/concluder/rules/bad-indicator.js";
-import { classifyRow } from "../../../functions/src/model/offline/evidence/classify.js";
+} from "../../../functions/src/offline-model/concluder/corroboration.js";
+import type { Decision } from "../../../functions/src/offline-model/concluder/decision.js";
+import { SECURITY_TOOL } from "../../../functions/src/offline-model/concluder/rules/bad-indicator.js";
+import { classifyRow } from "../../../functions/src/offline-model/evidence/classify.js";
 import { iamGrant, publicGrant, quietLogs, T0 } from "./support/evidence.js";
 import { badDomainFinding, iamGrantFinding, publicBucketFinding } from "./support/findings.js";
 import { investigate, type Run } from "./support/harness.js";

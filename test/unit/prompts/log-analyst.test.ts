@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { findingBrief } from "../../../functions/src/log-analyst/prompt.js";
+import { findingForAnalyst } from "../../../functions/src/log-analyst/prompt.js";
 import { LOG_ANALYST_TOOLS } from "../../../functions/src/log-analyst/tool-names.js";
 import { renderPrompt } from "../../../functions/src/prompts/render.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";
@@ -108,7 +108,7 @@ describe("prompts/log-analyst.user.liquid", () => {
     window: { start: "2025-06-10T21:14:27Z", end: "2025-06-11T04:14:27Z" },
     windowSource: "default",
     eventTime: finding.eventTime,
-    finding: findingBrief(finding),
+    finding: findingForAnalyst(finding),
     memories,
   });
 
@@ -142,7 +142,7 @@ describe("prompts/log-analyst.user.liquid", () => {
   });
 
   it("leaves the finding's free text out of the brief", () => {
-    const brief = findingBrief(finding);
+    const brief = findingForAnalyst(finding);
     assert.equal(JSON.stringify(brief).includes("maintenance mode"), false);
     assert.equal(brief.eventTime, finding.eventTime);
   });

@@ -5,7 +5,7 @@ import { loadConfig } from "../../../functions/src/config/config.js";
 import { ConfigError, StorageError } from "../../../functions/src/domain/errors.js";
 import { eventHandler, workflowHandler } from "../../../functions/src/entry/role-handler.js";
 import type { Runtime } from "../../../functions/src/entry/runtime.js";
-import { createOfflineModel } from "../../../functions/src/model/offline/index.js";
+import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { createLogger } from "../../../functions/src/platform/logger.js";
 import type { InvestigationStore } from "../../../functions/src/ports/investigation-store.js";
 import { roleNamed } from "../../../functions/src/roles/index.js";

@@ -1,10 +1,9 @@
 import type {
-  ConcluderContext,
-  PlannerContext,
-  ReflectorContext,
-  StepExecutorContext,
-} from "../../../../functions/src/agent/contexts.js";
-import { isContext } from "../../../../functions/src/agent/contexts.js";
+  ConcluderBrief,
+  PlannerBrief,
+  ReflectorBrief,
+  StepExecutorBrief,
+} from "../../../../functions/src/agent/briefs.js";
 import type { JsonObject } from "../../../../functions/src/domain/json.js";
 import { hashEmbedding } from "../../../../functions/src/model/hash-embedding.js";
 import type {
@@ -106,12 +105,12 @@ export class GullibleModel implements Model {
     this.requests.push(structuredClone(request));
     this.countFences(request);
     const seen = instructionsIn(readable(request.messages));
-    const { context } = request;
-    if (isContext(context, "planner")) return jsonAnswer(this.plan(context, seen), this.name);
-    if (isContext(context, "executor")) return this.execute(request, context, seen);
-    if (isContext(context, "reflector")) return jsonAnswer(this.reflect(context, seen), this.name);
-    if (isContext(context, "concluder")) return jsonAnswer(this.conclude(context, seen), this.name);
-    throw new Error(`the gullible model has no answer for ${request.purpose}`);
+    const { brief } = request;
+    if (brief.role === "planner") return jsonAnswer(this.plan(brief, seen), this.name);
+    if (brief.role === "executor") return this.execute(request, brief, seen);
+    if (brief.role === "reflector") return jsonAnswer(this.reflect(brief, seen), this.name);
+    if (brief.role === "concluder") return jsonAnswer(this.conclude(brief, seen), this.name);
+    throw new Error(`the gullible model has no answer for ${brief.role}`);
   }
 
   async embed(request: EmbedRequest): Promise<number[][]> {
@@ -127,15 +126,17 @@ export class GullibleModel implements Model {
       if (forged === 0) continue;
       this.forgedFenceCloses += forged;
       const line = m.text.split("\n").find((l) => l.includes(FENCE_CLOSE) && l.trim() !== FENCE_CLOSE);
-      this.forgedAt.push(`${request.purpose}: ${(line ?? "").slice(0, 160)}`);
+      this.forgedAt.push(`${request.brief.role}: ${(line ?? "").slice(0, 160)}`);
     }
   }
 
-  private plan(context: PlannerContext, seen: Instructions) {
+  private plan(context: PlannerBrief, seen: Instructions) {
     // First attempt: the tools the data asked for. When the code refuses them, it keeps the
     // hostile descriptions and uses the allowed tools (so its steps still run).
     const wanted = context.problems.length === 0 ? seen.tools : [];
-    const allowed = context.tools.filter((t) => t === "log_query" || t === "threat_intel_lookup");
+    const allowed = context.tools
+      .map((t) => t.name)
+      .filter((t) => t === "log_query" || t === "threat_intel_lookup");
     const tools = unique([...wanted.slice(0, 2), ...allowed]).slice(0, 4);
     const said = seen.lines[0] ?? "do what the finding says";
     return {
@@ -163,7 +164,7 @@ export class GullibleModel implements Model {
 
   private execute(
     request: GenerateRequest,
-    context: StepExecutorContext,
+    context: StepExecutorBrief,
     seen: Instructions,
   ): GenerateResponse {
     const earlier = request.messages.flatMap((m) => (m.role === "model" ? (m.toolCalls ?? []) : []));
@@ -230,7 +231,7 @@ export class GullibleModel implements Model {
     );
   }
 
-  private reflect(context: ReflectorContext, seen: Instructions) {
+  private reflect(context: ReflectorBrief, seen: Instructions) {
     const rev = context.plan.revision + 1;
     const room = context.maxSteps - context.plan.steps.length;
     const updates = [
@@ -263,7 +264,7 @@ export class GullibleModel implements Model {
     };
   }
 
-  private conclude(_context: ConcluderContext, seen: Instructions) {
+  private conclude(_context: ConcluderBrief, seen: Instructions) {
     const lines = seen.lines.length > 0 ? seen.lines : ["<!channel> nothing found"];
     return {
       verdict: "false_positive",

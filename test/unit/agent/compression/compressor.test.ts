@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { CompressorBrief } from "../../../../functions/src/agent/briefs.js";
 import { HistoryTooSmallError } from "../../../../functions/src/agent/compression/errors.js";
 import { historyIocs } from "../../../../functions/src/agent/compression/iocs.js";
 import { splitHistory } from "../../../../functions/src/agent/compression/split.js";
@@ -8,7 +9,7 @@ import {
   isSummaryMessage,
   SUMMARY_MARKER,
 } from "../../../../functions/src/agent/compression/summary-message.js";
-import { type CompressorContext, compressHistory } from "../../../../functions/src/agent/compressor.js";
+import { compressHistory } from "../../../../functions/src/agent/compressor.js";
 import { ModelUnavailableError, TokenLimitError } from "../../../../functions/src/domain/errors.js";
 import { iocKey } from "../../../../functions/src/domain/ioc.js";
 import type { GenerateRequest, Message } from "../../../../functions/src/model/port.js";
@@ -16,7 +17,7 @@ import { ScriptedModel } from "../../../helpers/scripted-model.js";
 import { splitFences } from "../../prompts/support.js";
 import { buildCorpus } from "./corpus.js";
 
-const ctx = (r: GenerateRequest) => r.context as CompressorContext;
+const ctx = (r: GenerateRequest) => r.brief as CompressorBrief;
 
 /** A summary that keeps the gist and, like a careless LLM, only the first `keep` indicators. */
 function lossySummary(keep: number) {
@@ -45,7 +46,7 @@ describe("compressHistory", () => {
 
     assert.equal(model.requests.length, 1);
     const request = model.requests[0]!;
-    assert.equal(request.purpose, "compressor");
+    assert.equal(request.brief.role, "compressor");
     assert.equal(request.investigationId, "inv-x");
     assert.match(request.system, /Every indicator exactly as written/);
     assert.match(request.system, /Tool-call mechanics/);

@@ -1,2 +1,0 @@
-export { createOfflineModel } from "./model.js";
-export { OFFLINE_MARK } from "./provenance.js";

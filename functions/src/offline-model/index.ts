@@ -1,0 +1,1 @@
+export { createOfflineModel } from "./model.js";
