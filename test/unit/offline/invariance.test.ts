@@ -80,7 +80,7 @@ describe("the offline model keys on categories and evidence, never on scenario v
   });
 
   it("no offline source file reads examples/ or knows a scenario's names", () => {
-    const files = sourceFiles("functions/src/model/offline");
+    const files = sourceFiles("functions/src/offline-model");
     assert.ok(files.length > 20);
     for (const file of files) {
       const text = readFileSync(file, "utf8");
