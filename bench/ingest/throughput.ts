@@ -19,8 +19,9 @@ import { startFakeExecutions } from "./fake-executions.js";
 
 /**
  * Section 4: notifications straight through ingest on the emulators — Pub/Sub push
- * subscription → functions-framework ingest server → Firestore investigation + launch
- * claim → executions service (accepting, not running). Acceptance is what is timed.
+ * subscription → functions-framework ingest server → Firestore investigation, queued → a
+ * drain request to the sweep function, whose drainer launches it → executions service
+ * (accepting, not running). Ingest's acceptance is what is timed; the launches are checked.
  */
 export interface IngestPhase {
   messages: number;
@@ -92,47 +93,59 @@ export async function measureIngest(options: {
 }): Promise<IngestSection> {
   const projectId = freshProject("ingest");
   const executions = await startFakeExecutions();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const ffMain = join(
     dirname(createRequire(import.meta.url).resolve("@google-cloud/functions-framework")),
     "main.js",
   );
   const logDir = join(options.workDir, "ingest");
-  const server: ManagedProcess = startProcess(
-    "ingest",
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      ffMain,
-      "--target=ingest",
-      "--signature-type=cloudevent",
-      `--port=${port}`,
-      `--source=${fromRoot("functions/src/index.ts")}`,
-    ],
-    {
-      env: {
-        ...process.env,
-        GOOGLE_CLOUD_PROJECT: projectId,
-        FERRET_MODEL_PROVIDER: "offline",
-        FERRET_WORKFLOWS_URL: executions.url,
-        FERRET_LOG_LEVEL: "INFO",
-        // This section measures ingest (parse, dedupe, create, launch), not the storm governor,
-        // which the storm test covers: its limits sit above the 200 findings so each one launches.
-        FERRET_GOVERNOR_MAX_CONCURRENT: "1000",
-        FERRET_GOVERNOR_PER_HOUR: "100000",
+  // Ingest queues; the sweep's drainer is the one launcher (decision 0039), started here as
+  // Terraform wires it: ingest's drain requests are pushed to it.
+  const start = async (target: "ingest" | "sweep") => {
+    const port = await freePort();
+    const process_: ManagedProcess = startProcess(
+      target,
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        ffMain,
+        `--target=${target}`,
+        "--signature-type=cloudevent",
+        `--port=${port}`,
+        `--source=${fromRoot("functions/src/index.ts")}`,
+      ],
+      {
+        env: {
+          ...process.env,
+          GOOGLE_CLOUD_PROJECT: projectId,
+          FERRET_MODEL_PROVIDER: "offline",
+          ...(target === "sweep" ? { FERRET_WORKFLOWS_URL: executions.url } : {}),
+          FERRET_LOG_LEVEL: "INFO",
+          // This section measures ingest (parse, dedupe, create, queue) and that the drainer
+          // launches each finding once, not the storm governor, which the storm test covers:
+          // its limits sit above the 200 findings so each one launches.
+          FERRET_GOVERNOR_MAX_CONCURRENT: "1000",
+          FERRET_GOVERNOR_PER_HOUR: "100000",
+        },
+        logDir,
+        cwd: fromRoot(),
       },
-      logDir,
-      cwd: fromRoot(),
-    },
-  );
+    );
+    return { process: process_, url: `http://127.0.0.1:${port}` };
+  };
+  const ingest = await start("ingest");
+  const sweep = await start("sweep");
+  const server = ingest.process;
   const bus = new PubSubEventBus(projectId);
   const db = createFirestore({ projectId });
   try {
-    await waitForHttp(url, server);
+    await waitForHttp(ingest.url, server);
+    await waitForHttp(sweep.url, sweep.process);
     await ensureTopology(projectId, {
-      pushEndpoints: { [TOPICS.findings]: `${url}/projects/${projectId}/topics/${TOPICS.findings}` },
+      pushEndpoints: {
+        [TOPICS.findings]: `${ingest.url}/projects/${projectId}/topics/${TOPICS.findings}`,
+        [TOPICS.sweep]: `${sweep.url}/projects/${projectId}/topics/${TOPICS.sweep}`,
+      },
       maxDeliveryAttempts: 5,
     });
     const phase = async (messages: JsonObject[], unique: number): Promise<IngestPhase> => {
@@ -155,6 +168,11 @@ export async function measureIngest(options: {
       const last = Math.max(...mine.map((h) => h.atMs));
       const seconds = (last - started) / 1000;
       const created = (await count(db)) - createdBefore;
+      // Launches follow ingest through the drainer (at most one drain a second), outside the
+      // timed part: wait for every created investigation to be launched, or for 120 s.
+      const launchDeadline = Date.now() + 120_000;
+      while (executions.accepted.length - launchedBefore < created && Date.now() < launchDeadline)
+        await sleep(100);
       const launched = executions.accepted.length - launchedBefore;
       return {
         messages: messages.length,
@@ -196,6 +214,7 @@ export async function measureIngest(options: {
     await bus.close();
     await db.terminate();
     await server.stop();
+    await sweep.process.stop();
     await executions.close();
   }
 }

@@ -44,7 +44,9 @@ export function printIngest(i: IngestSection, latency: IngestLatency | undefined
     ],
   );
   const lines = [
-    "4. INGEST THROUGHPUT — Pub/Sub emulator push → ingest (functions-framework) → Firestore + launch",
+    "4. INGEST THROUGHPUT — Pub/Sub emulator push → ingest (functions-framework) → Firestore, queued",
+    "   → the sweep's drainer launches each (a second functions-framework process on the same 2 CPUs);",
+    "   seconds time ingest's acceptance; launched is counted once the drainer has caught up",
     "",
     phases,
   ];
