@@ -9,6 +9,7 @@ import { memoryIdFor } from "../../../functions/src/memory/memory.js";
 import { createRecall } from "../../../functions/src/memory/recall.js";
 import { hashEmbedding } from "../../../functions/src/model/hash-embedding.js";
 import { createLogger, type LogSink } from "../../../functions/src/platform/logger.js";
+import { promptFor } from "../../helpers/brief-prompt.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { splitFences } from "../../unit/prompts/support.js";
@@ -205,6 +206,9 @@ describe("what the introspector model receives", () => {
       recalled: [{ id: a, claim: "Claim A about protopayload_auditlog.methodName." }],
       maxClaims: 8,
     });
+    const rendered = promptFor(request.brief);
+    assert.equal(request.system, rendered.system, "the prompt is the brief's rendering (decision 0042)");
+    assert.deepEqual(request.messages, [{ role: "user", text: rendered.user }]);
   });
 });
 

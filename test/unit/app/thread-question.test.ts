@@ -14,6 +14,7 @@ import { OfflinePlaybookModel } from "../../../functions/src/offline-model/model
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { ToolOutput } from "../../../functions/src/tools/port.js";
 import { ToolBox, type ToolboxRegistry } from "../../../functions/src/tools/toolbox.js";
+import { promptFor } from "../../helpers/brief-prompt.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 import * as fx from "../notify/fixtures.js";
 import { MemoryClaimStore, RecordingSink } from "../notify/memory-claims.js";
@@ -98,6 +99,12 @@ describe("answering a thread question", () => {
       ["step:audit-grant"],
       "asked:1 was the refused call's slot; made-up refs go",
     );
+    // Every round reads the prompt the first round's brief renders (decision 0042).
+    const rendered = promptFor(model.calls[0]!.request.brief);
+    for (const { request } of model.calls) {
+      assert.equal(request.system, rendered.system);
+      assert.deepEqual(request.messages[0], { role: "user", text: rendered.user });
+    }
     const tools = model.calls[0]?.request.tools?.map((t) => t.name);
     assert.deepEqual(tools, QUESTION_TOOLS, "only the question tools are offered");
     const budgetReply = model.calls[1]?.request.messages.at(-2);

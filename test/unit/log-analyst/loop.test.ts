@@ -5,6 +5,7 @@ import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-
 import { isRepairRequest } from "../../../functions/src/model/structured.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
 import { geminiSchemaProblems } from "../../../functions/src/tools/registry.js";
+import { promptFor } from "../../helpers/brief-prompt.js";
 import { ScriptedModel, type ScriptedResponse, type ScriptStep } from "../../helpers/scripted-model.js";
 import {
   analyst,
@@ -55,6 +56,9 @@ describe("log_analysis: the sub-agent's loop over the real DuckDB warehouse", ()
       sent!.system,
       /Write BigQuery Standard SQL \(GoogleSQL\)\. Here it runs on a local DuckDB warehouse/,
     );
+    const rendered = promptFor(sent!.brief);
+    assert.equal(sent!.system, rendered.system, "the prompt is the brief's rendering (decision 0042)");
+    assert.deepEqual(sent!.messages[0], { role: "user", text: rendered.user });
     const context = sent!.brief as LogAnalystBrief;
     assert.equal(context.role, "log_analyst");
     assert.deepEqual(context.window, DEFAULT_WINDOW);

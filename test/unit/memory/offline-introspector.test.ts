@@ -10,7 +10,6 @@ import { createOfflineModel } from "../../../functions/src/offline-model/index.j
 import { claimTerms, introspectionFor } from "../../../functions/src/offline-model/introspector.js";
 import { sessionCalls } from "../../../functions/src/offline-model/session-calls.js";
 import { filteredFields } from "../../../functions/src/offline-model/sql-fields.js";
-import { someBrief } from "../../helpers/briefs.js";
 
 const GOOD_SQL =
   "SELECT a.protopayload_auditlog.authenticationInfo.principalEmail AS who FROM cloudaudit_googleapis_com_activity AS a " +

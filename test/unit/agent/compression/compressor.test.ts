@@ -13,6 +13,7 @@ import { compressHistory } from "../../../../functions/src/agent/compressor.js";
 import { ModelUnavailableError, TokenLimitError } from "../../../../functions/src/domain/errors.js";
 import { iocKey } from "../../../../functions/src/domain/ioc.js";
 import type { GenerateRequest, Message } from "../../../../functions/src/model/port.js";
+import { promptFor } from "../../../helpers/brief-prompt.js";
 import { ScriptedModel } from "../../../helpers/scripted-model.js";
 import { splitFences } from "../../prompts/support.js";
 import { buildCorpus } from "./corpus.js";
@@ -48,6 +49,9 @@ describe("compressHistory", () => {
     const request = model.requests[0]!;
     assert.equal(request.brief.role, "compressor");
     assert.equal(request.investigationId, "inv-x");
+    const rendered = promptFor(request.brief);
+    assert.equal(request.system, rendered.system, "the prompt is the brief's rendering (decision 0042)");
+    assert.deepEqual(request.messages, [{ role: "user", text: rendered.user }]);
     assert.match(request.system, /Every indicator exactly as written/);
     assert.match(request.system, /Tool-call mechanics/);
     const { fences } = splitFences(text(request.messages[0]));
