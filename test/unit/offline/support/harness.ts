@@ -59,6 +59,8 @@ export async function investigate(
     finding,
     model,
     tools,
+    // As app/planner.ts plans: with the tools' parameter schemas, so the planner may fix calls.
+    declarations: toolbox.declarationsFor(toolbox.names()),
     tables: LOG_SCHEMA_TABLES.map((t) => ({ name: t.name, description: t.description })),
     maxSteps,
   });
