@@ -95,7 +95,7 @@ function decide(
       finalReportOnly: false,
     };
     const answer = stepExecutorAnswer({
-      context: stepBrief,
+      brief: stepBrief,
       messages: own,
       tools,
       reportOnly: false,

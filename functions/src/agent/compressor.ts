@@ -110,7 +110,7 @@ async function summarize(input: CompressInput, compressed: Message[], iocs: Ioc[
     usage,
     model: "rules",
   });
-  // The offline playbook model reasons over structured context and has no summary rules.
+  // The offline playbook model reasons over briefs and writes no summaries.
   if (input.model.offline) return rules();
   // Thought signatures are provider state for replaying the calls, not content to summarize.
   const shown = compressed.map(withoutSignatures);

@@ -17,11 +17,11 @@ import { filteredFields } from "./sql-fields.js";
  *   of a successful call.
  * - anything else is neither; ids come only from the provided memories.
  */
-export function introspectionFor(context: IntrospectorBrief): Introspection {
-  const calls = sessionCalls(context.session.transcript);
+export function introspectionFor(brief: IntrospectorBrief): Introspection {
+  const calls = sessionCalls(brief.session.transcript);
   const helpful: string[] = [];
   const harmful: string[] = [];
-  for (const memory of context.recalled) {
+  for (const memory of brief.recalled) {
     const terms = claimTerms(memory.claim);
     if (terms.all.length === 0) continue;
     const fields = terms.fields.length > 0 ? terms.fields : terms.all;
@@ -35,7 +35,7 @@ export function introspectionFor(context: IntrospectorBrief): Introspection {
     else if (usedOk(terms.all)) helpful.push(memory.id);
   }
   return {
-    claims: claimsFrom(calls).slice(0, context.maxClaims),
+    claims: claimsFrom(calls).slice(0, brief.maxClaims),
     helpfulMemoryIds: helpful,
     harmfulMemoryIds: harmful,
   };

@@ -79,7 +79,7 @@ export class OfflinePlaybookModel implements Model {
       }
       case "log_analyst": {
         const result = logAnalystAnswer({
-          context: brief,
+          brief,
           messages: request.messages,
           tools: request.tools,
           reportOnly: answerOnly || !request.tools?.length,
@@ -88,7 +88,7 @@ export class OfflinePlaybookModel implements Model {
       }
       case "executor": {
         const result = stepExecutorAnswer({
-          context: brief,
+          brief,
           messages: request.messages,
           tools: request.tools,
           reportOnly: answerOnly || !request.tools?.length,

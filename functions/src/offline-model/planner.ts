@@ -45,13 +45,13 @@ function toDraft(spec: StepSpec, tools: string[]): StepDraft {
  */
 function withFixedCalls(
   draft: StepDraft,
-  context: PlannerFacts,
+  brief: PlannerFacts,
   reads: { others: boolean; itself: boolean },
 ): StepDraft {
-  const declarations = (context.declarations ?? []).filter((d) => draft.tools.includes(d.name));
+  const declarations = (brief.declarations ?? []).filter((d) => draft.tools.includes(d.name));
   if (declarations.length === 0 || reads.itself || reads.others) return draft;
   const step = { ...draft, status: "pending" as const, addedInRevision: 0 };
-  const intent = intentForStep(step, context.finding, [], draft.tools);
+  const intent = intentForStep(step, brief.finding, [], draft.tools);
   const planned = callsForIntent(intent, draft.tools, declarations, draft.description);
   if (planned.length === 0 || planned.length > MAX_FIXED_CALLS) return draft;
   const calls: FixedCall[] = planned.map((p) => ({ tool: p.name, args: p.args }));
@@ -101,15 +101,15 @@ function withCoverage(
 }
 
 /** Keeps the playbook's order, drops what the registry or the log tables cannot serve, then applies the cap. */
-function selectSteps(specs: readonly StepSpec[], context: PlannerFacts): StepDraft[] {
+function selectSteps(specs: readonly StepSpec[], brief: PlannerFacts): StepDraft[] {
   const usable = specs.flatMap((spec) => {
-    const tools = stepTools(spec.intent.kind, context.tools);
-    if (!tools || !tableAvailable(spec.intent.kind, context.tables)) return [];
+    const tools = stepTools(spec.intent.kind, brief.tools);
+    if (!tools || !tableAvailable(spec.intent.kind, brief.tables)) return [];
     const draft = toDraft(spec, tools);
     // Without a dependency there is nothing it is guaranteed to read: its values come from the finding.
     return [{ draft, readsPrior: draft.dependsOn.length > 0 && readsPriorResults(spec.intent) }];
   });
-  const kept = usable.slice(0, Math.max(1, context.maxSteps));
+  const kept = usable.slice(0, Math.max(1, brief.maxSteps));
   const ids = new Set(kept.map((k) => k.draft.id));
   // A dependency on a step that was dropped would make the plan invalid; the step can still run on the finding's own values.
   const steps = kept.map(({ draft, readsPrior }) => ({
@@ -119,7 +119,7 @@ function selectSteps(specs: readonly StepSpec[], context: PlannerFacts): StepDra
   // Only a dependent that takes values from earlier results reads its dependencies; one that waits for order does not.
   const read = new Set(steps.filter((s) => s.readsPrior).flatMap((s) => s.draft.dependsOn));
   return steps.map(({ draft, readsPrior }) =>
-    withFixedCalls(draft, context, { others: read.has(draft.id), itself: readsPrior }),
+    withFixedCalls(draft, brief, { others: read.has(draft.id), itself: readsPrior }),
   );
 }
 
@@ -128,7 +128,7 @@ function selectSteps(specs: readonly StepSpec[], context: PlannerFacts): StepDra
  * question every finding can ask, with whatever tool serves it. A step with a tool but no
  * question the step executor can decode would run nothing, so there is no such fallback.
  */
-function lastResort(subject: Subject, context: PlannerFacts): StepDraft {
+function lastResort(subject: Subject, brief: PlannerFacts): StepDraft {
   const spec: StepSpec = {
     id: "resource-activity",
     intent: {
@@ -142,10 +142,10 @@ function lastResort(subject: Subject, context: PlannerFacts): StepDraft {
     },
     expected: "Who touched the resource around the event, and from where.",
   };
-  const tools = stepTools(spec.intent.kind, context.tools);
+  const tools = stepTools(spec.intent.kind, brief.tools);
   if (tools) return toDraft(spec, tools);
   const intel = intelStep("intel-iocs", subject, "A malicious verdict on any indicator of the finding.");
-  const intelTools = intel && stepTools("intel", context.tools);
+  const intelTools = intel && stepTools("intel", brief.tools);
   if (intel && intelTools) return toDraft(intel, intelTools);
   throw new ModelOutputError(
     "offline-playbook cannot plan: the planner context offers no tool that can query logs or intelligence",
@@ -153,15 +153,15 @@ function lastResort(subject: Subject, context: PlannerFacts): StepDraft {
   );
 }
 
-function constraintsFor(base: readonly string[], subject: Subject, context: PlannerFacts): string[] {
-  const related = context.related
+function constraintsFor(base: readonly string[], subject: Subject, brief: PlannerFacts): string[] {
+  const related = brief.related
     .slice(0, 2)
     .map(
       (r) =>
         `Earlier investigation ${r.id} (${r.category}, verdict ${r.verdict ?? "none"}) shares ${r.sharedBy}; a lead, not evidence.`,
     );
-  const fixed = context.problems.length > 0 ? [`Re-planned to fix: ${context.problems.join("; ")}`] : [];
-  const gap = coverageGap(context.coverage, subject.eventTime);
+  const fixed = brief.problems.length > 0 ? [`Re-planned to fix: ${brief.problems.join("; ")}`] : [];
+  const gap = coverageGap(brief.coverage, subject.eventTime);
   const provenance = `Plan chosen by the offline playbook model from ${playbookPhrase(subject.family)}: rules, no LLM.`;
   return [provenance, ...(gap ? [gap] : []), ...base, ...fixed, ...related]
     .slice(0, MAX_CONSTRAINTS)

@@ -129,14 +129,14 @@ function keepResponse(
 function followUp(
   step: Step,
   result: StepResult,
-  context: ReflectorBrief,
+  brief: ReflectorBrief,
   subject: Subject,
   book: PlanDraftBook,
 ): string | undefined {
-  const intent = decodeIntent(step.description) ?? intentForStep(step, context.finding, [], step.tools);
+  const intent = decodeIntent(step.description) ?? intentForStep(step, brief.finding, [], step.tools);
   // With the tables' time spans known, an empty answer is absence or a window the logs never
   // reach: neither a wider window nor another table changes that.
-  if (result.outcome !== "failed" && (intent.params.logs?.length || knowsCoverage(context))) return undefined;
+  if (result.outcome !== "failed" && (intent.params.logs?.length || knowsCoverage(brief))) return undefined;
   const base = step.id.replace(/-(wide|alt\d*)$/, "");
   // The step executor already retried once over a 4x window; the reflector's retry goes another 4x.
   const wider = widen(widen(windowOf(intent, subject), subject.eventTime), subject.eventTime);
@@ -161,7 +161,7 @@ function followUp(
     intent.kind === "intel" ? [] : result.outcome === "failed" ? [...alts, wide] : [wide, ...alts];
   for (const option of options) {
     if (step.id.endsWith("-wide") && option.intent === widened) continue;
-    const tools = stepTools(option.intent.kind, context.tools);
+    const tools = stepTools(option.intent.kind, brief.tools);
     if (!tools || book.has(option.id)) continue;
     const expected = `The evidence step ${step.id} could not provide (${result.outcome}), from ${option.why}.`;
     if (book.add(option.id, option.intent, tools, expected))
@@ -170,16 +170,16 @@ function followUp(
   return undefined;
 }
 
-function knowsCoverage(context: ReflectorBrief): boolean {
-  return (context.plan.logCoverage?.length ?? 0) > 0;
+function knowsCoverage(brief: ReflectorBrief): boolean {
+  return (brief.plan.logCoverage?.length ?? 0) > 0;
 }
 
 /** Indicators that results surfaced and no intel lookup has covered yet. */
-function uncheckedIndicators(context: ReflectorBrief, looked: ReadonlySet<string>): Intent | undefined {
+function uncheckedIndicators(brief: ReflectorBrief, looked: ReadonlySet<string>): Intent | undefined {
   const ips: string[] = [];
   const domains: string[] = [];
   const hashes: string[] = [];
-  for (const r of context.results) {
+  for (const r of brief.results) {
     for (const ioc of r.iocs) {
       const key = ioc.value.toLowerCase();
       if (looked.has(key)) continue;
@@ -201,16 +201,16 @@ function uncheckedIndicators(context: ReflectorBrief, looked: ReadonlySet<string
 }
 
 /** Everything intel has answered on or a pending intel step will look up. */
-function alreadyLooked(context: ReflectorBrief): Set<string> {
+function alreadyLooked(brief: ReflectorBrief): Set<string> {
   const out = new Set<string>();
-  for (const r of context.results) {
+  for (const r of brief.results) {
     for (const call of r.toolCalls) {
       if (!/intel|reputation/i.test(call.name)) continue;
       for (const v of JSON.stringify(call.args).match(/"value":"([^"]+)"/g) ?? [])
         out.add(v.slice(9, -1).toLowerCase());
     }
   }
-  for (const step of context.plan.steps) {
+  for (const step of brief.plan.steps) {
     if (step.status !== "pending" && step.status !== "running") continue;
     const intent = decodeIntent(step.description);
     if (intent?.kind !== "intel") continue;
@@ -230,18 +230,18 @@ function alreadyLooked(context: ReflectorBrief): Set<string> {
  * and cancellation of steps that can no longer run. Budgets (revisions, step cap) are respected
  * here as well as in plan-rules.
  */
-export function reflectionFor(context: ReflectorBrief): ReflectionDraft {
-  const s = subjectOf(context.finding);
-  const { decision } = assess(context.finding, context.results);
+export function reflectionFor(brief: ReflectorBrief): ReflectionDraft {
+  const s = subjectOf(brief.finding);
+  const { decision } = assess(brief.finding, brief.results);
   const achieved = decision.verdict !== "inconclusive" && decision.confidence >= ACHIEVED_AT;
-  const book = new PlanDraftBook(context.plan, context.maxSteps);
+  const book = new PlanDraftBook(brief.plan, brief.maxSteps);
   const notes: string[] = [];
-  const canRevise = context.revisionsLeft > 0;
-  const pending = context.plan.steps.filter((st) => st.status === "pending");
+  const canRevise = brief.revisionsLeft > 0;
+  const pending = brief.plan.steps.filter((st) => st.status === "pending");
 
   // Steps still running (an early reflection, before the wave ended) stop before their next model round.
-  const reported = new Set(context.results.map((r) => r.stepId));
-  const open = context.plan.steps.filter(
+  const reported = new Set(brief.results.map((r) => r.stepId));
+  const open = brief.plan.steps.filter(
     (st) => st.status === "pending" || (st.status === "running" && !reported.has(st.id)),
   );
   const acting = open.filter(isActingStep);
@@ -253,25 +253,25 @@ export function reflectionFor(context: ReflectorBrief): ReflectionDraft {
   if (achieved && canRevise) {
     for (const st of evidenceOpen)
       book.cancel(st.id, `moot: the evidence already decides the verdict (${decision.verdict})`);
-    if (confirmed) responding = keepResponse(acting, context.plan, evidenceOpen, book, notes);
+    if (confirmed) responding = keepResponse(acting, brief.plan, evidenceOpen, book, notes);
     else
       for (const st of acting)
         book.cancel(st.id, `not acting: the evidence points to ${decision.verdict}, not a confirmed finding`);
   }
   if (!achieved && canRevise) {
-    const byId = new Map(context.plan.steps.map((st) => [st.id, st]));
-    const fresh = context.results.filter(
-      (r) => context.justFinished.includes(r.stepId) && r.outcome !== "answered",
+    const byId = new Map(brief.plan.steps.map((st) => [st.id, st]));
+    const fresh = brief.results.filter(
+      (r) => brief.justFinished.includes(r.stepId) && r.outcome !== "answered",
     );
     for (const result of fresh) {
       const step = byId.get(result.stepId);
-      const note = step ? followUp(step, result, context, s, book) : undefined;
+      const note = step ? followUp(step, result, brief, s, book) : undefined;
       if (note) notes.push(note);
     }
-    const unchecked = uncheckedIndicators(context, alreadyLooked(context));
-    const tools = stepTools("intel", context.tools);
+    const unchecked = uncheckedIndicators(brief, alreadyLooked(brief));
+    const tools = stepTools("intel", brief.tools);
     if (unchecked && tools) {
-      const n = context.plan.steps.filter((st) => st.id.startsWith("intel-new")).length + 1;
+      const n = brief.plan.steps.filter((st) => st.id.startsWith("intel-new")).length + 1;
       const id = `intel-new-${n}`;
       if (
         book.add(
@@ -284,7 +284,7 @@ export function reflectionFor(context: ReflectorBrief): ReflectionDraft {
         notes.push(`added ${id} to look up newly surfaced indicators.`);
       }
     }
-    const failed = new Set(context.results.filter((r) => r.status === "failed").map((r) => r.stepId));
+    const failed = new Set(brief.results.filter((r) => r.status === "failed").map((r) => r.stepId));
     for (const st of pending) {
       const blocker = st.dependsOn.find((d) => failed.has(d));
       if (blocker)
@@ -298,7 +298,7 @@ export function reflectionFor(context: ReflectorBrief): ReflectionDraft {
   const nothingElseComing = evidenceOpen.length === 0 && !book.updates.some((u) => u.op === "add");
   // The last revision the plan may take: no later reflection could cancel the acting step, so it
   // would run (and ask a person) whatever the remaining checks find.
-  const lastRevision = context.revisionsLeft === 1;
+  const lastRevision = brief.revisionsLeft === 1;
   if (!achieved && canRevise && (nothingElseComing || lastRevision)) {
     // The evidence does not confirm the finding: a person is not asked to act on a doubt.
     for (const st of acting)

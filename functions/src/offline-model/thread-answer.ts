@@ -36,16 +36,16 @@ export type ThreadAnswerStep =
   | { kind: "calls"; calls: ToolCallRequest[] }
   | { kind: "answer"; answer: ThreadAnswer };
 
-export function threadAnswerFor(context: ThreadAnswerBrief): ThreadAnswerStep {
-  const indicators = questionIndicators(context.question);
-  if (!context.finalAnswerOnly && context.toolCallsLeft > 0 && context.tools.includes(LOOKUP_TOOL)) {
+export function threadAnswerFor(brief: ThreadAnswerBrief): ThreadAnswerStep {
+  const indicators = questionIndicators(brief.question);
+  if (!brief.finalAnswerOnly && brief.toolCallsLeft > 0 && brief.tools.includes(LOOKUP_TOOL)) {
     const unseen = indicators.filter(
       (ioc) =>
         !(ioc.type === "ip" && isPrivateOrReservedIpv4(ioc.value)) &&
-        !context.evidence.some((item) => mentions(item, ioc.value)),
+        !brief.evidence.some((item) => mentions(item, ioc.value)),
     );
     const lookups = unseen.slice(0, MAX_LOOKUPS).map((ioc) => ({ type: ioc.type, value: ioc.value }));
-    const asked = context.evidence.filter((e) => e.kind === "asked").length;
+    const asked = brief.evidence.filter((e) => e.kind === "asked").length;
     if (lookups.length > 0) {
       return {
         kind: "calls",
@@ -53,19 +53,19 @@ export function threadAnswerFor(context: ThreadAnswerBrief): ThreadAnswerStep {
       };
     }
   }
-  return { kind: "answer", answer: answerFromEvidence(context, indicators) };
+  return { kind: "answer", answer: answerFromEvidence(brief, indicators) };
 }
 
-function answerFromEvidence(context: ThreadAnswerBrief, indicators: readonly Ioc[]): ThreadAnswer {
-  const words = questionWords(context.question);
-  const scored = context.evidence
+function answerFromEvidence(brief: ThreadAnswerBrief, indicators: readonly Ioc[]): ThreadAnswer {
+  const words = questionWords(brief.question);
+  const scored = brief.evidence
     .map((item, order) => ({ item, order, score: score(item, indicators, words) }))
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, MAX_ITEMS);
   if (scored.length === 0) {
-    const conclusion = context.evidence.find((e) => e.kind === "conclusion");
-    const fallback = conclusion ?? context.evidence.find((e) => e.kind === "finding");
+    const conclusion = brief.evidence.find((e) => e.kind === "conclusion");
+    const fallback = conclusion ?? brief.evidence.find((e) => e.kind === "finding");
     const lead =
       "Nothing in this investigation's stored evidence matches the question's indicators or terms " +
       "(offline model: it matches, it does not interpret).";

@@ -107,7 +107,7 @@ async function idleSteps(finding: Finding): Promise<string[]> {
   const idle: string[] = [];
   for (const step of plan.steps) {
     const answer = stepExecutorAnswer({
-      context: {
+      brief: {
         role: "executor",
         finding,
         objective: plan.objective,

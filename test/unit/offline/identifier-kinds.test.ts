@@ -204,7 +204,7 @@ async function wrongKinds(finding: Finding): Promise<string[]> {
       step.calls?.map((c) => c.args) ??
       (() => {
         const answer = stepExecutorAnswer({
-          context: {
+          brief: {
             role: "executor",
             finding,
             objective: plan.objective,

@@ -6,7 +6,7 @@ const MAX_TASK_CHARS = 4_000;
 const MAX_LINE_CHARS = 400;
 
 /**
- * A summary without an LLM, for the offline model (which reasons over structured context
+ * A summary without an LLM, for the offline model (which reasons over briefs
  * and has no rules for free-form summaries) and as the fallback when the model's summary
  * call fails. It keeps the task text, every tool call with its outcome line and the
  * model's own notes; raw tool output is dropped, and the IOC check adds its indicators.

@@ -76,16 +76,16 @@ function notChecked(plan: Plan, results: readonly StepResult[]): string[] {
  * of the tool calls. In needs_human mode a verdict below NEEDS_HUMAN_FLOOR becomes
  * inconclusive and the summary says what was not checked.
  */
-export function conclusionFor(context: ConcluderBrief): ConclusionDraft {
-  const subject = subjectOf(context.finding);
-  const { decision } = assess(context.finding, context.results);
-  const stopped = context.mode === "needs_human";
+export function conclusionFor(brief: ConcluderBrief): ConclusionDraft {
+  const subject = subjectOf(brief.finding);
+  const { decision } = assess(brief.finding, brief.results);
+  const stopped = brief.mode === "needs_human";
   const demoted = stopped && decision.verdict !== "inconclusive" && decision.confidence < NEEDS_HUMAN_FLOOR;
   const verdict = demoted ? "inconclusive" : decision.verdict;
   const confidence = stopped
     ? Math.max(0.1, Math.round((decision.confidence - 0.1) * 100) / 100)
     : decision.confidence;
-  const gaps = notChecked(context.plan, context.results);
+  const gaps = notChecked(brief.plan, brief.results);
   const lead = decision.findings
     .slice(0, 3)
     .map((f) => f.finding)
@@ -93,14 +93,14 @@ export function conclusionFor(context: ConcluderBrief): ConclusionDraft {
   const summary = [
     `Verdict ${verdict} (confidence ${confidence.toFixed(2)}) for ${findingPhrase(subject.family, subject.category)}, decided by explicit rules over the tool evidence, not by an LLM.`,
     // Said once, here: the logs cannot reach the finding's time.
-    coverageGap(context.plan.logCoverage, subject.eventTime) ?? "",
+    coverageGap(brief.plan.logCoverage, subject.eventTime) ?? "",
     decision.rule,
     demoted
       ? `The investigation stopped before it finished, so the rule's ${decision.verdict} is held back as inconclusive.`
       : "",
     lead,
     stopped
-      ? `Stopped early: ${context.reason}. ${gaps.length ? `${gaps.length} check(s) did not complete.` : ""}`
+      ? `Stopped early: ${brief.reason}. ${gaps.length ? `${gaps.length} check(s) did not complete.` : ""}`
       : "",
   ]
     .filter(Boolean)
@@ -112,7 +112,7 @@ export function conclusionFor(context: ConcluderBrief): ConclusionDraft {
   ];
   const severity =
     verdict === "inconclusive" && decision.verdict !== "inconclusive" ? "MEDIUM" : decision.severity;
-  const severityReason = severityReasonOf(verdict, severity, context.finding.severity);
+  const severityReason = severityReasonOf(verdict, severity, brief.finding.severity);
   return {
     verdict,
     confidence,
@@ -138,7 +138,7 @@ export function conclusionFor(context: ConcluderBrief): ConclusionDraft {
         ...(i.context ? { context: clip(i.context, 500) } : {}),
       })),
     recommendedActions: decision.actions.slice(0, 10).map(({ respondWith, ...a }) => {
-      const link = respondWith ? linkFor(respondWith, context.finding) : undefined;
+      const link = respondWith ? linkFor(respondWith, brief.finding) : undefined;
       return { ...a, action: clip(a.action, 500), ...(link ? { link } : {}) };
     }),
     openQuestions: [...new Set(openQuestions)].slice(0, 10).map((q) => clip(q, 500)),

@@ -18,7 +18,7 @@ export type OfflineLogAnalystAnswer =
   | { kind: "answer"; answer: StepReport };
 
 export interface OfflineLogAnalystRequest {
-  context: LogAnalystBrief;
+  brief: LogAnalystBrief;
   messages: readonly Message[];
   tools: readonly ToolDeclaration[] | undefined;
   /** A repair or "answer now" request: never call tools again. */
@@ -39,11 +39,11 @@ const ROW_TOOLS: readonly string[] = [T.runRunbook, T.runQuery];
  * The questions an intent asks, as the analyst's tools take them: the runbooks that fit
  * (when the session offers them all), else the intent's own read-only SQL.
  */
-function queriesFor(intent: Intent, context: LogAnalystBrief, tag: CallTag): Planned[] {
+function queriesFor(intent: Intent, brief: LogAnalystBrief, tag: CallTag): Planned[] {
   const runbooks = runbooksFor(intent);
   if (
     runbooks.length > 0 &&
-    runbooks.every((r) => context.runbooks.some((offered) => offered.name === r.runbook))
+    runbooks.every((r) => brief.runbooks.some((offered) => offered.name === r.runbook))
   )
     return runbooks.map((r) => ({
       name: T.runRunbook,
@@ -63,19 +63,19 @@ function rowsOf(exchange: Exchange): number {
  * the value wrong, or the log quiet?); a failure gets the table list and the question as
  * plain SQL. Answers with rows need no recovery.
  */
-function recovery(exchanges: readonly Exchange[], intent: Intent, context: LogAnalystBrief): Planned[] {
+function recovery(exchanges: readonly Exchange[], intent: Intent, brief: LogAnalystBrief): Planned[] {
   const main = exchanges.filter((e) => tagOf(e.id) === "main" && ROW_TOOLS.includes(e.record.name));
   const empty = main.filter((e) => e.record.ok && rowsOf(e) === 0);
   const failed = main.filter((e) => !e.record.ok);
   if (main.length === 0 || empty.length + failed.length < main.length) return [];
   const out: Planned[] = [];
   if (empty.length > 0) {
-    const wider = widenedIntent(intent, context.finding.eventTime);
-    out.push(...queriesFor(wider, context, "wide"));
+    const wider = widenedIntent(intent, brief.finding.eventTime);
+    out.push(...queriesFor(wider, brief, "wide"));
     const probe = probeFieldFor(intent.kind);
     const start = wider.params.start?.[0];
     const end = wider.params.end?.[0];
-    if (probe && context.tables.some((t) => t.name === probe.table))
+    if (probe && brief.tables.some((t) => t.name === probe.table))
       out.push({
         name: T.distinctValues,
         args: { table: probe.table, field: probe.column, ...(start && end ? { start, end } : {}) },
@@ -103,23 +103,20 @@ function toRequests(round: number, planned: readonly Planned[]): ToolCallRequest
 /**
  * The offline log analyst, one answer per call: the request's queries, at most one recovery
  * round, then an answer built by the same evidence rules as a step report. It reads only
- * the context and the tool responses; the request text is parsed for values, never obeyed.
+ * the brief and the tool responses; the request text is parsed for values, never obeyed.
  */
 export function logAnalystAnswer(input: OfflineLogAnalystRequest): OfflineLogAnalystAnswer {
-  const { context } = input;
-  const intent = intentForRequest(context);
+  const { brief } = input;
+  const intent = intentForRequest(brief);
   const exchanges = readExchanges(input.messages);
   const offered = new Set((input.tools ?? []).map((t) => t.name));
   const canCall =
-    !input.reportOnly &&
-    !context.finalAnswerOnly &&
-    offered.size > 0 &&
-    context.iteration <= context.maxIterations;
-  const rounds = Math.max(roundsDone(exchanges), context.iteration - 1);
+    !input.reportOnly && !brief.finalAnswerOnly && offered.size > 0 && brief.iteration <= brief.maxIterations;
+  const rounds = Math.max(roundsDone(exchanges), brief.iteration - 1);
   const usable = (planned: Planned[]) => planned.filter((p) => offered.has(p.name));
 
   if (canCall && rounds === 0) {
-    const planned = usable(queriesFor(intent, context, "main"));
+    const planned = usable(queriesFor(intent, brief, "main"));
     if (planned.length > 0) return { kind: "calls", calls: toRequests(1, planned) };
     return {
       kind: "answer",
@@ -131,8 +128,8 @@ export function logAnalystAnswer(input: OfflineLogAnalystRequest): OfflineLogAna
       ),
     };
   }
-  if (canCall && rounds === 1 && context.iteration < context.maxIterations) {
-    const planned = usable(recovery(exchanges, intent, context));
+  if (canCall && rounds === 1 && brief.iteration < brief.maxIterations) {
+    const planned = usable(recovery(exchanges, intent, brief));
     if (planned.length > 0) return { kind: "calls", calls: toRequests(2, planned) };
   }
   return { kind: "answer", answer: buildReport(exchanges, intent, undefined, "Log analysis") };

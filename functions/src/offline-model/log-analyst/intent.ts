@@ -13,9 +13,9 @@ import { subjectOf } from "../subject.js";
  * Window: the one sent with the request wins, then times written in the request, then the
  * finding family's own window around eventTime (the same one the planner would choose).
  */
-export function intentForRequest(context: LogAnalystBrief): Intent {
-  const text = `${context.request} ${context.focus ?? ""}`;
-  const decoded = decodeIntent(context.request);
+export function intentForRequest(brief: LogAnalystBrief): Intent {
+  const text = `${brief.request} ${brief.focus ?? ""}`;
+  const decoded = decodeIntent(brief.request);
   const raw: Intent =
     decoded && decoded.kind !== "intel"
       ? decoded
@@ -25,11 +25,11 @@ export function intentForRequest(context: LogAnalystBrief): Intent {
         };
   // No earlier step results travel with a request: "near=prior" has nothing to be near.
   const { near: _near, ...params } = raw.params;
-  const enriched = enrichIntent({ kind: raw.kind, params }, subjectOf(context.finding), []);
-  if (context.windowSource !== "request") return enriched;
+  const enriched = enrichIntent({ kind: raw.kind, params }, subjectOf(brief.finding), []);
+  if (brief.windowSource !== "request") return enriched;
   return {
     kind: enriched.kind,
-    params: { ...enriched.params, start: [context.window.start], end: [context.window.end] },
+    params: { ...enriched.params, start: [brief.window.start], end: [brief.window.end] },
   };
 }
 

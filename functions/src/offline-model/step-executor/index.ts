@@ -13,7 +13,7 @@ export type OfflineStepAnswer =
   | { kind: "report"; report: StepReport };
 
 export interface OfflineStepRequest {
-  context: StepExecutorBrief;
+  brief: StepExecutorBrief;
   messages: readonly Message[];
   /** Declarations offered with this request; absent when only the final report is wanted. */
   tools: readonly ToolDeclaration[] | undefined;
@@ -27,21 +27,21 @@ export interface OfflineStepRequest {
  * the evidence readers; nothing inside them can add a call.
  */
 export function stepExecutorAnswer(input: OfflineStepRequest): OfflineStepAnswer {
-  const { context } = input;
-  const { step, finding } = context;
+  const { brief } = input;
+  const { step, finding } = brief;
   const offered = input.tools ?? [];
   const offeredNames = offered.map((t) => t.name);
   const stepTools = step.tools.filter((t) => offeredNames.length === 0 || offeredNames.includes(t));
-  const intent = intentForStep(step, finding, context.priorResults, stepTools);
+  const intent = intentForStep(step, finding, brief.priorResults, stepTools);
   const exchanges = readExchanges(input.messages);
   const canCall =
     !input.reportOnly &&
-    !context.finalReportOnly &&
+    !brief.finalReportOnly &&
     offered.length > 0 &&
-    context.iteration <= context.maxIterations;
+    brief.iteration <= brief.maxIterations;
   // A compressed history may no longer show earlier rounds; the loop's own count still does,
   // so a resumed step is never queried from scratch again.
-  const rounds = Math.max(roundsDone(exchanges), context.iteration - 1);
+  const rounds = Math.max(roundsDone(exchanges), brief.iteration - 1);
 
   if (canCall && rounds === 0) {
     const planned = callsForIntent(intent, stepTools, offered, step.description);
@@ -53,7 +53,7 @@ export function stepExecutorAnswer(input: OfflineStepRequest): OfflineStepAnswer
   }
   // A log-analysis sub-agent already ran its own recovery round; asking it again would repeat it.
   const delegated = exchanges.some(isLogAnalystAnswer);
-  if (canCall && rounds === 1 && context.iteration < context.maxIterations && !delegated) {
+  if (canCall && rounds === 1 && brief.iteration < brief.maxIterations && !delegated) {
     const planned = recoveryCalls(exchanges, intent, stepTools, offered, finding.eventTime);
     if (planned.length > 0) return { kind: "calls", calls: toRequests(step.id, 2, planned) };
   }
