@@ -7,7 +7,8 @@ import type { Reflection } from "../domain/reflection.js";
 import type { StepResult } from "../domain/results.js";
 import type { EvidenceItem } from "../domain/thread-question.js";
 import type { RecalledMemory } from "../memory/memory.js";
-import type { Message, ToolDeclaration } from "../model/port.js";
+import type { GenerateRequest, Message, ToolDeclaration } from "../model/port.js";
+import type { RenderedPrompt } from "../prompts/render.js";
 import type { ResultSummary } from "./result-summary.js";
 
 /**
@@ -27,6 +28,24 @@ export type Brief =
   | CompressorBrief
   | IntrospectorBrief
   | ThreadAnswerBrief;
+
+/**
+ * A one-turn role's request: the brief, and its rendering by the role's prompt function as the
+ * system text and the only message, so the text cannot be anything but the brief's rendering.
+ */
+export function briefRequest<B extends Brief>(
+  brief: B,
+  render: (brief: B) => RenderedPrompt,
+  investigationId?: string,
+): GenerateRequest {
+  const prompt = render(brief);
+  return {
+    brief,
+    system: prompt.system,
+    messages: [{ role: "user", text: prompt.user }],
+    ...(investigationId ? { investigationId } : {}),
+  };
+}
 
 /** The roles that ask a model, one name each (config/model-settings.ts keys its settings by them). */
 export type BriefRole = Brief["role"];

@@ -4,7 +4,7 @@ import { jsonBytes } from "../domain/json.js";
 import { type Usage, ZERO_USAGE } from "../domain/results.js";
 import type { Message, Model } from "../model/port.js";
 import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
-import type { CompressorBrief } from "./briefs.js";
+import { briefRequest, type CompressorBrief } from "./briefs.js";
 import { HistoryTooSmallError } from "./compression/errors.js";
 import { historyIocs, missingIocs } from "./compression/iocs.js";
 import { offlineSummary } from "./compression/offline-summary.js";
@@ -120,14 +120,8 @@ async function summarize(input: CompressInput, compressed: Message[], iocs: Ioc[
     iocs,
     maxWords: input.maxSummaryWords ?? DEFAULT_SUMMARY_WORDS,
   };
-  const prompt = compressorPrompt(brief);
   try {
-    const response = await input.model.generate({
-      brief,
-      system: prompt.system,
-      messages: [{ role: "user", text: prompt.user }],
-      ...(input.investigationId ? { investigationId: input.investigationId } : {}),
-    });
+    const response = await input.model.generate(briefRequest(brief, compressorPrompt, input.investigationId));
     const text = response.text?.trim();
     if (!text) return rules(`${response.model} returned no summary text`, response.usage);
     return { text, by: "model", usage: response.usage, model: response.model };

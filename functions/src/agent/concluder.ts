@@ -9,7 +9,7 @@ import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
 import { checkedLinks, offeredActions } from "../tools/actions/links.js";
-import type { ConcluderBrief } from "./briefs.js";
+import { briefRequest, type ConcluderBrief } from "./briefs.js";
 import { resultsForPrompt } from "./result-summary.js";
 
 export interface ConcluderInput {
@@ -36,15 +36,9 @@ export async function askConcluder(input: ConcluderInput): Promise<{ conclusion:
     mode: input.mode,
     reason: input.reason,
   };
-  const prompt = concluderPrompt(brief);
   const answer = await generateStructured(
     input.model,
-    {
-      brief,
-      system: prompt.system,
-      messages: [{ role: "user", text: prompt.user }],
-      investigationId: input.investigationId,
-    },
+    briefRequest(brief, concluderPrompt, input.investigationId),
     ConclusionDraftSchema,
   );
   const notes = [input.model.offline ? OFFLINE_CONCLUDER_NOTE : undefined, input.fallbackNote].filter(

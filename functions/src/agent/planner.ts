@@ -9,7 +9,7 @@ import { addUsage, type Usage, ZERO_USAGE } from "../domain/results.js";
 import type { Model, ToolDeclaration } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
-import type { AnalystLesson, PlannerBrief, RelatedInvestigation } from "./briefs.js";
+import { type AnalystLesson, briefRequest, type PlannerBrief, type RelatedInvestigation } from "./briefs.js";
 
 export interface PlannerInput {
   investigationId: string;
@@ -53,15 +53,9 @@ export async function askPlanner(input: PlannerInput): Promise<PlannerOutput> {
       ...(input.lessons && input.lessons.length > 0 ? { lessons: [...input.lessons] } : {}),
       problems,
     };
-    const prompt = plannerPrompt(brief);
     const answer = await generateStructured(
       input.model,
-      {
-        brief,
-        system: prompt.system,
-        messages: [{ role: "user", text: prompt.user }],
-        investigationId: input.investigationId,
-      },
+      briefRequest(brief, plannerPrompt, input.investigationId),
       PlanDraftSchema,
     );
     usage = addUsage(usage, answer.usage);

@@ -5,7 +5,7 @@ import type { StepResult, Usage } from "../domain/results.js";
 import type { Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
-import type { ReflectorBrief } from "./briefs.js";
+import { briefRequest, type ReflectorBrief } from "./briefs.js";
 import { resultsForPrompt } from "./result-summary.js";
 
 export interface ReflectorInput {
@@ -34,15 +34,9 @@ export async function askReflector(input: ReflectorInput): Promise<{ draft: Refl
     maxSteps: input.maxSteps,
     revisionsLeft: input.revisionsLeft,
   };
-  const prompt = reflectorPrompt(brief);
   const answer = await generateStructured(
     input.model,
-    {
-      brief,
-      system: prompt.system,
-      messages: [{ role: "user", text: prompt.user }],
-      investigationId: input.investigationId,
-    },
+    briefRequest(brief, reflectorPrompt, input.investigationId),
     ReflectionDraftSchema,
   );
   return { draft: answer.value, usage: answer.usage };

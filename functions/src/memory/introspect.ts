@@ -1,4 +1,4 @@
-import type { IntrospectorBrief } from "../agent/briefs.js";
+import { briefRequest, type IntrospectorBrief } from "../agent/briefs.js";
 import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import type { Usage } from "../domain/results.js";
 import { ZERO_USAGE } from "../domain/results.js";
@@ -67,15 +67,9 @@ export async function introspectSession(
     claim: m.claim,
   }));
   const brief: IntrospectorBrief = { role: "introspector", session, recalled, maxClaims: MAX_NEW_CLAIMS };
-  const prompt = introspectorPrompt(brief);
   const answer = await generateStructured(
     deps.model,
-    {
-      brief,
-      system: prompt.system,
-      messages: [{ role: "user", text: prompt.user }],
-      investigationId: session.investigationId,
-    },
+    briefRequest(brief, introspectorPrompt, session.investigationId),
     IntrospectionSchema,
   );
   const judged = judge(
