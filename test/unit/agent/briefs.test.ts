@@ -1,16 +1,13 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { StixThreatIntel } from "../../../functions/src/adapters/stix/threat-intel.js";
 import type { BriefRole } from "../../../functions/src/agent/briefs.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import type { GenerateRequest, Model } from "../../../functions/src/model/port.js";
 import { isRepairRequest } from "../../../functions/src/model/structured.js";
 import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { promptFor } from "../../helpers/brief-prompt.js";
 import { investigate } from "../offline/support/harness.js";
-import { RealTools } from "../offline/support/tools.js";
+import { openScenario } from "../offline/support/tools.js";
 
 /**
  * A role's prompt is rendered from its brief alone (decision 0042): the text an LLM reads and
@@ -42,13 +39,7 @@ describe("briefs: each request's text is its brief's rendering", () => {
     const requests: GenerateRequest[] = [];
     for (const name of SCENARIOS) {
       const dir = join("examples/scenarios", name);
-      const finding = normalizeNotification(
-        parseNotification(JSON.parse(readFileSync(join(dir, "notification.json"), "utf8"))),
-      );
-      const intel = StixThreatIntel.fromFile(join(dir, "intel/bundle.json"), {
-        now: () => new Date(finding.eventTime),
-      });
-      const tools = await RealTools.fromDir(join(dir, "logs"), intel);
+      const { finding, tools } = await openScenario(dir);
       try {
         await investigate(finding, tools, { model: recording(createOfflineModel(), requests) });
       } finally {

@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { StixThreatIntel } from "../../../functions/src/adapters/stix/threat-intel.js";
 import type { AnalystDecision } from "../../../functions/src/domain/analyst.js";
-import {
-  type Finding,
-  normalizeNotification,
-  parseNotification,
-} from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding.js";
 import type { Investigation, InvestigationEvent } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { SLACK_LIMITS } from "../../../functions/src/notify/block-kit.js";
@@ -19,7 +14,7 @@ import { disputeModal, INTERACTIVE_LIMITS } from "../../../functions/src/notify/
 import { renderStatusBoard } from "../../../functions/src/notify/render-root.js";
 import type { ChatMessage } from "../../../functions/src/ports/chat-sink.js";
 import { investigate, type Run } from "../offline/support/harness.js";
-import { RealTools } from "../offline/support/tools.js";
+import { openScenario } from "../offline/support/tools.js";
 import * as fx from "./fixtures.js";
 import { assertInert, HOSTILE } from "./hostile.js";
 
@@ -210,13 +205,7 @@ describe("every bundled scenario's Slack thread", () => {
   for (const name of scenarios) {
     it(`${name}: within Block Kit's limits, IOCs defanged, untrusted text inert`, async (t) => {
       const dir = join(ROOT, name);
-      const finding = normalizeNotification(
-        parseNotification(JSON.parse(readFileSync(join(dir, "notification.json"), "utf8"))),
-      );
-      const intel = StixThreatIntel.fromFile(join(dir, "intel/bundle.json"), {
-        now: () => new Date(finding.eventTime),
-      });
-      const tools = await RealTools.fromDir(join(dir, "logs"), intel);
+      const { finding, tools } = await openScenario(dir);
       try {
         const run = await investigate(finding, tools);
         for (const [variant, f] of [

@@ -3,10 +3,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { z } from "zod";
-import { StixThreatIntel } from "../../../functions/src/adapters/stix/threat-intel.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
 import { investigate } from "./support/harness.js";
-import { RealTools } from "./support/tools.js";
+import { openScenario } from "./support/tools.js";
 
 /**
  * A sanity check of the generic rules against the generated scenarios, with the real
@@ -40,13 +38,7 @@ describe("offline model on the generated scenarios", () => {
     it(`${name}: verdict, IOCs and evidence match expected.json`, async () => {
       const dir = join(ROOT, name);
       const expected = ExpectedSchema.parse(JSON.parse(readFileSync(join(dir, "expected.json"), "utf8")));
-      const finding = normalizeNotification(
-        parseNotification(JSON.parse(readFileSync(join(dir, "notification.json"), "utf8"))),
-      );
-      const intel = StixThreatIntel.fromFile(join(dir, "intel/bundle.json"), {
-        now: () => new Date(finding.eventTime),
-      });
-      const tools = await RealTools.fromDir(join(dir, "logs"), intel);
+      const { finding, tools } = await openScenario(dir);
       try {
         const { conclusion, results } = await investigate(finding, tools);
         assert.ok(

@@ -1,7 +1,15 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   type DuckDbLogWarehouse,
   openDuckDbWarehouse,
 } from "../../../../functions/src/adapters/duckdb/warehouse.js";
+import { StixThreatIntel } from "../../../../functions/src/adapters/stix/threat-intel.js";
+import {
+  type Finding,
+  normalizeNotification,
+  parseNotification,
+} from "../../../../functions/src/domain/finding.js";
 import type { JsonObject } from "../../../../functions/src/domain/json.js";
 import type { ToolDeclaration } from "../../../../functions/src/model/port.js";
 import type { IntelReport, ThreatIntel } from "../../../../functions/src/ports/threat-intel.js";
@@ -106,4 +114,18 @@ export class RealTools implements ToolboxRegistry {
   callsOf(name: string): RecordedCall[] {
     return this.calls.filter((c) => c.name === name);
   }
+}
+
+/**
+ * A bundled scenario as the offline tests run it: its finding, and the real tools over its
+ * logs and its STIX bundle (intel judged as of the finding's time). Close the tools after use.
+ */
+export async function openScenario(dir: string): Promise<{ finding: Finding; tools: RealTools }> {
+  const finding = normalizeNotification(
+    parseNotification(JSON.parse(readFileSync(join(dir, "notification.json"), "utf8"))),
+  );
+  const intel = StixThreatIntel.fromFile(join(dir, "intel/bundle.json"), {
+    now: () => new Date(finding.eventTime),
+  });
+  return { finding, tools: await RealTools.fromDir(join(dir, "logs"), intel) };
 }
