@@ -91,6 +91,7 @@ interface Content {
 }
 interface RequestBody {
   contents?: Content[];
+  labels?: Record<string, unknown>;
   continuationToken?: string;
   generationConfig?: {
     maxOutputTokens?: number;
@@ -197,6 +198,13 @@ export const RULES: readonly RuleDoc[] = [
     wording: "not recorded: status 400 INVALID_ARGUMENT with ferret's own message",
   },
   {
+    id: "labels-format",
+    applies: "Vertex AI (the SDK refuses labels on the Developer API before sending)",
+    source:
+      'https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/add-labels-to-api-calls ("Requirements for labels": at most 64; keys 1–63 characters starting with a lowercase or international letter; values up to 63; only lowercase letters, digits, underscores and dashes)',
+    wording: "not recorded: status 400 INVALID_ARGUMENT with ferret's own message",
+  },
+  {
     id: "continuation-token-issued",
     applies: "every model",
     source:
@@ -298,6 +306,8 @@ export function check(
       ),
     };
   }
+  const badLabel = route.backend === "vertex" ? labelProblem(request.labels) : undefined;
+  if (badLabel) return { rule: "labels-format", status: 400, body: plainError(route.backend, badLabel) };
   if (request.continuationToken !== undefined && !issued.continuationTokens.has(request.continuationToken)) {
     return {
       rule: "continuation-token-issued",
@@ -338,6 +348,23 @@ export function check(
         body: plainError(route.backend, "Corrupted thought signature."),
       };
     }
+  }
+  return undefined;
+}
+
+const MAX_LABELS = 64;
+const LABEL_KEY = /^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{Nd}_-]{0,62}$/u;
+const LABEL_VALUE = /^[\p{Ll}\p{Lo}\p{Nd}_-]{0,63}$/u;
+
+/** What breaks Vertex's documented label requirements, or undefined. */
+function labelProblem(labels: Record<string, unknown> | undefined): string | undefined {
+  if (labels === undefined) return undefined;
+  const entries = Object.entries(labels);
+  if (entries.length > MAX_LABELS) return `At most ${MAX_LABELS} labels are allowed; got ${entries.length}.`;
+  for (const [key, value] of entries) {
+    if (!LABEL_KEY.test(key)) return `Label key "${key}" is invalid.`;
+    if (typeof value !== "string" || !LABEL_VALUE.test(value))
+      return `Label value "${String(value)}" of key "${key}" is invalid.`;
   }
   return undefined;
 }

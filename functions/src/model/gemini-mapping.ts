@@ -255,18 +255,12 @@ export function toGeminiConfig(request: GenerateRequest, defaults: ConfigDefault
     config.responseMimeType = "application/json";
     config.responseJsonSchema = toGeminiJsonSchema(request.responseSchema);
   }
-  if (defaults.vertexai && request.investigationId) {
-    config.labels = { investigation_id: labelValue(request.investigationId), role: request.brief.role };
-  }
+  // Vertex forwards labels to billing, so ferret's spend can be split by role. No per-investigation
+  // label: a key keeps at most 1,000 distinct values over a billing account's life and is dropped
+  // past that (https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/add-labels-to-api-calls);
+  // ferret counts each investigation's usage itself.
+  if (defaults.vertexai) config.labels = { app: "ferret", role: request.brief.role };
   return config;
-}
-
-/** Vertex label values: lowercase letters, digits, _ and -, at most 63 characters. */
-export function labelValue(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9_-]/g, "_")
-    .slice(0, 63);
 }
 
 export function fromGeminiResponse(

@@ -276,6 +276,29 @@ describe("the fake Gemini server is as strict as Gemini", () => {
     assert.equal(over.refusedBy, "max-output-tokens-range");
   });
 
+  it("Vertex labels: the documented key and value format and count; ferret's own labels pass", async () => {
+    const fake = await fresh({ respond: () => textAnswer("ok") });
+    const labelled = (labels: Record<string, string>) => ({ contents: [user("hi")], labels });
+    const ok = await generate(
+      fake,
+      vertex("gemini-3.5-flash"),
+      labelled({ app: "ferret", role: "log_analyst" }),
+    );
+    assert.equal(ok.status, 200);
+    for (const [labels, why] of [
+      [{ Role: "planner" }, "an uppercase key"],
+      [{ "1role": "planner" }, "a key not starting with a letter"],
+      [{ role: "Planner" }, "an uppercase value"],
+      [{ investigation_id: "inv/1" }, "a slash in a value"],
+      [{ role: "x".repeat(64) }, "a 64-character value"],
+      [Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, "v"])), "65 labels"],
+    ] as const) {
+      const out = await generate(fake, vertex("gemini-3.5-flash"), labelled(labels));
+      assert.equal(out.refusedBy, "labels-format", why);
+      assert.equal(out.status, 400, why);
+    }
+  });
+
   it("thinking counts against maxOutputTokens: past the cap the answer is cut and ends MAX_TOKENS", async () => {
     const fake = await fresh();
     const thinkingAnswer = (thoughts: number, answer: number) =>

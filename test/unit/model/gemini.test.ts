@@ -677,7 +677,7 @@ describe("GeminiModel.embed", () => {
 describe("GeminiModel on Vertex AI (express mode against the fake)", () => {
   const vertex = () => new GeminiModel({ vertexai: true, apiKey: "vertex-key", baseUrl });
 
-  it("uses the Vertex path, labels the request, and embeds gemini-embedding-001 one text per call", async () => {
+  it("uses the Vertex path, labels the request by role (never by investigation), and embeds gemini-embedding-001 one text per call", async () => {
     server.reply(
       geminiAnswer([{ text: "ok" }]),
       { json: { predictions: [{ embeddings: { values: [3, 4] } }] } },
@@ -696,7 +696,7 @@ describe("GeminiModel on Vertex AI (express mode against the fake)", () => {
     assert.deepEqual(server.requests[0]!.body, {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],
       systemInstruction: { parts: [{ text: "You plan." }] },
-      labels: { investigation_id: "inv_abc-1", role: "planner" },
+      labels: { app: "ferret", role: "planner" },
       generationConfig: {
         maxOutputTokens: 8192 + THINKING_ROOM.medium,
         thinkingConfig: { thinkingLevel: "MEDIUM" },
