@@ -1,5 +1,7 @@
 import type { ConclusionDraft } from "./conclusion.js";
-import { type Finding, findingIocs, SEVERITY_RANK } from "./finding.js";
+import { evidenceTies, tieKey } from "./evidence-ties.js";
+import { type Finding, findingIocs, SEVERITY_RANK } from "./finding/finding.js";
+import { asIndicator } from "./finding/indicator-grammar.js";
 import { extractIocs, type Ioc, mergeIocs } from "./ioc.js";
 import type { Plan } from "./plan.js";
 import type { StepResult } from "./results.js";
@@ -41,10 +43,26 @@ function appendSentence(summary: string, sentence: string): string {
 }
 
 /**
- * The conclusion's IOCs, completed: the model's own list first, then every IOC a step
- * recorded, then the finding's own indicators, then values named by steps that never ran
- * (cancelled once the verdict was decided, or still pending), so deciding early never loses
- * an indicator. Capped at the schema's 50; the model's ordering wins.
+ * A value the model listed holds when it is written in its kind's grammar (a Google front end or
+ * a masked address is not an indicator) and, for a domain, when the logs did not show it only
+ * where no column declares a domain (`bob.schmidt` in an sshd line is an account).
+ */
+function draftHolds(ioc: Ioc, ties: ReturnType<typeof evidenceTies>): boolean {
+  const key = tieKey(ioc);
+  if (ties.ties.has(key)) return true;
+  if (ties.undeclaredOnly.has(key)) return false;
+  if (ioc.type === "email" || ioc.type === "principal") return true;
+  return asIndicator(ioc.type, ioc.value).is !== "context";
+}
+
+/**
+ * The conclusion's IOCs, completed: the model's own list first (each written in its kind's
+ * grammar), then the IOCs steps recorded that something ties to the finding (evidence-ties.ts:
+ * the finding names it, intel judged it, or it shares a log row with the finding's own
+ * indicator; a value merely seen in the logs is not one), then the finding's own indicators,
+ * then values named by steps that never ran (cancelled once the verdict was decided, or still
+ * pending), so deciding early never loses an indicator. Capped at the schema's 50; the model's
+ * ordering wins.
  */
 export function completeIocs(
   draft: readonly Ioc[],
@@ -52,7 +70,13 @@ export function completeIocs(
   plan: Plan,
   results: readonly StepResult[],
 ): Ioc[] {
-  const fromSteps = results.flatMap((r) => r.iocs);
+  const ties = evidenceTies(finding, results);
+  const fromSteps = results.flatMap((r) =>
+    r.iocs.flatMap((i): Ioc[] => {
+      const why = ties.ties.get(tieKey(i));
+      return why ? [{ ...i, context: `${i.context ? `${i.context}; ` : ""}${why}`.slice(0, 500) }] : [];
+    }),
+  );
   const fromFinding = findingIocs(finding);
   const ran = new Set(results.map((r) => r.stepId));
   const notRun = plan.steps
@@ -62,7 +86,12 @@ export function completeIocs(
         (i): Ioc => ({ ...i, context: `named by step ${s.id}, which did not run (${s.status})` }),
       ),
     );
-  return mergeIocs(draft, fromSteps, fromFinding, notRun)
+  return mergeIocs(
+    draft.filter((i) => draftHolds(i, ties)),
+    fromSteps,
+    fromFinding,
+    notRun,
+  )
     .filter((i) => i.value.length > 0)
     .slice(0, 50);
 }

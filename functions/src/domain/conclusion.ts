@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApprovalOutcomeSchema, MAX_APPROVALS_PER_INVESTIGATION } from "./approval-record.js";
-import { SeveritySchema } from "./finding.js";
+import { SeveritySchema } from "./finding/finding.js";
 import { IocSchema } from "./ioc.js";
 import { ActionLinkSchema } from "./response-actions.js";
 

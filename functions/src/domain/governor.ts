@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { type Finding, SEVERITY_RANK, type Severity } from "./finding.js";
+import { type Finding, SEVERITY_RANK, type Severity } from "./finding/finding.js";
+import {
+  type FindingPrint,
+  printDifferences,
+  StoredPrintSchema,
+  storedPrint,
+} from "./finding/finding-print.js";
 
 /**
  * The storm governor's rules, pure: which finding may start an investigation now, which
@@ -128,60 +134,42 @@ export function groupKeys(finding: Pick<Finding, "category" | "resource" | "acce
 }
 
 /**
- * What a grouped finding is about, as far as grouping compares: who acted, on what, whom it
- * granted what, and every indicator it carries. Kept on the group so a later finding can be
- * compared without reading the lead's investigation.
+ * What a grouped finding is about: who acted and on what (for the card's words), and its print
+ * (finding-print.ts), which decides whether a later finding says the same. Kept on the group so
+ * a later finding can be compared without reading the lead's investigation.
  */
 export const GroupSubjectSchema = z.object({
   principal: z.string().optional(),
   resource: z.string(),
-  grants: z.array(z.string()).max(50),
-  iocs: z.array(z.string()).max(200),
+  print: StoredPrintSchema,
 });
 export type GroupSubject = z.infer<typeof GroupSubjectSchema>;
 
 export function groupSubject(
-  finding: Pick<Finding, "access" | "resource" | "iamBindings">,
-  iocValues: readonly string[],
+  finding: Pick<Finding, "access" | "resource">,
+  print: FindingPrint,
 ): GroupSubject {
   const principal = finding.access?.principalEmail || finding.access?.principalSubject;
   return {
     ...(principal ? { principal } : {}),
     resource: finding.resource.name,
-    grants: [
-      ...new Set(
-        finding.iamBindings.map((b) => `${b.action ?? ""} ${b.role ?? ""} ${b.member ?? ""}`.trim()),
-      ),
-    ].slice(0, 50),
-    iocs: [...new Set(iocValues)].slice(0, 200),
+    print: storedPrint(print),
   };
 }
 
-const list = (xs: readonly string[], n = 3) =>
-  `${xs.slice(0, n).join(", ")}${xs.length > n ? ` and ${xs.length - n} more` : ""}`;
-
 /**
- * How a finding differs from its group's lead, in words; empty when it reports the same
- * activity (same principal, same resource, no grant and no indicator the lead's finding does
- * not carry). The lead's verdict stands only for a finding without differences: one whose
- * principal, grantee, indicators or resource differ is examined by an investigation of its own.
+ * How a finding differs from its group's lead, in words; empty only when it is the lead's
+ * finding field for field except what identifies an occurrence (OCCURRENCE_FIELDS). The lead's
+ * verdict stands only for a finding without differences; any other is examined on its own.
  */
-export function differencesFromLead(lead: GroupSubject, member: GroupSubject): string[] {
-  const out: string[] = [];
-  if ((member.principal ?? "") !== (lead.principal ?? ""))
-    out.push(`its principal ${member.principal ?? "(none)"} is not the lead's ${lead.principal ?? "(none)"}`);
-  if (member.resource !== lead.resource) out.push(`its resource ${member.resource} is not the lead's`);
-  const grants = member.grants.filter((g) => !lead.grants.includes(g));
-  if (grants.length > 0) out.push(`it grants what the lead's finding does not (${list(grants)})`);
-  const iocs = member.iocs.filter((v) => !lead.iocs.includes(v));
-  if (iocs.length > 0) out.push(`it carries indicators the lead's finding does not (${list(iocs)})`);
-  return out;
+export function differencesFromLead(lead: GroupSubject, member: FindingPrint): string[] {
+  return printDifferences(lead.print, member);
 }
 
 /** Why the lead's investigation stands for a finding without differences, in words. */
 export function coveredBecause(lead: GroupSubject): string {
   const who = lead.principal ? `the same principal ${lead.principal}` : "no principal, like the lead's";
-  return `it reports the same activity: ${who} on the same resource ${lead.resource}, with no grant or indicator the lead's finding does not carry`;
+  return `it reports the same activity: the lead's finding field for field (${who} on the same resource ${lead.resource}), only its name, times and log entry ids differ`;
 }
 
 /** A group's lead as the governor stored it: which investigation, opened when, about what. */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AnalystDecisionSchema } from "./analyst.js";
 import { ApprovalRecordSchema, MAX_APPROVALS_PER_INVESTIGATION } from "./approval-record.js";
 import { ConclusionSchema, type Verdict } from "./conclusion.js";
-import { FindingSchema } from "./finding.js";
+import { FindingSchema } from "./finding/finding.js";
 import { PlanSchema } from "./plan.js";
 import { UsageSchema } from "./results.js";
 
@@ -74,6 +74,15 @@ export const InvestigationSchema = z.object({
   model: z.string(),
   /** True once the configured LLM failed and the offline model took over. */
   fellBackToOffline: z.boolean(),
+  /**
+   * Until when the offline model serves this investigation after a passing failure (a burst of
+   * 429s, an outage); afterwards the configured LLM is asked again. Absent after a failure that
+   * waiting cannot cure (a spent daily quota, a retired model, a refused request, output that
+   * broke its schema twice): then the offline model finishes the investigation (model/choice.ts).
+   */
+  offlineUntil: z.iso.datetime().optional(),
+  /** Why the configured LLM was last replaced, for the card and the conclusion's note. */
+  fallbackReason: z.string().max(1_000).optional(),
   eventSeq: z.number().int().min(0),
   /** Set when ingest claimed the right to start the workflow, so duplicates do not start a second one. */
   launchClaimedAt: z.iso.datetime().optional(),
@@ -93,8 +102,8 @@ export const InvestigationSchema = z.object({
   /** The first GROUPED_LISTED findings of the group, each with how it was examined. */
   grouped: z.array(GroupedFindingSchema).max(GROUPED_LISTED).optional(),
   /**
-   * The investigation whose group this finding met while differing from its lead (principal,
-   * grantee, indicators, resource): it is examined here, and the lead's card lists its outcome.
+   * The investigation whose group this finding met while differing from its lead (in any field
+   * but its name, times and log entry ids): it is examined here, and the lead's card lists its outcome.
    */
   groupLeadId: z.string().optional(),
   /** Acting calls the workflow paused on for a person's approval, with their outcomes. */

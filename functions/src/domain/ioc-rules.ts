@@ -2,24 +2,22 @@ import { isIP } from "node:net";
 import { parse } from "tldts";
 
 /**
- * What is an IOC and what is context. An IOC carries the attacker or the activity: an
- * address, a domain, a URL, the hash of a file involved, an acting or granted principal.
- * Everything else a finding or a log row is full of stays context. Each exclusion is one
- * named rule, so `inspect` can say why a value is not an IOC and a test can hold each rule
- * to a real sample (test/unit/domain/ioc-rules.test.ts). The same rules type IOCs read from
- * findings (finding-iocs.ts), from free text (ioc.ts) and from log rows (log-row-iocs.ts).
+ * What is an IOC and what is context in text and in log rows, where no schema says what a
+ * value means: an IOC carries the attacker or the activity (an address, a domain, a URL, the
+ * hash of a file involved, an account); a version number, a path, an id segment, a masked
+ * value, a private address or a Google front end is context. Each exclusion is one named rule,
+ * so `inspect` can say why a value is not an IOC and a test can hold each rule to a sample
+ * (test/unit/domain/ioc-rules.test.ts). Findings are read by the meaning of their fields
+ * (finding-field-meaning.ts); these rules type free text (ioc.ts, a finding's command lines
+ * included) and log rows (log-row-iocs.ts).
  */
 export type IocRuleId =
   /** Google's documentation and console links, MITRE ATT&CK and NVD pages: references, not activity. */
   | "reference-link"
   /** Redacted values ("52.39.xxx.xxx", "10.*.*.*"): not an address anyone can look up. */
   | "masked-value"
-  /** Who muted or unmuted the finding ("Unmuted by a@b.com"): SCC bookkeeping. */
-  | "mute-annotation"
   /** A hex finding, resource or key id inside a resource path: an id shaped like a hash. */
   | "finding-or-resource-id"
-  /** The digest of a system library (/lib, /usr/lib…) a process loaded: the OS, not the attacker's file. */
-  | "system-library-digest"
   /** A container image digest (imageId, …@sha256:…): names the image, checked by the image's own tooling. */
   | "image-digest"
   /** Log names and ids ("cloudaudit.googleapis.com%2Factivity"). */
@@ -36,15 +34,19 @@ export type IocRuleId =
   | "api-identifier"
   /** User-agent strings: the client's description of itself, not an indicator inside it. */
   | "user-agent"
-  /** The application a scanner tested or the organisation's own exposed endpoint: a resource. */
-  | "own-application";
+  /** An address in Google's published service ranges (goog.json minus cloud.json): Google's own front end. */
+  | "google-service-address"
+  /**
+   * A bare host name or hex run in a log column that declares no indicator (log-columns.ts): its
+   * grammar alone cannot tell a domain from an account name (bob.schmidt, .schmidt is a TLD), a
+   * file name (start.sh) or an id, so nothing says it is one.
+   */
+  | "undeclared-column";
 
 export const IOC_RULES: Readonly<Record<IocRuleId, string>> = {
   "reference-link": "a documentation or console link (reference, not activity)",
   "masked-value": "a masked value",
-  "mute-annotation": "who muted or unmuted the finding (bookkeeping)",
   "finding-or-resource-id": "a finding, resource or key id shaped like a hash",
-  "system-library-digest": "the digest of a system library",
   "image-digest": "a container image digest",
   "log-name": "a log name",
   "google-service-domain": "a Google service domain",
@@ -53,7 +55,9 @@ export const IOC_RULES: Readonly<Record<IocRuleId, string>> = {
   "version-string": "a version number",
   "api-identifier": "an API, service or command name",
   "user-agent": "a user-agent string",
-  "own-application": "the organisation's own application or endpoint (a resource)",
+  "google-service-address": "a Google service address (Google's published ranges)",
+  "undeclared-column":
+    "a name or digest in a log column that declares no indicator (an account, a file, an id)",
 };
 
 // ---- values ----
@@ -149,13 +153,8 @@ export function isSystemLibraryPath(path: string): boolean {
 
 // ---- where a value sits ----
 
-/** Keys whose values are context whatever they look like, and the rule that says so. */
+/** Log-row keys (Cloud Logging and Cloud Audit Logs) whose values are context whatever they look like. */
 const CONTEXT_KEYS: Readonly<Record<string, IocRuleId>> = {
-  muteInitiator: "mute-annotation",
-  muteAnnotation: "mute-annotation",
-  muteInfo: "mute-annotation",
-  mute_initiator: "mute-annotation",
-  mute_annotation: "mute-annotation",
   logName: "log-name",
   logId: "log-name",
   log_name: "log-name",
@@ -175,26 +174,13 @@ const CONTEXT_KEYS: Readonly<Record<string, IocRuleId>> = {
   imageId: "image-digest",
   imageDigest: "image-digest",
   image_id: "image-digest",
-  // Web Security Scanner: the URLs of the application it tested.
-  finalUrl: "own-application",
-  fuzzedUrl: "own-application",
-  reproductionUrl: "own-application",
-  vulnerableUrl: "own-application",
-  actionUri: "own-application",
-  // Finding.application (the scanned app) and Finding.externalExposure (the org's exposed endpoint).
-  application: "own-application",
-  externalExposure: "own-application",
 };
 
 /**
- * The rule that makes everything under `path` context, if any. `keys` are the path's keys
- * from the root ("processes", "libraries", "sha256"); `siblings` is the object holding the
- * value, for rules that need a neighbour (a library's path).
+ * The rule that makes everything under a log-row path context, if any. `keys` are the path's
+ * keys from the root ("protoPayload", "requestMetadata", "callerSuppliedUserAgent").
  */
-export function contextRuleFor(
-  keys: readonly string[],
-  siblings?: Readonly<Record<string, unknown>>,
-): IocRuleId | undefined {
+export function contextRuleFor(keys: readonly string[]): IocRuleId | undefined {
   for (const key of keys) {
     const rule = CONTEXT_KEYS[key];
     if (rule) return rule;
@@ -202,8 +188,6 @@ export function contextRuleFor(
   const last = keys.at(-1);
   // A container's `uri` is its image reference (gcr.io/…@sha256:…).
   if (last === "uri" && keys.includes("containers")) return "image-digest";
-  if (keys.includes("libraries") && typeof siblings?.path === "string" && isSystemLibraryPath(siblings.path))
-    return "system-library-digest";
   return undefined;
 }
 

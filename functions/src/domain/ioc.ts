@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { findDomains, isDomainName, normalizeHost } from "./domain-grammar.js";
+import { isGoogleServiceAddress } from "./finding/google-ip-ranges.js";
 import {
   type IocRuleId,
   isGoogleServiceDomain,
@@ -77,7 +78,9 @@ export function scanText(text: string): TextCandidate[] {
       ? "version-string"
       : isPrivateOrReservedIpv4(value)
         ? "private-address"
-        : undefined;
+        : isGoogleServiceAddress(value)
+          ? "google-service-address"
+          : undefined;
     out.push({ type: "ip", value, ...(excludedBy ? { excludedBy } : {}) });
   }
   for (const m of text.matchAll(HEX)) {

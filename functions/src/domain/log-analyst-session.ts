@@ -3,7 +3,7 @@ import { JsonValueSchema } from "./json.js";
 
 /**
  * One log-analysis sub-agent session, published to `agent-sessions` when it ends. The
- * memory introspector reads it to learn reusable claims and to score the memories the
+ * memory introspector reads it to learn typed facts and to score the memories the
  * session was given. The transcript is bounded so the message stays far below Pub/Sub's
  * 10 MB limit.
  */

@@ -1,5 +1,5 @@
-import type { Finding } from "./finding.js";
-import { findingIocOccurrences } from "./finding-iocs.js";
+import type { Finding } from "./finding/finding.js";
+import { findingIocOccurrences } from "./finding/finding-iocs.js";
 import type { JsonValue } from "./json.js";
 
 /**

@@ -12,7 +12,7 @@ import type { JsonValue } from "./json.js";
 export function logRowIocs(rows: readonly JsonValue[], max = Number.POSITIVE_INFINITY): Ioc[] {
   const seen = new Map<string, Ioc>();
   rows.forEach((row, i) => {
-    for (const hit of walkIocs(row, `rows[${i}]`, () => false)) {
+    for (const hit of walkIocs(row, `rows[${i}]`)) {
       if (hit.kind !== "ioc" || !hit.type) continue;
       // A log row's identities have always been typed "email" (what the evidence rules read).
       const ioc: Ioc = { type: hit.type === "principal" ? "email" : hit.type, value: hit.value };

@@ -71,7 +71,7 @@ export function decideNext(input: DecisionInput): NextAction {
   }
   const ready = readySteps(plan);
   if (ready.length > 0) {
-    return { kind: "execute", stepIds: ready.slice(0, waveWidth(policy)).map((s) => s.id) };
+    return { kind: "execute", stepIds: waveOf(ready, policy).map((s) => s.id) };
   }
   const pending = plan.steps.filter((s) => s.status === "pending");
   if (pending.length === 0) {
@@ -95,6 +95,38 @@ export function waveWidth(policy: AgentPolicy): number {
 }
 
 /**
+ * Whether a step runs without a step executor model round: its calls are fixed in the plan and
+ * the policy runs them (decision 0019). It may still hand an empty answer to the model.
+ */
+function runsWithoutModel(step: Step, policy: AgentPolicy): boolean {
+  return policy.plannedCalls === "run" && (step.calls?.length ?? 0) > 0;
+}
+
+/**
+ * The steps the next wave runs, in plan order. The width bounds the steps that need a step
+ * executor model; a step whose calls the plan fixed is a query, not a model turn, so it joins
+ * the wave beside them instead of waiting for a later one (decision 0053). Waiting cost a
+ * reflection per extra wave, and a reflection that judged the objective met after the first
+ * wave cancelled the plan's later questions unread: a cheaper run that skipped evidence. The
+ * workflow's own `concurrency_limit` still bounds how many run at once. Reflecting after every
+ * step keeps one step per wave.
+ */
+export function waveOf(ready: readonly Step[], policy: AgentPolicy): Step[] {
+  if (policy.reflection === "every_step") return ready.slice(0, 1);
+  const width = waveWidth(policy);
+  const wave: Step[] = [];
+  let withModel = 0;
+  for (const step of ready) {
+    if (runsWithoutModel(step, policy)) wave.push(step);
+    else if (withModel < width) {
+      wave.push(step);
+      withModel += 1;
+    }
+  }
+  return wave;
+}
+
+/**
  * Tokens one step may spend: an even share of what is left of the investigation's budget
  * among the steps of its wave. The budget is checked between waves; without a share, every
  * step of a wave could spend all that is left, and the wave overshoot it by its width
@@ -107,7 +139,7 @@ export function waveWidth(policy: AgentPolicy): number {
  */
 export function stepTokenAllowance(policy: AgentPolicy, counters: Counters, plan: Plan): number {
   const used = counters.usage.inputTokens + counters.usage.outputTokens;
-  const wave = Math.min(Math.max(readySteps(plan).length, 1), waveWidth(policy));
+  const wave = Math.max(waveOf(readySteps(plan), policy).length, 1);
   return Math.max(0, Math.floor((policy.tokenBudget - used) / wave));
 }
 

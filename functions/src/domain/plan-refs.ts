@@ -1,6 +1,6 @@
-import type { Finding } from "./finding.js";
-import { findingIocs } from "./finding.js";
-import { findingIocOccurrences } from "./finding-iocs.js";
+import type { Finding } from "./finding/finding.js";
+import { findingIocs } from "./finding/finding.js";
+import { findingIocOccurrences } from "./finding/finding-iocs.js";
 import { isPrivateOrReservedIpv4 } from "./ioc.js";
 import type { JsonObject, JsonValue } from "./json.js";
 import type { StepResult } from "./results.js";

@@ -18,7 +18,11 @@ export type ReflectionMode = z.infer<typeof ReflectionModeSchema>;
 export const AgentPolicySchema = z.object({
   /** Most steps a plan may hold, cancelled ones included (they stay in the plan). */
   maxSteps: z.number().int().min(1).max(50).default(10),
-  /** Most steps run at once in one wave. 1 gives the sequential plan-execute-reflect loop. */
+  /**
+   * Most steps in one wave that need the step executor model; steps whose planned calls run
+   * without one join the wave beside them (decision 0053). 1, with reflection after every step,
+   * gives the sequential plan-execute-reflect loop.
+   */
   maxParallelSteps: z.number().int().min(1).max(16).default(4),
   /** Tool-calling iterations inside one step. */
   maxStepIterations: z.number().int().min(1).max(32).default(6),

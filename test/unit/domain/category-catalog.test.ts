@@ -9,7 +9,7 @@ import {
   categoryKey,
   generatedPlaybook,
 } from "../../../functions/src/domain/category-catalog.js";
-import { findingSource, isCustomSource } from "../../../functions/src/domain/finding-source.js";
+import { findingSource, isCustomSource } from "../../../functions/src/domain/finding/finding-source.js";
 import { familyOf } from "../../../functions/src/offline-model/families.js";
 import { parseSavedPage, readSavedPages } from "../../../scripts/catalog/google-lists.js";
 
@@ -48,6 +48,18 @@ describe("category catalog", () => {
     // Logging off on a bucket is a posture gap, not a public bucket.
     assert.equal(catalogEntryFor("BUCKET_LOGGING_DISABLED")?.playbook, "posture");
     assert.equal(catalogEntryFor("PUBLIC_BUCKET_ACL")?.playbook, "public_bucket");
+  });
+
+  it("has ferret's own entries for the two Backup and DR weakenings ETD lists (issue 38), by display and API name", () => {
+    for (const [name, api] of [
+      ["Impact: Google Cloud Backup and DR reduced backup expiration", "BACKUP_REDUCE_BACKUP_EXPIRATION"],
+      ["Impact: Google Cloud Backup and DR reduced backup frequency", "BACKUP_REDUCE_BACKUP_FREQUENCY"],
+    ] as const) {
+      const entry = catalogEntryFor(api);
+      assert.equal(entry?.category, name);
+      assert.deepEqual(entry?.mitre, ["T1490"], name);
+      assert.ok(!entry?.meaning.includes("as Google's page lists it"), `${name} is written, not generated`);
+    }
   });
 });
 

@@ -8,9 +8,12 @@ import {
   findingIocs,
   normalizeNotification,
   parseNotification,
-} from "../../../functions/src/domain/finding.js";
-import { FINDING_ENUMS } from "../../../functions/src/domain/finding-enums.js";
-import { readFindingsDocument, readFindingsText } from "../../../functions/src/domain/finding-file.js";
+} from "../../../functions/src/domain/finding/finding.js";
+import { FINDING_ENUMS } from "../../../functions/src/domain/finding/finding-enums.js";
+import {
+  readFindingsDocument,
+  readFindingsText,
+} from "../../../functions/src/domain/finding/finding-file.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 
 /**
@@ -71,6 +74,52 @@ describe("the file reader: every shape, finding by finding", () => {
     });
     assert.equal(pull.items.length, 2);
     assert.equal(read(pull.items[1]?.payload).category, "Malware: Bad IP");
+  });
+
+  it("reads a message whose data is already decoded, as SIEMs store it: an object, JSON text, a stored PubsubMessage (adapted envelopes, issue 38)", () => {
+    const notification = json("jorgecalo-etd-v2-malware-bad-ip.json");
+    const shapes = [
+      { message: { data: notification, messageId: "1" }, subscription: "projects/p/subscriptions/s" },
+      { message: { data: JSON.stringify(notification) } },
+      { receivedMessages: [{ ackId: "a", message: { data: notification } }] },
+      { data: notification, attributes: {}, messageId: "1", publishTime: "2026-01-01T00:00:00Z" },
+      {
+        data: Buffer.from(JSON.stringify(notification)).toString("base64"),
+        message_id: "1",
+        publish_time: "x",
+      },
+    ];
+    for (const doc of shapes) {
+      const file = readFindingsDocument(doc);
+      assert.deepEqual(
+        file.items.map((i) => [i.shape, read(i.payload).category]),
+        [["pubsub-message", "Malware: Bad IP"]],
+        JSON.stringify(Object.keys(doc)),
+      );
+    }
+  });
+
+  it("reads a Cloud Functions background event and a message that kept only its data (shadanan/gcp-scc-finding-notification-jira-cloud stores the data alone)", () => {
+    const data = Buffer.from(JSON.stringify(json("jorgecalo-etd-v2-malware-bad-ip.json"))).toString("base64");
+    for (const doc of [
+      { data },
+      { "@type": "type.googleapis.com/google.pubsub.v1.PubsubMessage", attributes: {}, data },
+    ]) {
+      const file = readFindingsDocument(doc);
+      assert.deepEqual(
+        file.items.map((i) => [i.shape, read(i.payload).category]),
+        [["pubsub-message", "Malware: Bad IP"]],
+      );
+    }
+    // A finding with a field called data is not a message.
+    assert.throws(() => readFindingsDocument({ data: "x", category: "c" }));
+  });
+
+  it("says what a message's data was when it is none of base64, JSON text or an object", () => {
+    assert.throws(
+      () => readFindingsDocument({ message: { data: 42 } }),
+      /message\.data: a Pub\/Sub message whose data is a number; expected base64 text, JSON text or an object/,
+    );
   });
 
   it("refuses an unknown shape with what was expected", () => {

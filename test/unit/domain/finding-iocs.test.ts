@@ -4,8 +4,8 @@ import {
   type Finding,
   normalizeNotification,
   parseNotification,
-} from "../../../functions/src/domain/finding.js";
-import { findingIocOccurrences } from "../../../functions/src/domain/finding-iocs.js";
+} from "../../../functions/src/domain/finding/finding.js";
+import { findingIocOccurrences } from "../../../functions/src/domain/finding/finding-iocs.js";
 import type { JsonValue } from "../../../functions/src/domain/json.js";
 import { CutList, fitBudget } from "../../../functions/src/domain/json-cap.js";
 

@@ -8,7 +8,7 @@ import {
   findingIocs,
   normalizeNotification,
   parseNotification,
-} from "../../../functions/src/domain/finding.js";
+} from "../../../functions/src/domain/finding/finding.js";
 import { jsonBytes } from "../../../functions/src/domain/json.js";
 import { sccFinding, sccNotification } from "../../fixtures/scc.js";
 

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
+import {
+  normalizeNotification,
+  parseNotification,
+  receivedPayload,
+} from "../../../functions/src/domain/finding/finding.js";
+import { findingPrint } from "../../../functions/src/domain/finding/finding-print.js";
 import {
   addToBucket,
   admissionDecision,
@@ -20,6 +27,7 @@ import {
   withAdmitted,
   withReleased,
 } from "../../../functions/src/domain/governor.js";
+import { fromRoot } from "../../../functions/src/platform/paths.js";
 
 const limits: GovernorLimits = GovernorLimitsSchema.parse({
   maxConcurrent: 3,
@@ -153,57 +161,42 @@ describe("grouping", () => {
     );
   });
 
-  const grant = (principal: string, member: string, role: string, ip: string) =>
-    groupSubject(
-      {
-        access: { principalEmail: principal },
-        resource: { name: "//cloudresourcemanager.googleapis.com/projects/745499495002" },
-        iamBindings: [{ action: "ADD", role, member }],
-      },
-      [principal, member.replace(/^user:/, ""), ip],
-    );
-  test("a finding differing from the lead by principal, grantee or indicators is not covered", () => {
-    const decoy = grant(
-      "ci-deployer@acme.iam.gserviceaccount.com",
-      "user:auditor@partner.example",
-      "roles/viewer",
-      "35.192.77.14",
-    );
-    const real = grant(
-      "ci-deployer@acme.iam.gserviceaccount.com",
-      "user:dev.contractor.ops@gmail.com",
-      "roles/owner",
-      "203.0.113.201",
-    );
-    const differences = differencesFromLead(decoy, real);
-    assert.equal(differences.length, 2, differences.join(" | "));
-    assert.match(
-      differences.join(" "),
-      /grants what the lead's finding does not \(ADD roles\/owner user:dev\.contractor\.ops@gmail\.com\)/,
-    );
-    assert.match(differences.join(" "), /203\.0\.113\.201/);
-    const other = grant(
-      "deployer@acme.example",
-      "user:auditor@partner.example",
-      "roles/viewer",
-      "35.192.77.14",
-    );
-    assert.match(
-      differencesFromLead(decoy, other).join(" "),
-      /its principal deployer@acme\.example is not the lead's/,
-    );
+  // Issue 27's decoy and real grant: the scenario's notification, and a copy with another grant.
+  const received = (payload: unknown) => {
+    const n = parseNotification(payload);
+    return { finding: normalizeNotification(n), print: findingPrint(receivedPayload(n)) };
+  };
+  const REAL = JSON.parse(
+    readFileSync(fromRoot("examples/scenarios/iam-anomalous-grant/notification.json"), "utf8"),
+  ) as { finding: Record<string, unknown> & { access: Record<string, unknown> } };
+  const decoyOf = () => {
+    const copy = structuredClone(REAL);
+    copy.finding.name = `${String(copy.finding.name)}-decoy`;
+    copy.finding.iamBindings = [
+      { action: "ADD", role: "roles/viewer", member: "user:auditor@partner.example" },
+    ];
+    copy.finding.access.callerIp = "35.192.77.14";
+    return copy;
+  };
+  test("a finding differing from the lead by grantee and address is not covered, and the reason names both", () => {
+    const decoy = received(decoyOf());
+    const real = received(REAL);
+    const differences = differencesFromLead(groupSubject(decoy.finding, decoy.print), real.print);
+    const words = differences.join(" | ");
+    assert.match(words, /finding\.iamBindings\[0\]\.role is "roles\/owner", not the lead's/);
+    assert.match(words, /finding\.iamBindings\[0\]\.member is "user:dev\.contractor\.ops@gmail\.com"/);
+    assert.match(words, /finding\.access\.callerIp is "203\.0\.113\.201"/);
   });
   test("the same activity again is covered, and the reason says so", () => {
-    const decoy = grant(
-      "ci@acme.iam.gserviceaccount.com",
-      "user:auditor@partner.example",
-      "roles/viewer",
-      "35.192.77.14",
-    );
-    assert.deepEqual(differencesFromLead(decoy, { ...decoy }), []);
+    const again = structuredClone(REAL);
+    again.finding.name = `${String(again.finding.name)}-again`;
+    again.finding.eventTime = "2025-07-22T14:09:51.207Z";
+    const lead = received(REAL);
+    const subject = groupSubject(lead.finding, lead.print);
+    assert.deepEqual(differencesFromLead(subject, received(again).print), []);
     assert.match(
-      coveredBecause(decoy),
-      /same principal ci@acme\.iam\.gserviceaccount\.com on the same resource/,
+      coveredBecause(subject),
+      /same principal ci-deployer@acme-web-prod\.iam\.gserviceaccount\.com on the same resource/,
     );
   });
 

@@ -6,11 +6,10 @@ import {
   findingIocs,
   normalizeNotification,
   parseNotification,
-} from "../../../functions/src/domain/finding.js";
-import { readFindingsText } from "../../../functions/src/domain/finding-file.js";
-import { findingIocOccurrences } from "../../../functions/src/domain/finding-iocs.js";
+} from "../../../functions/src/domain/finding/finding.js";
+import { readFindingsText } from "../../../functions/src/domain/finding/finding-file.js";
+import { findingIocOccurrences } from "../../../functions/src/domain/finding/finding-iocs.js";
 import { extractIocs, scanText } from "../../../functions/src/domain/ioc.js";
-import type { IocRuleId } from "../../../functions/src/domain/ioc-rules.js";
 import type { JsonValue } from "../../../functions/src/domain/json.js";
 import { logRowIocs } from "../../../functions/src/domain/log-row-iocs.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
@@ -25,10 +24,11 @@ function findings(file: string): Finding[] {
   return readFindingsText(text, file).items.map((i) => normalizeNotification(parseNotification(i.payload)));
 }
 
-function excludedBy(f: Finding, value: string): IocRuleId[] {
+/** The reasons the finding's reader gives for listing `value` as context. */
+function contextReasons(f: Finding, value: string): string[] {
   return findingIocOccurrences(f)
     .excluded.filter((e) => e.value.toLowerCase() === value.toLowerCase())
-    .map((e) => e.rule);
+    .map((e) => e.reason);
 }
 
 function reported(f: Finding): string[] {
@@ -37,44 +37,60 @@ function reported(f: Finding): string[] {
 
 const [xsoar] = findings("xsoar-list-findings-v2-response.json") as [Finding];
 
-describe("IOC typing rules, each on a real sample", () => {
-  const cases: [IocRuleId, Finding, string][] = [
+describe("context by field meaning, each on a real sample", () => {
+  // [what the field is, sample, the value, the reason it is listed with (undefined: not listed, it
+  // sits inside text of a field that holds no indicator)]
+  const cases: [string, Finding, string, RegExp | undefined][] = [
     // GRIDTIDE sample: sourceProperties.reference is a Google Cloud blog link.
     [
-      "reference-link",
+      "a key that names a reference",
       findings("jorgecalo-etd-v2-gridtide-custom.json")[0] as Finding,
       "https://cloud.google.com/blog/topics/threat-intelligence/disrupting-gridtide-global-espionage-campaign",
+      /^reference:/,
     ],
     // SecOps SOAR sample: the caller IP was redacted before publication.
     [
-      "masked-value",
+      "a masked address in an address field",
       findings("soar-scc-update-finding-sa-self-investigation.json")[0] as Finding,
       "52.39.xxx.xxx",
+      /masked/,
     ],
     // SecOps SOAR sample: muteAnnotation "Unmuted by olivierba@google.com".
     [
-      "mute-annotation",
+      "mute bookkeeping",
       findings("soar-scc-asset-vulnerabilities.json")[0] as Finding,
       "olivierba@google.com",
+      undefined,
     ],
     // XSOAR ListFindings v2 sample: relatedFindings name a finding whose id is 32 hex digits.
-    ["finding-or-resource-id", xsoar, "aa11bb22cc33dd44ee55ff6677889900"],
-    ["system-library-digest", xsoar, "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"],
-    // containers[].uri "gcr.io/…/web-app@sha256:…": the registry host is an image reference.
-    ["image-digest", xsoar, "gcr.io"],
-    ["log-name", xsoar, "cloudaudit.googleapis.com"],
-    ["google-service-domain", xsoar, "gcr.io"],
-    ["own-application", xsoar, "https://app.example.com/login"],
+    ["an id inside a finding name", xsoar, "aa11bb22cc33dd44ee55ff6677889900", undefined],
     [
-      "own-application",
+      "the OS's own library",
+      xsoar,
+      "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+      /library the OS ships/,
+    ],
+    // containers[].uri "gcr.io/…/web-app@sha256:…": the registry host is part of an image reference.
+    ["an image reference", xsoar, "gcr.io", undefined],
+    ["a log name", xsoar, "cloudaudit.googleapis.com", undefined],
+    ["the application a scanner tested", xsoar, "https://app.example.com/login", /^resource:/],
+    [
+      "Web Security Scanner's scanned URL",
       findings("secops-vulnerability-wss-clear-text-password.json")[0] as Finding,
       "http://198.51.100.1:0000/login.jsp?searchString=",
+      /^resource: WSS/,
     ],
   ];
-  for (const [rule, f, value] of cases) {
-    it(`${rule}: ${value.slice(0, 60)} is context, not an IOC`, () => {
-      assert.ok(excludedBy(f, value).includes(rule), `${value}: ${excludedBy(f, value).join(", ")}`);
+  for (const [what, f, value, reason] of cases) {
+    it(`${what}: ${value.slice(0, 60)} is context, not an IOC`, () => {
       assert.ok(!reported(f).includes(value.toLowerCase()), `${value} reported`);
+      const reasons = contextReasons(f, value);
+      if (reason)
+        assert.ok(
+          reasons.some((r) => reason.test(r)),
+          `${value}: ${reasons.join(", ")}`,
+        );
+      else assert.deepEqual(reasons, []);
     });
   }
 

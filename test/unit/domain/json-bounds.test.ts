@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { InvalidInputError } from "../../../functions/src/domain/errors.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import { JSON_LIMITS, JsonObjectSchema, jsonBoundsProblem } from "../../../functions/src/domain/json.js";
 import { decodePubSubJson } from "../../../functions/src/entry/pubsub-message.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";

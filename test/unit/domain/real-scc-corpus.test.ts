@@ -8,9 +8,9 @@ import {
   findingIocs,
   normalizeNotification,
   parseNotification,
-} from "../../../functions/src/domain/finding.js";
-import { readFindingsText } from "../../../functions/src/domain/finding-file.js";
-import { findingIocOccurrences } from "../../../functions/src/domain/finding-iocs.js";
+} from "../../../functions/src/domain/finding/finding.js";
+import { readFindingsText } from "../../../functions/src/domain/finding/finding-file.js";
+import { findingIocOccurrences } from "../../../functions/src/domain/finding/finding-iocs.js";
 import { implementationAt, loadCorpus, measure } from "../../../scripts/measure-findings.js";
 
 /**

@@ -452,6 +452,28 @@ const EVENT_THREATS: Row[] = [
     "A workload sent traffic shaped like a denial-of-service attack toward an external target.",
     ["Which process sent it and how the workload was taken over.", WORKLOAD_TRAFFIC],
   ],
+  [
+    "Impact: Google Cloud Backup and DR reduced backup expiration",
+    "admin_change",
+    ["T1490"],
+    "Someone shortened how long Backup and DR keeps backups, so restore points age out sooner; ransomware crews do this before they destroy data.",
+    [
+      WHO_CHANGED,
+      "Which backup plan or template changed, from what retention to what, and whether a change ticket or a scheduled policy review explains it.",
+      "Whether deletions of backups, vaults or plans followed from the same principal.",
+    ],
+  ],
+  [
+    "Impact: Google Cloud Backup and DR reduced backup frequency",
+    "admin_change",
+    ["T1490"],
+    "Someone made Backup and DR take backups less often, widening the window of data that cannot be restored.",
+    [
+      WHO_CHANGED,
+      "Which plan or schedule changed, from what interval to what, and whether the change was reverted.",
+      "Other Backup and DR changes by the same principal in the same window (expired images, removed plans).",
+    ],
+  ],
 ];
 
 const CONTAINER_THREATS: Row[] = [

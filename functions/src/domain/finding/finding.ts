@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { InvalidInputError } from "./errors.js";
+import { InvalidInputError } from "../errors.js";
+import type { Ioc } from "../ioc.js";
+import { assertJsonBounds, type JsonValue, JsonValueSchema } from "../json.js";
+import { CutList, fitBudget, toCappedJson } from "../json-cap.js";
 import { canonicalNotification } from "./finding-canonical.js";
 import { FINDING_CONSUMED, isProtoDefault, RESOURCE_CONSUMED, residualFields } from "./finding-details.js";
 import { EXPECTED_SHAPES } from "./finding-file.js";
 import { findingIocOccurrences } from "./finding-iocs.js";
-import type { Ioc } from "./ioc.js";
-import { assertJsonBounds, type JsonValue, JsonValueSchema } from "./json.js";
-import { CutList, fitBudget, toCappedJson } from "./json-cap.js";
 import {
   type EnvelopeKind,
   type SccNotification,
@@ -62,8 +62,8 @@ export const FindingSchema = z.object({
    * (see severity-hints.ts), or "none". Absent on findings stored before it existed.
    */
   severitySource: CappedStr.optional(),
-  /** Which shape the finding arrived in (notification, export row, bare finding). */
-  envelope: z.enum(["notification", "export", "finding"]).optional(),
+  /** Which shape the finding arrived in (notification, export row, bare finding, ETD log entry). */
+  envelope: z.enum(["notification", "export", "finding", "log-entry"]).optional(),
   resource: z.object({
     name: CappedStr,
     type: CappedStr.optional(),
@@ -255,6 +255,14 @@ export function parseNotification(payload: unknown): SccNotification {
   }
   RAW.set(result.data, { raw: canonical.payload, envelope, notes: canonical.notes });
   return result.data;
+}
+
+/**
+ * The notification as received, in its canonical form (finding-canonical.ts), uncapped: what
+ * grouping compares field for field. The parsed object itself when it was not parsed here.
+ */
+export function receivedPayload(n: SccNotification): Record<string, unknown> {
+  return RAW.get(n)?.raw ?? (n as Record<string, unknown>);
 }
 
 /** An optional timestamp ferret does not rely on: kept when it is ISO 8601, else noted. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { etdLogEntryFinding, isEtdLogEntry } from "./etd-log-entry.js";
 
 /**
  * The SCC notification as Pub/Sub delivers it (the JSON inside message.data). v1
@@ -145,17 +146,20 @@ export type SccFinding = z.infer<typeof SccFindingSchema>;
  * ({notificationConfigName, finding, resource}). "export": a continuous-export row as the
  * BigQuery export and Google Security Operations receive it ({findings, resource,
  * sourceProperties} with sourceProperties beside the finding). "finding": a bare Finding, as
- * the API's findings.list or the console's JSON tab gives it.
+ * the API's findings.list or the console's JSON tab gives it. "log-entry": an Event Threat
+ * Detection finding as Cloud Logging stores it (etd-log-entry.ts).
  */
-export type EnvelopeKind = "notification" | "export" | "finding";
+export type EnvelopeKind = "notification" | "export" | "finding" | "log-entry";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Rewrites an export row or a bare finding into the notification shape; says which it was. */
+/** Rewrites an export row, a bare finding or an ETD log entry into the notification shape; says which it was. */
 export function unwrapEnvelope(payload: unknown): { payload: unknown; envelope: EnvelopeKind } {
   if (!isObject(payload)) return { payload, envelope: "notification" };
+  // The entry's own fields (logName, insertId, timestamp…) travel beside the finding, as context.
+  if (isEtdLogEntry(payload)) return { payload: etdLogEntryFinding(payload), envelope: "log-entry" };
   const inner = isObject(payload.finding)
     ? payload.finding
     : isObject(payload.findings)

@@ -1,4 +1,5 @@
-import { InvalidInputError } from "./errors.js";
+import { InvalidInputError } from "../errors.js";
+import { isEtdLogEntry } from "./etd-log-entry.js";
 
 /**
  * The one reader of "a file of findings", used by `ferret inspect` and `ferret investigate`:
@@ -12,9 +13,11 @@ import { InvalidInputError } from "./errors.js";
  *   stateChange}], readTime, totalSize}`), including an empty one;
  * - `{findings: [...]}`, a list some tools wrap findings in (a continuous-export row has
  *   `findings` as an object, not a list, and is a single finding);
- * - a Pub/Sub push body (`{message: {data: base64}, subscription}`) or pull response
- *   (`{receivedMessages: [{message: {data}}]}`), the data decoded;
- * - a Cloud Logging entry of an SCC finding (`jsonPayload` holding the finding);
+ * - a Pub/Sub push body (`{message: {data: base64}, subscription}`), a pull response
+ *   (`{receivedMessages: [{message: {data}}]}`) or a stored PubsubMessage (`{data, attributes,
+ *   messageId, publishTime}`), the data decoded whether it is base64, JSON text or an object;
+ * - a Cloud Logging entry of an SCC finding (`jsonPayload` holding the finding), or an Event
+ *   Threat Detection finding as Cloud Logging stores it (etd-log-entry.ts);
  * - a single finding in any of its shapes.
  * Anything else is refused with what was expected.
  */
@@ -45,7 +48,8 @@ export const EXPECTED_SHAPES =
   "a Pub/Sub notification {notificationConfigName, finding, resource}, a ListFindings response " +
   "{listFindingsResults: [{finding, resource}]} (v1 or v2), `gcloud scc findings list --format=json` " +
   "output (an array), a continuous-export or BigQuery export row {finding|findings, resource, " +
-  "sourceProperties}, a bare Finding {name, category, eventTime, …}, a Pub/Sub push or pull body, " +
+  "sourceProperties}, a bare Finding {name, category, eventTime, …}, a Pub/Sub push or pull body or stored message, " +
+  "a Cloud Logging entry of a finding (an SCC export, or Event Threat Detection's threatdetection.googleapis.com/detection log), " +
   "or JSON Lines of these";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -73,10 +77,19 @@ export function singleShape(value: Record<string, unknown>): FindingItemShape | 
   return undefined;
 }
 
+/**
+ * A message's data as whatever stored it left it: base64 as Pub/Sub sends it, the decoded JSON
+ * text, or the decoded object itself (SIEMs and notification bridges store the message with its
+ * data already parsed). Only the wire form is base64; the others are the same data, decoded.
+ */
 function decodeData(data: unknown, origin: string): unknown {
+  if (isRecord(data) || Array.isArray(data)) return data;
   if (typeof data !== "string")
-    throw new InvalidInputError(`${origin}: a Pub/Sub message without base64 data`);
-  const text = Buffer.from(data, "base64").toString("utf8");
+    throw new InvalidInputError(
+      `${origin}: a Pub/Sub message whose data is ${describe(data)}; expected base64 text, JSON text or an object`,
+    );
+  const trimmed = data.trim();
+  const text = /^[[{]/.test(trimmed) ? trimmed : Buffer.from(data, "base64").toString("utf8");
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -84,6 +97,34 @@ function decodeData(data: unknown, origin: string): unknown {
       `${origin}: the Pub/Sub message data is not JSON: ${(error as Error).message}`,
     );
   }
+}
+
+/**
+ * A PubsubMessage stored on its own, outside a push body (https://cloud.google.com/pubsub/docs/reference/rest/v1/PubsubMessage:
+ * data, attributes, messageId, publishTime, orderingKey), as pipelines that archive messages
+ * keep them, or as a Cloud Functions background event hands it to the function (the same fields
+ * plus "@type", https://cloud.google.com/functions/docs/calling/pubsub#event_structure);
+ * snake_case spellings are how Python clients and several SIEMs write the same fields. An object
+ * with `data` and nothing but these fields is a message, however few of them it kept (with
+ * `data` alone, only when it is text).
+ */
+const MESSAGE_FIELDS = new Set([
+  "data",
+  "attributes",
+  "messageId",
+  "message_id",
+  "publishTime",
+  "publish_time",
+  "orderingKey",
+  "ordering_key",
+  "@type",
+]);
+
+function isStoredMessage(value: Record<string, unknown>): boolean {
+  const keys = Object.keys(value);
+  if (!("data" in value) || !keys.every((key) => MESSAGE_FIELDS.has(key))) return false;
+  // `data` alone is a message only when it is the wire form (text); `{data: [...]}` is some other file.
+  return keys.length > 1 || typeof value.data === "string";
 }
 
 const MAX_DEPTH = 4;
@@ -112,13 +153,16 @@ function collect(value: unknown, origin: string, out: FindingItem[], depth: numb
     value.receivedMessages.forEach((m, i) => {
       const where = `${origin}receivedMessages[${i}]`;
       const message = isRecord(m) ? m.message : undefined;
+      const before = out.length;
       collect(decodeData(isRecord(message) ? message.data : undefined, where), where, out, depth + 1);
+      for (const item of out.slice(before)) item.shape = "pubsub-message";
     });
     return;
   }
-  if (isRecord(value.message) && "data" in value.message) {
-    const where = `${origin}${origin ? "." : ""}message.data`;
-    const decoded = decodeData(value.message.data, where);
+  const message = isRecord(value.message) && "data" in value.message ? value.message : undefined;
+  if (message || isStoredMessage(value)) {
+    const where = `${origin}${origin ? "." : ""}${message ? "message.data" : "data"}`;
+    const decoded = decodeData((message ?? value).data, where);
     const before = out.length;
     collect(decoded, where, out, depth + 1);
     for (const item of out.slice(before)) item.shape = "pubsub-message";
@@ -131,6 +175,11 @@ function collect(value: unknown, origin: string, out: FindingItem[], depth: numb
     const before = out.length;
     collect(value.jsonPayload, `${origin}${origin ? "." : ""}jsonPayload`, out, depth + 1);
     for (const item of out.slice(before)) item.shape = "log-entry";
+    return;
+  }
+  if (isEtdLogEntry(value)) {
+    // The whole entry is the item: unwrapEnvelope reads it by ETD's layout (etd-log-entry.ts).
+    out.push({ payload: value, origin: origin || "the file", shape: "log-entry" });
     return;
   }
   const shape = singleShape(value);

@@ -1,4 +1,4 @@
-import type { JsonValue } from "./json.js";
+import type { JsonValue } from "../json.js";
 
 /**
  * What the typed Finding does not already hold, kept verbatim: every documented v1/v2

@@ -1,6 +1,6 @@
-import { type CatalogEntry, catalogEntryFor, categoryKey, detectorName } from "./category-catalog.js";
+import { type CatalogEntry, catalogEntryFor, categoryKey, detectorName } from "../category-catalog.js";
+import type { JsonValue } from "../json.js";
 import type { Finding } from "./finding.js";
-import type { JsonValue } from "./json.js";
 
 /**
  * Which detector wrote a finding, and what the catalog makes of its category. `inspect`

@@ -1,4 +1,4 @@
-import type { JsonValue } from "./json.js";
+import type { JsonValue } from "../json.js";
 
 /**
  * Where a finding without a severity still says how bad it is. Documented or long-standing
