@@ -6,13 +6,14 @@ import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import type { Logger } from "../platform/logger.js";
 import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
-import { IntrospectionSchema, MAX_NEW_CLAIMS } from "./introspection.js";
+import { factEmbeddingText, factText } from "./fact.js";
+import { IntrospectionSchema, MAX_NEW_FACTS } from "./introspection.js";
 import { judge } from "./judgement.js";
 import { memoryIdFor, type RecalledMemory } from "./memory.js";
 import type { IntrospectionOutcome, MemoryStore } from "./store.js";
 
 export interface IntrospectDeps {
-  /** Judges the session (generate) and embeds its request for new memories (embed). */
+  /** Judges the session (generate) and embeds the text of each new fact (embed). */
   model: Model;
   store: MemoryStore;
   /** The vector space model.embed produces, recorded on every new memory. */
@@ -64,9 +65,9 @@ export async function introspectSession(
   // Memories deleted since the session ran are not shown; naming them later is harmless.
   const recalled: RecalledMemory[] = (await deps.store.getMany(session.recalledMemoryIds)).map((m) => ({
     id: m.id,
-    claim: m.claim,
+    fact: m.fact,
   }));
-  const brief: IntrospectorBrief = { role: "introspector", session, recalled, maxClaims: MAX_NEW_CLAIMS };
+  const brief: IntrospectorBrief = { role: "introspector", session, recalled, maxFacts: MAX_NEW_FACTS };
   const answer = await generateStructured(
     deps.model,
     briefRequest(brief, introspectorPrompt, session.investigationId),
@@ -75,7 +76,7 @@ export async function introspectSession(
   const judged = judge(
     answer.value,
     session.recalledMemoryIds,
-    recalled.map((m) => m.claim),
+    recalled.map((m) => m.fact),
   );
   if (judged.ignored.length > 0) {
     log.warn("the introspector judged memories this session was not given; ignored", {
@@ -88,31 +89,25 @@ export async function introspectSession(
       conflicting: judged.conflicting,
     });
   }
-  if (judged.refused.length > 0) {
-    // The session's data talked the introspector into a claim no memory may make.
-    log.warn("memory claims refused", {
-      refused: judged.refused.slice(0, 10).map((r) => ({ claim: r.claim.slice(0, 300), reason: r.reason })),
-    });
-  }
-  // A memory is found through its request's embedding; without a request it could never be.
-  const claims = session.request.trim() === "" ? [] : judged.claims;
-  const embedding =
-    claims.length > 0
-      ? (
-          await deps.model.embed({
-            texts: [session.request],
-            task: "RETRIEVAL_DOCUMENT",
-            dimensions: EMBEDDING_DIMENSIONS,
-          })
-        )[0]
-      : undefined;
+  // Each fact is found by the text derived from its own fields, never by the session's words.
+  const facts = judged.facts;
+  const embeddings =
+    facts.length > 0
+      ? await deps.model.embed({
+          texts: facts.map(factEmbeddingText),
+          task: "RETRIEVAL_DOCUMENT",
+          dimensions: EMBEDDING_DIMENSIONS,
+        })
+      : [];
+  const created = facts.flatMap((fact, i) => {
+    const embedding = embeddings[i];
+    return embedding ? [{ id: memoryIdFor(session.agent, session.sessionId, fact), fact, embedding }] : [];
+  });
   const outcome = await deps.store.applyIntrospection({
     sessionId: session.sessionId,
     investigationId: session.investigationId,
     scope: session.agent,
-    request: session.request,
-    created: claims.map((claim) => ({ id: memoryIdFor(session.agent, session.sessionId, claim), claim })),
-    ...(embedding ? { embedding } : {}),
+    created,
     embeddingSpace: deps.embeddingSpace,
     helpful: judged.helpful,
     harmful: judged.harmful,
@@ -132,10 +127,10 @@ export async function introspectSession(
 /** The introspector's prompt, rendered from its brief alone. */
 export function introspectorPrompt(brief: IntrospectorBrief): RenderedPrompt {
   return {
-    system: renderPrompt("introspector.system", { maxClaims: brief.maxClaims, agent: brief.session.agent }),
+    system: renderPrompt("introspector.system", { maxFacts: brief.maxFacts, agent: brief.session.agent }),
     user: renderPrompt("introspector.user", {
       request: brief.session.request,
-      memories: brief.recalled,
+      memories: brief.recalled.map((m) => ({ id: m.id, fact: factText(m.fact) })),
       transcript: brief.session.transcript,
       answer: brief.session.answer,
     }),

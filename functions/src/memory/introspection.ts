@@ -1,15 +1,21 @@
 import { z } from "zod";
-import { MAX_CLAIM_CHARS } from "./memory.js";
+import { MemoryFactSchema } from "./fact.js";
 
-/** New claims kept per session; a session that "learned" more is summarizing, not learning. */
-export const MAX_NEW_CLAIMS = 8;
+/** New facts kept per session; a session that "learned" more is summarizing, not learning. */
+export const MAX_NEW_FACTS = 8;
 
-/** What the introspector model must answer. Ids are checked against the session afterwards. */
+/**
+ * What the introspector model must answer. New knowledge is typed facts only (fact.ts): the
+ * response schema has no text field, so a model persuaded by its data that something is
+ * benign has nowhere to write it. Ids are checked against the session afterwards.
+ */
 export const IntrospectionSchema = z.object({
-  claims: z
-    .array(z.string().min(1).max(MAX_CLAIM_CHARS))
-    .max(MAX_NEW_CLAIMS)
-    .describe("New reusable facts about the log tables and their data, one self-contained sentence each."),
+  facts: z
+    .array(MemoryFactSchema)
+    .max(MAX_NEW_FACTS)
+    .describe(
+      "New reusable facts about the log tables the session established: column formats and filter shapes that ran.",
+    ),
   helpfulMemoryIds: z
     .array(z.string())
     .max(100)

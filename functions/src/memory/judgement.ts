@@ -1,12 +1,10 @@
-import { type ClaimRefusal, claimRefusal } from "./claim-check.js";
-import { type Introspection, MAX_NEW_CLAIMS } from "./introspection.js";
+import { factKey, type MemoryFact } from "./fact.js";
+import { type Introspection, MAX_NEW_FACTS } from "./introspection.js";
 import { type MemoryId, MemoryIdSchema } from "./memory.js";
 
 /** The introspector's answer after the rules that do not trust it. */
 export interface Judgement {
-  claims: string[];
-  /** Claims the code refused (claim-check.ts), each with why: never stored. */
-  refused: ClaimRefusal[];
+  facts: MemoryFact[];
   helpful: MemoryId[];
   harmful: MemoryId[];
   /** Ids the model named that the session was never given: invented or copied from data. */
@@ -18,15 +16,13 @@ export interface Judgement {
 /**
  * Only memories that were put into the session's prompt can be judged; anything else the
  * model names is ignored (a model can invent ids, and a log row can contain text that looks
- * like one). New claims are trimmed, deduplicated, and dropped when they only restate a
- * memory the session was given; a claim that states a verdict, harmlessness, an approval or
- * trust, names an entity, or addresses the agent is refused (claim-check.ts), whatever the
- * model was persuaded of.
+ * like one). New facts are deduplicated and dropped when they only restate a memory the
+ * session was given. What a fact may say was decided by its type when the answer was parsed.
  */
 export function judge(
   answer: Introspection,
   recalledIds: readonly string[],
-  recalledClaims: readonly string[],
+  recalledFacts: readonly MemoryFact[],
 ): Judgement {
   const given = new Set(recalledIds.filter((id) => MemoryIdSchema.safeParse(id).success));
   const ignored = new Set<string>();
@@ -46,10 +42,8 @@ export function judge(
     helpful.delete(id);
     harmful.delete(id);
   }
-  const { claims, refused } = newClaims(answer.claims, recalledClaims);
   return {
-    claims,
-    refused,
+    facts: newFacts(answer.facts, recalledFacts),
     helpful: [...helpful],
     harmful: [...harmful],
     ignored: [...ignored],
@@ -57,33 +51,15 @@ export function judge(
   };
 }
 
-function newClaims(
-  claims: readonly string[],
-  known: readonly string[],
-): { claims: string[]; refused: ClaimRefusal[] } {
-  const seen = new Set(known.map(normalize));
-  const out: string[] = [];
-  const refused: ClaimRefusal[] = [];
-  for (const raw of claims) {
-    const claim = raw.replace(/\s+/g, " ").trim();
-    const key = normalize(claim);
-    if (claim === "" || seen.has(key)) continue;
+function newFacts(facts: readonly MemoryFact[], known: readonly MemoryFact[]): MemoryFact[] {
+  const seen = new Set(known.map(factKey));
+  const out: MemoryFact[] = [];
+  for (const fact of facts) {
+    const key = factKey(fact);
+    if (seen.has(key)) continue;
     seen.add(key);
-    const reason = claimRefusal(claim);
-    if (reason) {
-      refused.push({ claim, reason });
-      continue;
-    }
-    out.push(claim);
-    if (out.length === MAX_NEW_CLAIMS) break;
+    out.push(fact);
+    if (out.length === MAX_NEW_FACTS) break;
   }
-  return { claims: out, refused };
-}
-
-function normalize(claim: string): string {
-  return claim
-    .replace(/\s+/g, " ")
-    .trim()
-    .toLowerCase()
-    .replace(/[.。]$/, "");
+  return out;
 }

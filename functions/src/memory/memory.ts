@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { EMBEDDING_DIMENSIONS } from "../model/port.js";
+import { factKey, type MemoryFact, MemoryFactSchema } from "./fact.js";
 
 /**
- * A memory: one reusable claim a sub-agent learned about the environment and its data
- * ("in cloudaudit_googleapis_com_activity, protopayload_auditlog.methodName holds the API
- * method"), kept with the request it was learned from and that request's embedding, so a
- * later, similar request recalls it. Sessions that were given it score it.
+ * A memory: one typed fact a sub-agent learned about the log data (a column's value format,
+ * a filter shape that ran; fact.ts), kept with the embedding of the text derived from it, so
+ * a later request about the same tables and columns recalls it. Sessions that were given it
+ * score it. Nothing in it is free text: not the fact, and not the request it was learned
+ * from, which stays with the session (ADR 0045).
  */
 
 /** Which agent's memories these are; memories of one agent are never shown to another. */
@@ -18,9 +20,6 @@ export const LOG_ANALYST_SCOPE: MemoryScope = "log_analyst";
 export const MemoryIdSchema = z.string().regex(/^mem_[0-9a-f]{24}$/);
 export type MemoryId = z.infer<typeof MemoryIdSchema>;
 
-export const MAX_CLAIM_CHARS = 600;
-export const MAX_REQUEST_CHARS = 4_000;
-
 /** Each helpful judgement adds this, each harmful one subtracts it. */
 export const SCORE_STEP = 1;
 /** A memory whose score drops below this is deleted (four net harmful judgements from 0). */
@@ -29,9 +28,8 @@ export const DELETE_BELOW_SCORE = -3;
 export const MemorySchema = z.object({
   id: MemoryIdSchema,
   scope: MemoryScopeSchema,
-  claim: z.string().min(1).max(MAX_CLAIM_CHARS),
-  /** The sub-agent request the claim was learned from; its embedding is what is searched. */
-  request: z.string().max(MAX_REQUEST_CHARS),
+  fact: MemoryFactSchema,
+  /** The embedding of factEmbeddingText(fact): what recall searches. */
   embedding: z.array(z.number()).length(EMBEDDING_DIMENSIONS),
   /** The embedding model (vector space) `embedding` is in; vectors of two models are not comparable. */
   embeddingSpace: z.string().min(1),
@@ -39,17 +37,17 @@ export const MemorySchema = z.object({
   useCount: z.number().int().min(0),
   source: z.object({ sessionId: z.string(), investigationId: z.string() }),
   createdAt: z.iso.datetime(),
-  /** Last change of claim or score. Recall does not count as a change. */
+  /** Last change of score. Recall does not count as a change. */
   updatedAt: z.iso.datetime(),
   /** Absent until the memory is first recalled into a prompt. */
   lastUsedAt: z.iso.datetime().optional(),
 });
 export type Memory = z.infer<typeof MemorySchema>;
 
-/** What a sub-agent's prompt gets: the id (to be judged by) and the claim. */
+/** What a sub-agent's prompt gets: the id (to be judged by) and the fact. */
 export interface RecalledMemory {
   id: MemoryId;
-  claim: string;
+  fact: MemoryFact;
 }
 
 /** A search hit, for operators: the memory and its cosine similarity to the query. */
@@ -59,10 +57,12 @@ export interface MemoryMatch {
 }
 
 /**
- * Ids are derived from (scope, session, claim) rather than random: a retried transaction
- * body writes the same documents, and one session can never store the same claim twice.
+ * Ids are derived from (scope, session, fact) rather than random: a retried transaction
+ * body writes the same documents, and one session can never store the same fact twice.
  */
-export function memoryIdFor(scope: MemoryScope, sessionId: string, claim: string): MemoryId {
-  const digest = createHash("sha256").update(`${scope}\n${sessionId}\n${claim}`).digest("hex");
+export function memoryIdFor(scope: MemoryScope, sessionId: string, fact: MemoryFact): MemoryId {
+  const digest = createHash("sha256")
+    .update(`${scope}\n${sessionId}\n${factKey(fact)}`)
+    .digest("hex");
   return `mem_${digest.slice(0, 24)}`;
 }

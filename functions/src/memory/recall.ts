@@ -1,7 +1,6 @@
 import { errorMessage } from "../domain/errors.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
 import type { Logger } from "../platform/logger.js";
-import { claimRefusal } from "./claim-check.js";
 import { LOG_ANALYST_SCOPE, type MemoryScope, type RecalledMemory } from "./memory.js";
 import type { MemoryStore } from "./store.js";
 
@@ -68,17 +67,9 @@ export function createRecall(deps: RecallDeps): Recall {
           expected: deps.embeddingSpace,
         });
       }
-      const sameSpace = matches.filter((m) => m.memory.embeddingSpace === deps.embeddingSpace);
-      // A memory stored before claims were checked (or by another writer) is checked again:
-      // one that states a verdict, trust or an approval is data that never reaches a prompt.
-      const refused = sameSpace.flatMap((m) => {
-        const reason = claimRefusal(m.memory.claim);
-        return reason ? [{ id: m.memory.id, reason }] : [];
-      });
-      if (refused.length > 0)
-        deps.logger?.warn("recalled memories refused: their claims may not be memories", { scope, refused });
-      const usable = sameSpace.filter((m) => !refused.some((r) => r.id === m.memory.id));
-      recalled = usable.map((m) => ({ id: m.memory.id, claim: m.memory.claim }));
+      // Stores parse every memory with MemorySchema, so what arrives here is a typed fact.
+      const usable = matches.filter((m) => m.memory.embeddingSpace === deps.embeddingSpace);
+      recalled = usable.map((m) => ({ id: m.memory.id, fact: m.memory.fact }));
       deps.logger?.info("memories recalled", {
         scope,
         minSimilarity,

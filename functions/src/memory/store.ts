@@ -1,3 +1,4 @@
+import type { MemoryFact } from "./fact.js";
 import type { Memory, MemoryId, MemoryMatch, MemoryScope } from "./memory.js";
 
 /**
@@ -24,11 +25,8 @@ export interface IntrospectionWrite {
   sessionId: string;
   investigationId: string;
   scope: MemoryScope;
-  /** New memories; their embedding is the session request's. */
-  created: Array<Pick<Memory, "id" | "claim">>;
-  request: string;
-  /** Required when `created` is not empty. */
-  embedding?: number[];
+  /** New memories, each with the embedding of its own factEmbeddingText. */
+  created: Array<{ id: MemoryId; fact: MemoryFact; embedding: number[] }>;
   embeddingSpace: string;
   /** Already restricted to the session's recalled memories, without duplicates or overlap. */
   helpful: MemoryId[];

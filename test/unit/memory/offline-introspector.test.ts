@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { IntrospectorBrief } from "../../../functions/src/agent/briefs.js";
 import type { LogAnalystSession, SessionTurn } from "../../../functions/src/domain/log-analyst-session.js";
+import type { MemoryFact } from "../../../functions/src/memory/fact.js";
 import { IntrospectionSchema } from "../../../functions/src/memory/introspection.js";
-import { memoryIdFor } from "../../../functions/src/memory/memory.js";
-import { OFFLINE_MARK } from "../../../functions/src/model/brain.js";
+import { memoryIdFor, type RecalledMemory } from "../../../functions/src/memory/memory.js";
 import { generateStructured } from "../../../functions/src/model/structured.js";
 import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
-import { claimTerms, introspectionFor } from "../../../functions/src/offline-model/introspector.js";
+import { factTerms, introspectionFor } from "../../../functions/src/offline-model/introspector.js";
 import { sessionCalls } from "../../../functions/src/offline-model/session-calls.js";
 import { filteredFields } from "../../../functions/src/offline-model/sql-fields.js";
 
@@ -15,7 +15,7 @@ const GOOD_SQL =
   "SELECT a.protopayload_auditlog.authenticationInfo.principalEmail AS who FROM cloudaudit_googleapis_com_activity AS a " +
   "WHERE a.protopayload_auditlog.methodName = 'SetIamPolicy' AND (timestamp BETWEEN @start AND @end OR severity IN ('ERROR')) " +
   "AND CAST(a.protopayload_auditlog.status.code AS INT64) = 0 AND TIMESTAMP '2026-01-01' < timestamp ORDER BY who LIMIT 10";
-const BAD_SQL = "SELECT message FROM syslog WHERE jsonPayload.message LIKE '%xmrig%'";
+const BAD_SQL = "SELECT textPayload FROM syslog WHERE REGEXP_CONTAINS(textPayload, r'(?i)xmrig'";
 
 const transcript: SessionTurn[] = [
   { role: "user", text: "Who granted roles on prod-1, and what did the miner log?" },
@@ -34,7 +34,7 @@ const transcript: SessionTurn[] = [
       {
         name: "log_query",
         ok: false,
-        summary: 'Binder Error: Referenced column "jsonPayload.message" not found',
+        summary: 'Syntax error: Expected ")" but got end of script',
       },
     ],
   },
@@ -60,26 +60,35 @@ const session: LogAnalystSession = {
   finishedAt: "2026-01-01T00:01:00.000Z",
 };
 
-const HELPFUL = {
-  id: memoryIdFor("log_analyst", "x", "h"),
-  claim: "In cloudaudit_googleapis_com_activity, `protopayload_auditlog.methodName` holds the API method.",
-};
-const HARMFUL = {
-  id: memoryIdFor("log_analyst", "x", "w"),
-  claim: "Syslog keeps the process output in jsonPayload.message.",
-};
-const UNUSED = {
-  id: memoryIdFor("log_analyst", "x", "u"),
-  claim: "VPC flows carry bytes in jsonPayload.bytes_sent.",
-};
-const VAGUE = { id: memoryIdFor("log_analyst", "x", "v"), claim: "Be careful with time windows." };
+function recalled(label: string, fact: MemoryFact): RecalledMemory {
+  return { id: memoryIdFor("log_analyst", label, fact), fact };
+}
+const HELPFUL = recalled("h", {
+  kind: "column_format",
+  table: "cloudaudit_googleapis_com_activity",
+  column: "protopayload_auditlog.methodName",
+  format: "api_method",
+});
+// A column the failed query named (the schema has no syslog jsonPayload; the type would refuse it),
+// so the wrong memory is about a real column the session's failed query used.
+const HARMFUL = recalled("w", {
+  kind: "query_shape",
+  table: "syslog",
+  filters: [{ column: "textPayload", test: "regexp_contains" }],
+});
+const UNUSED = recalled("u", {
+  kind: "column_format",
+  table: "compute_googleapis_com_vpc_flows",
+  column: "jsonPayload.bytes_sent",
+  format: "integer_as_string",
+});
 
-function context(recalled = [HELPFUL, HARMFUL, UNUSED, VAGUE]): IntrospectorBrief {
+function context(memories = [HELPFUL, HARMFUL, UNUSED]): IntrospectorBrief {
   return {
     role: "introspector",
-    session: { ...session, recalledMemoryIds: recalled.map((m) => m.id) },
-    recalled,
-    maxClaims: 8,
+    session: { ...session, recalledMemoryIds: memories.map((m) => m.id) },
+    recalled: memories,
+    maxFacts: 8,
   };
 }
 
@@ -101,15 +110,27 @@ describe("sessionCalls", () => {
 
 describe("filteredFields", () => {
   it("reads the table and the WHERE columns, without aliases, functions, literals or keywords", () => {
-    assert.deepEqual(filteredFields(GOOD_SQL), {
-      tables: ["cloudaudit_googleapis_com_activity"],
-      fields: [
-        "protopayload_auditlog.methodName",
-        "timestamp",
-        "severity",
-        "protopayload_auditlog.status.code",
-      ],
-    });
+    const read = filteredFields(GOOD_SQL);
+    assert.deepEqual(read?.tables, ["cloudaudit_googleapis_com_activity"]);
+    assert.deepEqual(read?.fields, [
+      "protopayload_auditlog.methodName",
+      "timestamp",
+      "severity",
+      "protopayload_auditlog.status.code",
+    ]);
+  });
+
+  it("reads each condition's form and its CAST; a literal on the left mirrors the comparison", () => {
+    assert.deepEqual(filteredFields(GOOD_SQL)?.filters, [
+      { field: "protopayload_auditlog.methodName", test: "equals" },
+      { field: "timestamp", test: "between" },
+      { field: "severity", test: "in_list" },
+      { field: "protopayload_auditlog.status.code", test: "equals", cast: "INT64" },
+    ]);
+    assert.deepEqual(
+      filteredFields("SELECT 1 FROM syslog WHERE TIMESTAMP '2026-01-01' < timestamp")?.filters,
+      [{ field: "timestamp", test: "greater_than" }],
+    );
   });
 
   it("gives nothing for SQL it cannot lex instead of throwing", () => {
@@ -118,16 +139,36 @@ describe("filteredFields", () => {
 });
 
 describe("the offline introspector's rules", () => {
-  it("claims the fields a successful query filtered on and the tables a schema lookup found, marked as rule output", () => {
+  it("writes the shape of a successful query's conditions as a typed fact, never its values or results", () => {
     const answer = introspectionFor(context());
-    assert.deepEqual(answer.claims, [
-      `${OFFLINE_MARK} Table \`syslog\` exists in the log dataset; log_tables lists its fields.`,
-      `${OFFLINE_MARK} In table \`cloudaudit_googleapis_com_activity\`, filtering on \`protopayload_auditlog.methodName\`, \`timestamp\`, \`severity\`, \`protopayload_auditlog.status.code\` works: a query with these conditions ran without error.`,
+    assert.deepEqual(answer.facts, [
+      {
+        kind: "query_shape",
+        table: "cloudaudit_googleapis_com_activity",
+        filters: [
+          { column: "protopayload_auditlog.methodName", test: "equals" },
+          { column: "timestamp", test: "between" },
+          { column: "severity", test: "in_list" },
+          { column: "protopayload_auditlog.status.code", test: "equals", cast: "INT64" },
+        ],
+      },
     ]);
-    assert.ok(!answer.claims.some((c) => c.includes("3 row")), "results are not claims");
-    assert.ok(
-      !answer.claims.some((c) => c.includes("jsonPayload.message")),
-      "a failed query teaches no claim",
+    assert.ok(!JSON.stringify(answer.facts).includes("SetIamPolicy"), "values are not facts");
+    assert.ok(!JSON.stringify(answer.facts).includes("xmrig"), "a failed query teaches no fact");
+  });
+
+  it("a query over a column the schema does not know teaches nothing: the fact type refuses it", () => {
+    const unknown: SessionTurn[] = [
+      {
+        role: "model",
+        toolCalls: [{ name: "log_query", args: { sql: "SELECT 1 FROM syslog WHERE host = 'x'" } }],
+      },
+      { role: "tool", toolResults: [{ name: "log_query", ok: true, summary: "query: 0 row(s)" }] },
+    ];
+    const brief = context([]);
+    assert.deepEqual(
+      introspectionFor({ ...brief, session: { ...brief.session, transcript: unknown } }).facts,
+      [],
     );
   });
 
@@ -143,16 +184,11 @@ describe("the offline introspector's rules", () => {
     assert.deepEqual(introspectionFor(context()), introspectionFor(context()));
   });
 
-  it("claimTerms finds backticked names, dotted paths and snake_case names", () => {
-    assert.deepEqual(claimTerms(HELPFUL.claim), {
-      all: [
-        "protopayload_auditlog.methodname",
-        "cloudaudit_googleapis_com_activity",
-        "protopayload_auditlog",
-      ],
+  it("factTerms names a fact's table and columns, lower-cased", () => {
+    assert.deepEqual(factTerms(HELPFUL.fact), {
+      all: ["cloudaudit_googleapis_com_activity", "protopayload_auditlog.methodname"],
       fields: ["protopayload_auditlog.methodname"],
     });
-    assert.deepEqual(claimTerms(VAGUE.claim), { all: [], fields: [] });
   });
 
   it("answers the introspector purpose through the Model port with schema-valid JSON", async () => {

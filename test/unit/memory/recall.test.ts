@@ -4,14 +4,15 @@ import { type Memory, memoryIdFor } from "../../../functions/src/memory/memory.j
 import { createRecall } from "../../../functions/src/memory/recall.js";
 import type { MemorySearch, MemoryStore } from "../../../functions/src/memory/store.js";
 import { createLogger, type LogSink } from "../../../functions/src/platform/logger.js";
+import { sampleFact } from "../../helpers/memory-facts.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 
-function memory(claim: string, space = "gemini:gemini-embedding-001"): Memory {
+function memory(label: string, space = "gemini:gemini-embedding-001"): Memory {
+  const fact = sampleFact(label);
   return {
-    id: memoryIdFor("log_analyst", "s", claim),
+    id: memoryIdFor("log_analyst", `s:${label}`, fact),
     scope: "log_analyst",
-    claim,
-    request: "r",
+    fact,
     embedding: new Array(768).fill(0),
     embeddingSpace: space,
     score: 0,
@@ -49,7 +50,7 @@ const settings = { minSimilarity: 0.8, maxRecalled: 32 };
 const now = () => new Date("2026-05-01T12:00:00.000Z");
 
 describe("createRecall", () => {
-  it("embeds the request as a retrieval query at 768 dimensions, searches the scope, returns id and claim, marks them used", async () => {
+  it("embeds the request as a retrieval query at 768 dimensions, searches the scope, returns id and fact, marks them used", async () => {
     const model = new ScriptedModel([]);
     const hits = [memory("In syslog, host holds the VM name."), memory("methodName holds the API method.")];
     const store = new FakeStore(hits);
@@ -63,7 +64,7 @@ describe("createRecall", () => {
     const recalled = await recall("Which VM wrote these syslog lines?");
     assert.deepEqual(
       recalled,
-      hits.map((m) => ({ id: m.id, claim: m.claim })),
+      hits.map((m) => ({ id: m.id, fact: m.fact })),
     );
     assert.deepEqual(model.embedRequests, [
       { texts: ["Which VM wrote these syslog lines?"], task: "RETRIEVAL_QUERY", dimensions: 768 },
@@ -123,7 +124,7 @@ describe("createRecall", () => {
       embeddingSpace: "gemini:gemini-embedding-001",
       logger: createLogger({ sink }),
     });
-    assert.deepEqual(await recall("a request"), [{ id: ours.id, claim: "ours" }]);
+    assert.deepEqual(await recall("a request"), [{ id: ours.id, fact: ours.fact }]);
     assert.ok(lines.some((l) => l.message === "memories embedded by another model were skipped"));
   });
 
@@ -164,6 +165,6 @@ describe("createRecall", () => {
       settings,
       embeddingSpace: "gemini:gemini-embedding-001",
     });
-    assert.deepEqual(await recall("a request"), [{ id: m.id, claim: "kept" }]);
+    assert.deepEqual(await recall("a request"), [{ id: m.id, fact: m.fact }]);
   });
 });
