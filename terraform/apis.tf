@@ -9,15 +9,18 @@ locals {
     "cloudfunctions.googleapis.com",   # Cloud Functions gen2
     "cloudresourcemanager.googleapis.com",
     "cloudscheduler.googleapis.com", # the sweep function's schedule
+    "cloudtrace.googleapis.com",     # trace storage and the console's reads (0055, 0056)
     "firestore.googleapis.com",      # investigations, memories
     "iam.googleapis.com",
     "iamcredentials.googleapis.com", # OIDC tokens for push and workflow calls
     "logging.googleapis.com",
+    "monitoring.googleapis.com", # metrics and the dashboard (monitoring.tf)
     "pubsub.googleapis.com",
     "run.googleapis.com", # gen2 functions run on Cloud Run
     "secretmanager.googleapis.com",
     "securitycenter.googleapis.com",     # SCC notification config (this project is the quota project)
     "storage.googleapis.com",            # source archive bucket
+    "telemetry.googleapis.com",          # spans over OTLP (docs/decisions/0055)
     "workflowexecutions.googleapis.com", # the sweep starts executions
     "workflows.googleapis.com",
   ]

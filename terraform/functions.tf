@@ -98,6 +98,17 @@ resource "google_cloudfunctions2_function" "function" {
     }
   }
 
+  # Capacity from the same numbers (issue 36): every running investigation may have
+  # local.workflow_fanout[name] requests in flight to a function (the YAML's parallel limits,
+  # terraform/workflow_fanout.tf), and the governor runs governor_max_concurrent of them. Below
+  # that, Cloud Run queues a request about 10 s at the instance cap and then answers 429.
+  lifecycle {
+    precondition {
+      condition     = var.functions[each.key].max_instances * coalesce(try(var.functions[each.key].concurrency, null), 1) >= var.governor_max_concurrent * lookup(local.workflow_fanout, each.key, 0)
+      error_message = "functions.${each.key}.max_instances (times its concurrency) must be at least governor_max_concurrent × ${lookup(local.workflow_fanout, each.key, 0)} = ${var.governor_max_concurrent * lookup(local.workflow_fanout, each.key, 0)}: each running investigation may call ${each.key} that many times at once (workflows/investigate.yaml), and requests beyond the instance cap are refused with 429."
+    }
+  }
+
   depends_on = [
     google_project_service.api,
     google_project_iam_member.grant,

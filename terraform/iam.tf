@@ -124,6 +124,37 @@ locals {
     { sa = "analystActions", scope = "secret", target = "slack-bot-token", role = "roles/secretmanager.secretAccessor" },
     { sa = "analystActions", scope = "dead_letter_topic", target = "analyst-actions", role = "roles/pubsub.publisher" },
 
+    # Every function's spans and metrics (docs/decisions/0055, FERRET_TELEMETRY_EXPORTER): the
+    # Cloud Telemetry Traces Writer role writes spans over OTLP to the Telemetry API
+    # (telemetry.traces.write); Monitoring's metric writer writes time series and creates their
+    # descriptors. Cloud Trace's agent role (cloudtrace.traces.patch, for the deprecated exporter's
+    # BatchWriteSpans) stays until Google's migration guide says it can go (0055). Write-only: none
+    # reads a trace or a metric.
+    { sa = "ingest", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "ingest", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "planner", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "planner", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "stepExecutor", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "stepExecutor", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "reflector", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "reflector", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "concluder", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "concluder", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "compressor", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "compressor", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "responder", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "responder", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "memoryIntrospector", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "memoryIntrospector", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "notifier", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "notifier", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "sweep", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "sweep", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "slackEvents", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "slackEvents", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+    { sa = "analystActions", scope = "project", target = null, role = "roles/telemetry.tracesWriter" },
+    { sa = "analystActions", scope = "project", target = null, role = "roles/monitoring.metricWriter" },
+
     # workflow: calls the HTTP functions and nothing else.
     { sa = "workflow", scope = "project", target = null, role = "roles/logging.logWriter" },
     { sa = "workflow", scope = "function", target = "planner", role = "roles/run.invoker" },
@@ -143,10 +174,13 @@ locals {
     # build: Cloud Build identity for the function builds. Gen2 copies the archive from our bucket
     # into gcf-v2-sources-<number>-<region> and the build fetches it from there
     # (hashicorp/terraform-provider-google#20571: "Access to bucket gcf-v2-sources-… denied").
+    # Storage Object Admin, as the provider's own builder example grants
+    # (GoogleCloudPlatform/magic-modules mmv1/templates/terraform/examples/cloudfunctions2_basic_builder.tf.tmpl
+    # at c1a8ac6728208a7a733fa32cb3c9a6e401b43775): the build writes to the staging bucket, not only reads.
     { sa = "build", scope = "project", target = null, role = "roles/logging.logWriter" },
     { sa = "build", scope = "project", target = null, role = "roles/artifactregistry.writer" },
-    { sa = "build", scope = "source_bucket", target = null, role = "roles/storage.objectViewer" },
-    { sa = "build", scope = "gcf_sources_bucket", target = null, role = "roles/storage.objectViewer" },
+    { sa = "build", scope = "source_bucket", target = null, role = "roles/storage.objectAdmin" },
+    { sa = "build", scope = "gcf_sources_bucket", target = null, role = "roles/storage.objectAdmin" },
   ]
 
   # Cloud Functions creates this bucket on the first deployment in a region, so it cannot be

@@ -232,6 +232,13 @@ locals {
       FERRET_WORKFLOW_NAME     = local.workflow_name
       FERRET_WORKFLOW_LOCATION = var.region
     }
+    # Spans to Cloud Trace through the Telemetry API and metrics to Cloud Monitoring
+    # (docs/decisions/0055); each function's account holds roles/telemetry.tracesWriter and
+    # roles/monitoring.metricWriter (iam.tf).
+    telemetry = {
+      FERRET_TELEMETRY_EXPORTER = "google-cloud"
+      FERRET_TRACE_SAMPLE_RATIO = tostring(var.trace_sample_ratio)
+    }
     # The web console (terraform/console.tf): its user is the email in IAP's signed header,
     # verified against the console's backend service ("" without enable_console, so unset).
     console = {
@@ -243,25 +250,25 @@ locals {
   }
 
   function_env_groups = {
-    ingest = ["common", "workflow", "governor"]
+    ingest = ["common", "workflow", "governor", "telemetry"]
     # The planner and reflector see the same tool registry as the step executor (it is
     # built from these settings), so plans can name the log and intel tools. They never
     # query: table descriptions fall back to ferret's built-in log schema without BigQuery access.
-    planner            = ["common", "model", "log_warehouse", "intel", "actions"]
-    stepExecutor       = ["common", "model", "log_warehouse", "intel", "actions"]
-    reflector          = ["common", "model", "log_warehouse", "intel", "actions"]
-    concluder          = ["common", "model"]
-    compressor         = ["common", "model"]
+    planner      = ["common", "model", "log_warehouse", "intel", "actions", "telemetry"]
+    stepExecutor = ["common", "model", "log_warehouse", "intel", "actions", "telemetry"]
+    reflector    = ["common", "model", "log_warehouse", "intel", "actions", "telemetry"]
+    concluder    = ["common", "model", "telemetry"]
+    compressor   = ["common", "model", "telemetry"]
     # Runs approved calls through the same tool registry as the step executor (terraform/approvals.tf).
-    responder          = ["common", "model", "log_warehouse", "intel", "actions"]
-    memoryIntrospector = ["common", "model"]
-    notifier           = ["common", "slack", "scc_writeback", "approvals"]
+    responder          = ["common", "model", "log_warehouse", "intel", "actions", "telemetry"]
+    memoryIntrospector = ["common", "model", "telemetry"]
+    notifier           = ["common", "slack", "scc_writeback", "approvals", "telemetry"]
     # Sweeps (the deadline is the agent's default) and launches what the governor's queue releases.
-    sweep       = ["common", "workflow", "governor"]
-    slackEvents = ["common", "slack", "analysts", "approvals"]
+    sweep       = ["common", "workflow", "governor", "telemetry"]
+    slackEvents = ["common", "slack", "analysts", "approvals", "telemetry"]
     # Edits the thread root (channel, post claims) and writes to SCC; decides approvals; starts
     # the workflow for Re-investigate; answers questions in the thread with the model.
-    analystActions = ["common", "slack", "analysts", "scc_writeback", "approvals", "workflow", "model"]
+    analystActions = ["common", "slack", "analysts", "scc_writeback", "approvals", "workflow", "model", "telemetry"]
     # The web console (terraform/console.tf, only with enable_console; not a role in ROLES):
     # reads Firestore, shows the governor's limits on the queue page, links to Slack threads.
     console = ["common", "governor", "console"]

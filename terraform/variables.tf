@@ -106,9 +106,9 @@ variable "vertex_location" {
 }
 
 variable "gemini_model" {
-  description = "Gemini model ID used by the agent's main roles (FERRET_GEMINI_MODEL); see docs/decisions/0011."
+  description = "Gemini model ID used by the agent's main roles (FERRET_GEMINI_MODEL): a listed id or a -latest alias ferret knows (functions/src/model/catalog.ts); see docs/decisions/0011 and 0047."
   type        = string
-  default     = "gemini-3.5-flash"
+  default     = "gemini-3.8-flash"
 }
 
 variable "gemini_lite_model" {
@@ -209,11 +209,14 @@ variable "enable_otx" {
 variable "functions" {
   description = <<-EOT
     Per-function runtime settings, keyed by entry point. Set only what you change, e.g.
-    { stepExecutor = { timeout_seconds = 1200, max_instances = 40 } }.
+    { stepExecutor = { timeout_seconds = 1200, max_instances = 60 } }.
     memory: Cloud Functions gen2 memory (e.g. 512Mi, 1Gi); cpu: vCPUs as a string, null = derived from memory;
     timeout_seconds: at most 1770 for the functions the workflow calls (it waits 30 s longer, and no
     Workflows HTTP call may exceed 1800 s), at most 600 for Pub/Sub-pushed functions (the push
-    acknowledgement deadline); min_instances/max_instances: instance bounds.
+    acknowledgement deadline); min_instances/max_instances: instance bounds. A function the workflow
+    calls needs max_instances >= governor_max_concurrent × its fan-out (terraform/workflow_fanout.tf,
+    derived from workflows/investigate.yaml: 4 for stepExecutor, compressor and responder, 1 for
+    planner, reflector and concluder); apply refuses less.
   EOT
   type = object({
     ingest = optional(object({
@@ -235,7 +238,7 @@ variable "functions" {
       cpu             = optional(string)
       timeout_seconds = optional(number, 900)
       min_instances   = optional(number, 0)
-      max_instances   = optional(number, 20)
+      max_instances   = optional(number, 40)
     }), {})
     reflector = optional(object({
       memory          = optional(string, "512Mi")
@@ -256,14 +259,14 @@ variable "functions" {
       cpu             = optional(string)
       timeout_seconds = optional(number, 300)
       min_instances   = optional(number, 0)
-      max_instances   = optional(number, 10)
+      max_instances   = optional(number, 40)
     }), {})
     responder = optional(object({
       memory          = optional(string, "512Mi")
       cpu             = optional(string)
       timeout_seconds = optional(number, 300)
       min_instances   = optional(number, 0)
-      max_instances   = optional(number, 5)
+      max_instances   = optional(number, 40)
     }), {})
     memoryIntrospector = optional(object({
       memory          = optional(string, "512Mi")
@@ -363,6 +366,17 @@ variable "governor_max_concurrent" {
   validation {
     condition     = var.governor_max_concurrent >= 1 && var.governor_max_concurrent <= 1000 && floor(var.governor_max_concurrent) == var.governor_max_concurrent
     error_message = "governor_max_concurrent must be a whole number from 1 to 1000."
+  }
+}
+
+variable "trace_sample_ratio" {
+  description = "Share of investigations whose trace goes to Cloud Trace, each kept or dropped whole (FERRET_TRACE_SAMPLE_RATIO; docs/decisions/0055)."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = var.trace_sample_ratio >= 0 && var.trace_sample_ratio <= 1
+    error_message = "trace_sample_ratio must be from 0 to 1."
   }
 }
 

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { z } from "zod";
+import { signIdToken } from "../../functions/src/local/id-tokens.js";
 import { type BearerIdentities, bearerTokenAccess } from "../runner/callback-server.js";
 import { LocalExecutionsService } from "./service.js";
 
@@ -9,17 +11,21 @@ import { LocalExecutionsService } from "./service.js";
  * `--callback-identities FILE` (JSON: bearer token → principal, and the principals allowed
  * to call back; the local stack writes it, functions/src/local/identities.ts) gives the
  * executions callback endpoints; without it a held acting call fails its execution.
+ * `--id-token-key FILE` (JSON: {kid, privateKeyPem, email}; the local stack writes it) makes
+ * every `auth: {type: OIDC}` request carry an ID token for `email`, the workflow's service
+ * account, signed with that key (functions/src/local/id-tokens.ts).
  */
 const { values } = parseArgs({
   options: {
     port: { type: "string" },
     yaml: { type: "string" },
     "callback-identities": { type: "string" },
+    "id-token-key": { type: "string" },
   },
 });
 if (!values.port || !values.yaml) {
   process.stderr.write(
-    "usage: main.ts --port N --yaml workflows/investigate.yaml [--callback-identities FILE]\n",
+    "usage: main.ts --port N --yaml workflows/investigate.yaml [--callback-identities FILE] [--id-token-key FILE]\n",
   );
   process.exit(2);
 }
@@ -38,12 +44,21 @@ if (identities && (typeof identities.principals !== "object" || !Array.isArray(i
   );
   process.exit(2);
 }
+const keyFile = values["id-token-key"];
+const tokenKey = keyFile
+  ? z
+      .object({ kid: z.string(), privateKeyPem: z.string(), email: z.string() })
+      .parse(JSON.parse(readFileSync(keyFile, "utf8")))
+  : undefined;
 const service = new LocalExecutionsService({
   yamlPath: values.yaml,
   env,
   onLog: (entry) =>
     process.stdout.write(`${JSON.stringify({ severity: "INFO", component: "workflow", ...entry })}\n`),
   ...(identities ? { callbacks: bearerTokenAccess(identities) } : {}),
+  ...(tokenKey
+    ? { idToken: (audience: string) => signIdToken(tokenKey, { audience, email: tokenKey.email }) }
+    : {}),
 });
 await service.listen(Number(values.port));
 process.stdout.write(

@@ -38,6 +38,8 @@ export interface LocalExecutionsOptions {
    * callback fails its execution with the runner's SystemError.
    */
   callbacks?: CallbackServerOptions;
+  /** Mints the ID token of `auth: {type: OIDC}` requests (RunOptions.idToken). */
+  idToken?: (audience: string) => Promise<string> | string;
 }
 
 export class LocalExecutionsService {
@@ -94,6 +96,7 @@ export class LocalExecutionsService {
         env: this.options.env,
         onLog: (entry) => log({ execution: record.name, ...entry }),
         ...(callbacks ? { callbacks } : {}),
+        ...(this.options.idToken ? { idToken: this.options.idToken } : {}),
       });
       record.state = "SUCCEEDED";
       record.result = JSON.stringify(result ?? null);

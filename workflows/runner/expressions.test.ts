@@ -176,6 +176,11 @@ describe("expression functions", () => {
     assert.equal(await evalExpr("string(true)"), "true");
     assert.deepEqual(tagsOf(await evalError('int("4x")')), ["ValueError"]);
     assert.deepEqual(tagsOf(await evalError("string([1])")), ["TypeError"]);
+    // Only the argument types the expression helpers page lists (issue 36): a string is not one
+    // of string()'s, an integer not one of int()'s, a double not one of double()'s.
+    assert.deepEqual(tagsOf(await evalError('string("already text")')), ["TypeError"]);
+    assert.deepEqual(tagsOf(await evalError("int(3)")), ["TypeError"]);
+    assert.deepEqual(tagsOf(await evalError("double(2.5)")), ["TypeError"]);
   });
 
   it("encodes and decodes JSON", async () => {

@@ -14,8 +14,17 @@ export interface TopologyOptions {
   pushEndpoints: Partial<Record<TopicName, string>>;
   /** Deliveries before a message is dead-lettered; Pub/Sub (and the emulator) accept 5–100. */
   maxDeliveryAttempts: number;
-  /** How long a push delivery may take before Pub/Sub retries it; defaults to 60 s. */
-  ackDeadlineSeconds?: number;
+  /**
+   * How long each topic's push delivery may take before Pub/Sub retries it; a topic left out
+   * gets 60 s. The local stack passes what terraform/pubsub.tf sets (local/terraform-settings.ts).
+   */
+  ackDeadlines?: Partial<Record<TopicName, number>>;
+  /**
+   * How long Pub/Sub waits before redelivering a refused push (terraform/pubsub.tf's
+   * retry_policy); without it, Pub/Sub's default of redelivering at once
+   * (https://cloud.google.com/pubsub/docs/handling-failures#subscription_retry_policy).
+   */
+  retryPolicy?: { minimumBackoffSeconds: number; maximumBackoffSeconds: number };
   /** A client to use; otherwise one is created for the call and closed after it. */
   client?: PubSub;
 }
@@ -72,7 +81,15 @@ export async function ensureTopology(projectId: string, options: TopologyOptions
         pushSubscriptions[t] = pushSubscriptionName(t);
         await ensureSubscription(client, t, pushSubscriptionName(t), {
           pushConfig: { pushEndpoint: endpoint },
-          ackDeadlineSeconds: options.ackDeadlineSeconds ?? 60,
+          ackDeadlineSeconds: options.ackDeadlines?.[t] ?? 60,
+          ...(options.retryPolicy
+            ? {
+                retryPolicy: {
+                  minimumBackoff: { seconds: options.retryPolicy.minimumBackoffSeconds },
+                  maximumBackoff: { seconds: options.retryPolicy.maximumBackoffSeconds },
+                },
+              }
+            : {}),
           // Not ordered, unlike Terraform's notifier subscription (ORDERED_TOPICS): the
           // emulator never dead-letters on an ordered subscription, it just stops delivering.
           deadLetterPolicy: {
@@ -100,6 +117,7 @@ interface SubscriptionSettings {
   ackDeadlineSeconds: number;
   pushConfig?: { pushEndpoint: string };
   deadLetterPolicy?: { deadLetterTopic: string; maxDeliveryAttempts: number };
+  retryPolicy?: { minimumBackoff: { seconds: number }; maximumBackoff: { seconds: number } };
 }
 
 async function ensureSubscription(

@@ -5,6 +5,13 @@ import * as protoLoader from "@grpc/proto-loader";
 import { apiJsonToMessage, listFindingsResultType } from "../adapters/scc/proto-json.js";
 import type { SccClientOptions } from "../adapters/scc/scc-findings.js";
 import type { JsonObject } from "../domain/json.js";
+import {
+  FilterSyntaxError,
+  matchesFilter,
+  misusedOperators,
+  parseFilter,
+  unknownFields,
+} from "./scc-filter.js";
 
 /**
  * A local stand-in for the Security Command Center API: a gRPC server built from the very
@@ -12,9 +19,10 @@ import type { JsonObject } from "../domain/json.js";
  * official client, pointed at it with apiEndpoint/port and insecure credentials, sends its real
  * request shapes. It records SetMute, SetFindingState and UpdateSecurityMarks and answers the
  * way the API does (the updated Finding or SecurityMarks), and answers ListFindings from the
- * findings it is given (API JSON, e.g. recorded ones) for the one filter ferret sends,
- * `name="<finding>"`, checking the parent the way the API's resource patterns do; everything
- * else is UNIMPLEMENTED.
+ * findings it is given (API JSON, e.g. recorded ones), evaluating the filter by the documented
+ * syntax (scc-filter.ts: a malformed filter is INVALID_ARGUMENT, a field it does not model is
+ * UNIMPLEMENTED) and checking the parent the way the API's resource patterns do; every other
+ * method is UNIMPLEMENTED.
  */
 
 export interface SccCall {
@@ -49,6 +57,8 @@ export interface SccStandInOptions {
   findings?: readonly JsonObject[];
   /** Sources (parents) whose findings the caller may not list: PERMISSION_DENIED, as IAM answers. */
   deniedParents?: readonly string[];
+  /** Answer every ListFindings with this finding whatever was asked: a broken or hostile endpoint. */
+  answerRegardless?: JsonObject;
 }
 
 // ListFindings' parent, from the v1 and v2 http bindings in securitycenter_service.proto:
@@ -57,7 +67,6 @@ const PARENT: Record<"v1" | "v2", RegExp> = {
   v1: /^(organizations|folders|projects)\/[^/]+\/sources\/[^/]+$/,
   v2: /^(organizations|folders|projects)\/[^/]+\/sources\/[^/]+(\/locations\/[^/]+)?$/,
 };
-const NAME_FILTER = /^\s*name\s*=\s*"([^"]+)"\s*$/;
 
 /** Whether `findingParent` is listed under `requested` ("-" for every source). */
 function underParent(findingParent: string, requested: string): boolean {
@@ -127,21 +136,36 @@ export async function startSccStandIn(options: SccStandInOptions = {}): Promise<
           code: grpc.status.PERMISSION_DENIED,
           details: `The caller does not have permission (securitycenter.findings.list on ${parent})`,
         });
-      const filter = NAME_FILTER.exec(request.filter ?? "");
-      if (!filter)
+      let filter: ReturnType<typeof parseFilter>;
+      try {
+        filter = parseFilter(request.filter ?? "");
+      } catch (error) {
+        const why = error instanceof FilterSyntaxError ? error.message : String(error);
+        return callback({ code: grpc.status.INVALID_ARGUMENT, details: `Invalid filter: ${why}` });
+      }
+      const misused = misusedOperators(filter);
+      if (misused.length > 0)
+        return callback({
+          code: grpc.status.INVALID_ARGUMENT,
+          details: `Invalid filter: the operator is not supported for ${misused.join(", ")}`,
+        });
+      const unknown = unknownFields(filter);
+      if (unknown.length > 0)
         return callback({
           code: grpc.status.UNIMPLEMENTED,
-          details: `the stand-in answers only the filter name="<finding>", not ${JSON.stringify(request.filter)}`,
+          details: `the stand-in does not filter on ${unknown.join(", ")}`,
         });
-      const found = (options.findings ?? [])
+      const given = options.answerRegardless ? [options.answerRegardless] : (options.findings ?? []);
+      const found = given
         .map((entry) => (entry.finding && typeof entry.finding === "object" ? entry : { finding: entry }))
         .filter((entry) => {
-          const finding = entry.finding as { name?: string; parent?: string };
+          const finding = entry.finding as Record<string, unknown> & { name?: string; parent?: string };
           const isV2 = /\/locations\//.test(finding.name ?? "");
           return (
-            finding.name === filter[1] &&
-            isV2 === (version === "v2") &&
-            underParent(finding.parent ?? "", parent)
+            options.answerRegardless !== undefined ||
+            (matchesFilter(filter, finding) &&
+              isV2 === (version === "v2") &&
+              underParent(finding.parent ?? "", parent))
           );
         })
         .slice(0, Math.max(1, request.pageSize ?? 10));

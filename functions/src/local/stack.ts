@@ -1,14 +1,21 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { workflowFanout } from "../../../workflows/fanout.js";
+import { capacityVerdicts } from "../doctor/capacity.js";
+import { ConfigError } from "../domain/errors.js";
 import { fromRoot, repoRoot } from "../platform/paths.js";
-import { ROLES, WORKFLOW_ROLES } from "../roles/index.js";
+import type { TopicName } from "../platform/topics.js";
+import { ROLES, type RoleName, WORKFLOW_ROLES } from "../roles/index.js";
 import { startEmulators } from "./emulators.js";
 import { freePort } from "./free-port.js";
+import { type Fronts, startFronts } from "./fronts.js";
 import { type LocalIdentities, mintLocalIdentities } from "./identities.js";
+import { CLOUD_RUN_QUEUE_MS, type GateStats } from "./instance-gate.js";
 import { type ManagedProcess, startProcess, waitForHttp } from "./processes.js";
 import { ensureTopology } from "./pubsub-setup.js";
 import { LOCAL_SWEEP_PERIOD_MS, type SweepSchedule, startSweepSchedule } from "./sweep-schedule.js";
+import { type FunctionSettings, pushAckDeadlineSeconds, terraformSettings } from "./terraform-settings.js";
 
 /**
  * The whole of ferret on one machine: the Firestore and Pub/Sub emulators, one
@@ -22,6 +29,14 @@ import { LOCAL_SWEEP_PERIOD_MS, type SweepSchedule, startSweepSchedule } from ".
  * (local/identities.ts), and the executions service runs a callback server that accepts only
  * the analystActions worker's: an acting call held for approval pauses its execution on
  * `events.await_callback` until the worker calls back, as in GCP (decision 0031).
+ *
+ * Each function is reached through a gate standing for Cloud Run's front end
+ * (local/gate-proxy.ts): at most max_instances × concurrency requests at once, as
+ * terraform/variables.tf deploys the function (local/terraform-settings.ts), the rest queued up
+ * to 10 s and then refused with 429 (local/instance-gate.ts). The stack refuses to start when
+ * the governor's investigations at the workflow's fan-out would not fit, as `terraform plan`
+ * does (terraform/functions.tf). Push subscriptions take their acknowledgement deadlines,
+ * retry policy and delivery attempts from terraform/pubsub.tf (decision 0052).
  */
 export interface StackOptions {
   projectId: string;
@@ -39,7 +54,24 @@ export interface StackOptions {
   exitOnSignal?: boolean;
   /** How often the sweep function gets a scheduled request (default LOCAL_SWEEP_PERIOD_MS); 0: never. */
   sweepPeriodMs?: number;
+  /**
+   * Instance caps to run with instead of Terraform's defaults, as terraform.tfvars' `functions`
+   * would set them (e.g. { stepExecutor: { maxInstances: 24 } }).
+   */
+  capacity?: Partial<Record<RoleName, Partial<Pick<FunctionSettings, "maxInstances" | "concurrency">>>>;
+  /** How long a request waits at the instance cap before its 429 (default Cloud Run's 10 s). */
+  queueMs?: number;
 }
+
+/** One function's gate: what it lets through at once and what it saw. */
+export interface FunctionCapacity {
+  maxInstances: number;
+  concurrency: number;
+  stats: GateStats;
+}
+
+/** The run directory's span file (platform/trace-file.ts). */
+export const TRACE_FILE_NAME = "traces.jsonl";
 
 export interface LocalStack {
   projectId: string;
@@ -58,6 +90,8 @@ export interface LocalStack {
   restartFunction(name: string, signal?: NodeJS.Signals): Promise<void>;
   /** Servers that exited while the stack was up, each with its exit code and log file. */
   crashed(): string[];
+  /** Each function's instance cap and what its gate saw (queued, refused with 429, peak). */
+  capacity(): Record<RoleName, FunctionCapacity>;
   stop(): Promise<void>;
 }
 
@@ -65,9 +99,31 @@ const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGT
 
 export async function startLocalStack(options: StackOptions): Promise<LocalStack> {
   const progress = options.progress ?? (() => {});
+  // Before anything starts: caps that cannot carry the governor's investigations fail at once.
+  // Every entry point, the analyst's loop included: slackEvents answers signed requests from a
+  // Slack stand-in (local/slack-signer.ts), analystActions is pushed from analyst-actions.
+  const entries = ROLES;
+  const terraform = await terraformSettings();
+  const settings = Object.fromEntries(
+    entries.map((e) => [e.name, { ...terraform.functions[e.name], ...options.capacity?.[e.name] }]),
+  ) as Record<RoleName, FunctionSettings>;
+  // What `terraform plan` refuses (terraform/functions.tf), the stack refuses too.
+  const governorMaxConcurrent = Number(
+    options.env.FERRET_GOVERNOR_MAX_CONCURRENT ?? terraform.governorMaxConcurrent,
+  );
+  const short = capacityVerdicts(
+    settings,
+    governorMaxConcurrent,
+    workflowFanout(readFileSync(fromRoot("workflows/investigate.yaml"), "utf8")),
+  ).filter((v) => !v.ok);
+  if (short.length > 0)
+    throw new ConfigError(
+      `the instance caps cannot carry the governor's investigations: ${short.map((v) => v.line).join("; ")}`,
+    );
   const logDir = join(options.workDir, "logs");
   mkdirSync(logDir, { recursive: true });
   const started: ManagedProcess[] = [];
+  let fronts: Fronts | undefined;
   let schedule: SweepSchedule | undefined;
   let stopping = false;
   let stopAll: (() => Promise<void>) | undefined;
@@ -94,6 +150,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     for (const signal of signals) process.off(signal, onSignal);
     await schedule?.stop().catch(() => {});
     await Promise.allSettled(started.map((p) => p.stop()));
+    await fronts?.close();
     await emulators.stop();
   };
   stopAll = stop;
@@ -108,13 +165,32 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     // This process is a client of the stack too (topology setup, publishing, reading
     // Firestore): point its Google clients at the emulators before any is created.
     Object.assign(process.env, clientEnv);
-    // Every entry point, the analyst's loop included: slackEvents answers signed requests from a
-    // Slack stand-in (local/slack-signer.ts), analystActions is pushed from analyst-actions.
-    const entries = ROLES;
-    const ports = await Promise.all([...entries.map(() => freePort()), freePort()]);
+    // A server port per function, a gate port per function, the executions service's, all at once
+    // so that none is handed out twice.
+    const allPorts = await Promise.all([
+      ...entries.map(() => freePort()),
+      freePort(),
+      ...entries.map(() => freePort()),
+    ]);
+    const ports = allPorts.slice(0, entries.length + 1);
+    const gatePorts = allPorts.slice(entries.length + 1);
+    if (new Set([...ports, ...gatePorts]).size !== ports.length + gatePorts.length)
+      throw new Error("the same free port was handed out twice; start the stack again");
     const executionsPort = ports.at(-1) as number;
     const executionsUrl = `http://127.0.0.1:${executionsPort}`;
-    const functionUrls = Object.fromEntries(entries.map((e, i) => [e.name, `http://127.0.0.1:${ports[i]}`]));
+    // Where each functions-framework server listens; callers reach it only through its gate.
+    const serverUrls = Object.fromEntries(entries.map((e, i) => [e.name, `http://127.0.0.1:${ports[i]}`]));
+    // Each function behind its gate, as Cloud Run admits requests (local/fronts.ts).
+    const front = await startFronts({
+      roles: entries,
+      settings,
+      terraform,
+      serverUrls,
+      ports: Object.fromEntries(entries.map((e, i) => [e.name, gatePorts[i] as number])),
+      queueMs: options.queueMs ?? CLOUD_RUN_QUEUE_MS,
+    });
+    fronts = front;
+    const functionUrls: Record<string, string> = front.urls;
     // The package exports no subpath for its CLI; it sits next to the main module.
     const ffIndex = createRequire(import.meta.url).resolve("@google-cloud/functions-framework");
     const ffMain = join(dirname(ffIndex), "main.js");
@@ -123,17 +199,34 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     // tokens stay out of the workflow's environment (sys.get_env) and off its command line.
     const identitiesFile = join(options.workDir, "callback-identities.json");
     writeFileSync(identitiesFile, JSON.stringify(identities.callbacks), { mode: 0o600 });
+    // The key the executions process signs the workflow's ID tokens with, for its service account.
+    const tokenKeyFile = join(options.workDir, "workflow-id-token-key.json");
+    writeFileSync(
+      tokenKeyFile,
+      JSON.stringify({
+        kid: front.workflowIdentity.key.kid,
+        privateKeyPem: front.workflowIdentity.key.privateKeyPem,
+        email: front.workflowIdentity.email,
+      }),
+      { mode: 0o600 },
+    );
     const functionEnv: NodeJS.ProcessEnv = {
       ...process.env,
       ...clientEnv,
       ...options.env,
       FERRET_WORKFLOWS_URL: executionsUrl,
       FERRET_CHAT_FILE: join(options.workDir, "slack-messages.jsonl"),
+      // Every function appends its spans here; one investigation's spans share one trace id.
+      FERRET_TRACE_FILE: join(options.workDir, TRACE_FILE_NAME),
       FERRET_LOG_LEVEL: options.env.FERRET_LOG_LEVEL ?? "INFO",
     };
     const route = async (name: string) => {
       const url = functionUrls[name] as string;
-      return options.routeForWorkflow ? options.routeForWorkflow(name, url) : url;
+      const routed = options.routeForWorkflow ? await options.routeForWorkflow(name, url) : url;
+      // A URL a test routes the workflow through is accepted as the function's custom audience
+      // (https://cloud.google.com/run/docs/configuring/custom-audiences).
+      if (routed !== url) front.addAudience(name as RoleName, routed);
+      return routed;
     };
     progress(`starting ${entries.length} function servers under functions-framework`);
     const launch = (entry: (typeof entries)[number], i: number): ManagedProcess =>
@@ -171,7 +264,7 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       }
       const fresh = launch(entry, i);
       started[slot] = fresh;
-      await waitForHttp(functionUrls[name] as string, fresh);
+      await waitForHttp(serverUrls[name] as string, fresh);
     };
     // Each workflow role's URL, under the variable the YAML reads it from (sys.get_env).
     const workflowUrls: Record<string, string> = {};
@@ -189,6 +282,8 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
         fromRoot("workflows/investigate.yaml"),
         "--callback-identities",
         identitiesFile,
+        "--id-token-key",
+        tokenKeyFile,
       ],
       {
         env: {
@@ -205,19 +300,26 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
     );
     started.push(executions);
     await Promise.all([
-      ...started.filter((p) => p !== executions).map((p) => waitForHttp(functionUrls[p.name] as string, p)),
+      ...started.filter((p) => p !== executions).map((p) => waitForHttp(serverUrls[p.name] as string, p)),
       waitForHttp(`${executionsUrl}/healthz`, executions),
     ]);
     progress("wiring Pub/Sub push subscriptions to the functions");
     const pushPath = (topic: string) => `/projects/${options.projectId}/topics/${topic}`;
+    // Each push reaches its function through a relay that adds the OIDC token Pub/Sub would.
+    const pushEndpoints: Partial<Record<TopicName, string>> = {};
+    for (const e of entries)
+      if (e.trigger === "pubsub")
+        pushEndpoints[e.topic] = await front.pushEndpoint(e.name, pushPath(e.topic));
     await ensureTopology(options.projectId, {
       // Each Pub/Sub-fed entry point gets its topic pushed to it, as Terraform's push subscriptions do.
-      pushEndpoints: Object.fromEntries(
+      pushEndpoints,
+      ackDeadlines: Object.fromEntries(
         entries.flatMap((e) =>
-          e.trigger === "pubsub" ? [[e.topic, `${functionUrls[e.name]}${pushPath(e.topic)}`]] : [],
+          e.trigger === "pubsub" ? [[e.topic, pushAckDeadlineSeconds(settings[e.name].timeoutSeconds)]] : [],
         ),
       ),
-      maxDeliveryAttempts: 5,
+      retryPolicy: terraform.push,
+      maxDeliveryAttempts: terraform.push.maxDeliveryAttempts,
     });
     const sweepPeriodMs = options.sweepPeriodMs ?? LOCAL_SWEEP_PERIOD_MS;
     if (sweepPeriodMs > 0) {
@@ -233,6 +335,17 @@ export async function startLocalStack(options: StackOptions): Promise<LocalStack
       identities,
       restartFunction,
       crashed,
+      capacity: () =>
+        Object.fromEntries(
+          entries.map((e) => [
+            e.name,
+            {
+              maxInstances: settings[e.name].maxInstances,
+              concurrency: settings[e.name].concurrency,
+              stats: front.stats(e.name),
+            },
+          ]),
+        ) as Record<RoleName, FunctionCapacity>,
       stop,
     };
   } catch (error) {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { CloudEvent } from "@google-cloud/functions-framework";
@@ -11,20 +12,29 @@ import { FirestoreInvestigationStore } from "../../../functions/src/adapters/fir
 import { FirestoreMemoryStore } from "../../../functions/src/adapters/firestore/memory-store.js";
 import { createPubSub } from "../../../functions/src/adapters/pubsub/client.js";
 import { pullMessages } from "../../../functions/src/adapters/pubsub/pull.js";
+import { newInvestigation } from "../../../functions/src/app/ingest.js";
+import { loadConfig } from "../../../functions/src/config/config.js";
 import { CONTENT_SECURITY_POLICY, consoleApp } from "../../../functions/src/console/app.js";
 import { buildConsoleRuntime, type ConsoleRuntime } from "../../../functions/src/console/compose.js";
 import { authenticatorFor } from "../../../functions/src/console/identity.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import { type Investigation, investigationIdFor } from "../../../functions/src/domain/investigation.js";
 import { buildRuntime } from "../../../functions/src/entry/compose.js";
 import { eventHandler } from "../../../functions/src/entry/role-handler.js";
 import type { Runtime } from "../../../functions/src/entry/runtime.js";
 import { runEval } from "../../../functions/src/eval/run-eval.js";
 import { ensureTopology } from "../../../functions/src/local/pubsub-setup.js";
+import { factEmbeddingText, type MemoryFact } from "../../../functions/src/memory/fact.js";
 import { EMBEDDING_DIMENSIONS } from "../../../functions/src/model/port.js";
 import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
+import {
+  readSpanFile,
+  type SpanRecord,
+  startFileTracing,
+} from "../../../functions/src/platform/trace-file.js";
+import { investigationTraceIds } from "../../../functions/src/platform/tracing.js";
 import { roleNamed } from "../../../functions/src/roles/index.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { HOSTILE } from "./hostile.js";
@@ -36,11 +46,17 @@ import { launchChromium, screenshotDir, seedHostile } from "./support.js";
  * cryptomining scenario and a hostile finding are listed, filtered and opened; a memory is
  * deleted and a verdict disputed through the pages' forms, and Firestore shows both. The
  * dispute travels as the Slack buttons' does: the console publishes it to analyst-actions and
- * the analystActions worker records it. Screenshots go to .ferret/console-screenshots/.
+ * the analystActions worker records it. The investigation's spans go to a trace file as the
+ * local stack's do, and its page draws them; the report page shows the planning metrics.
+ * Screenshots go to .ferret/console-screenshots/.
  */
 const projectId = uniqueProjectId("console");
 const USER = "ana@example.com";
 const ACTIONS_PULL = "console-test-actions";
+// This process records its spans where the local stack's functions would (one provider per
+// process; node:test runs each file in its own), and the console reads them from there.
+const TRACE_FILE = join(mkdtempSync(join(tmpdir(), "ferret-console-trace-")), "traces.jsonl");
+startFileTracing(TRACE_FILE);
 
 describe("the web console in Chromium", { timeout: 300_000 }, () => {
   let store: FirestoreInvestigationStore;
@@ -69,6 +85,7 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
       FERRET_LOG_LEVEL: "ERROR",
       FERRET_CONSOLE_AUTH: "local",
       FERRET_CONSOLE_LOCAL_USER: USER,
+      FERRET_TRACE_FILE: TRACE_FILE,
     };
     await ensureTopology(projectId, { pushEndpoints: {}, maxDeliveryAttempts: 5 });
     const pubsub = createPubSub({ projectId });
@@ -94,24 +111,55 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
     crypto = (await store.get(investigationIdFor(finding.name, finding.eventTime))) as Investigation;
     assert.equal(crypto?.status, "concluded");
     hostile = await seedHostile(store, HOSTILE);
+    // Spans whose names and attributes carry the hostile strings, as a compromised process could write them.
+    const hostileIds = investigationTraceIds(hostile.id);
+    const now = Date.now();
+    appendFileSync(
+      TRACE_FILE,
+      HOSTILE.map(
+        (text, i): SpanRecord => ({
+          traceId: hostileIds.traceId,
+          spanId: `${i}`.repeat(16),
+          parentSpanId: hostileIds.rootSpanId,
+          name: text,
+          startMs: now + i * 100,
+          endMs: now + i * 100 + 50,
+          ok: i % 2 === 0,
+          attributes: { "ferret.step_id": text, [text]: text },
+        }),
+      )
+        .map((span) => `${JSON.stringify(span)}\n`)
+        .join(""),
+    );
 
-    // Two memories, as the introspector stores them (one claim is hostile).
-    const [vector = []] = await createOfflineModel().embed({
-      texts: ["Which VM talked to the mining pool?"],
+    // Two memories, as the introspector stores them: typed facts (no text can be hostile).
+    const facts: MemoryFact[] = [
+      {
+        kind: "column_format",
+        table: "compute_googleapis_com_vpc_flows",
+        column: "jsonPayload.connection.dest_ip",
+        format: "ip_address",
+      },
+      {
+        kind: "query_shape",
+        table: "compute_googleapis_com_vpc_flows",
+        filters: [{ column: "jsonPayload.connection.dest_port", test: "equals" }],
+      },
+    ];
+    const vectors = await createOfflineModel().embed({
+      texts: facts.map(factEmbeddingText),
       task: "RETRIEVAL_DOCUMENT",
       dimensions: EMBEDDING_DIMENSIONS,
     });
-    const claims = [
-      "In compute_googleapis_com_vpc_flows, jsonpayload_vpc_flows.connection.dest_ip holds the remote address.",
-      `Mining pools answer on port 3333 ${HOSTILE[1]}`,
-    ];
     const applied = await memories.applyIntrospection({
       sessionId: "console-test-session",
       investigationId: crypto.id,
       scope: "log_analyst",
-      created: claims.map((claim, i) => ({ id: `mem_${String(i).repeat(24)}`, claim })),
-      request: "Which VM talked to the mining pool?",
-      embedding: vector,
+      created: facts.map((fact, i) => ({
+        id: `mem_${String(i).repeat(24)}`,
+        fact,
+        embedding: vectors[i] ?? [],
+      })),
       embeddingSpace: "offline-test",
       helpful: [],
       harmful: [],
@@ -178,6 +226,7 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
     await page.screenshot({ path: join(shots, "investigation-top.png") });
     await page.locator("#plan-graph").screenshot({ path: join(shots, "plan-graph.png") });
     await page.locator("#usage").screenshot({ path: join(shots, "usage.png") });
+    await page.locator("#trace").screenshot({ path: join(shots, "trace.png") });
     // Every box's text stays inside its box, as the browser lays it out (issue 29: "cancelle…").
     const overflow =
       await page.evaluate(`[...document.querySelectorAll("#plan-graph g.node")].flatMap((g) => {
@@ -199,6 +248,66 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
       0,
       "offline: no tokens",
     );
+  });
+
+  test("the investigation's trace as a waterfall: every span a row, each bar where its time was", async () => {
+    await page.goto(`${base}/investigations/${crypto.id}`);
+    const { traceId } = investigationTraceIds(crypto.id);
+    const spans = readSpanFile(TRACE_FILE).filter((s) => s.traceId === traceId);
+    assert.ok(spans.length > 0, "the investigation recorded spans");
+    const rows = page.locator("#waterfall tbody tr");
+    const kinds = await rows.evaluateAll((trs) => trs.map((tr) => tr.className));
+    assert.equal(
+      kinds.filter((k) => !k.startsWith("k-wait")).length,
+      spans.length,
+      "one row per span of the trace",
+    );
+    const names = (await page.locator("#waterfall td.wf-name").allTextContents()).join("\n");
+    for (const phase of ["planning.generate_action_plan", "execution.execute_action", "conclusion.conclude"])
+      assert.match(names, new RegExp(phase.replace(".", "\\.")), `the ${phase} phase`);
+    for (const kind of ["k-step", "k-model", "k-tool"])
+      assert.ok(
+        kinds.some((k) => k.split(" ").includes(kind)),
+        `a ${kind} row (${[...new Set(kinds)].join(", ")})`,
+      );
+    assert.ok(await page.locator("#trace a[href^='#step-']").count(), "a step's bar links to its card");
+    // As the browser lays it out: each row holds one bar, inside its track, and a bar's share
+    // of the track is its span's share of the trace's wall time.
+    const bars = (await rows.evaluateAll((trs) =>
+      trs.map((tr) => {
+        const svg = tr.querySelector("svg");
+        const rects = tr.querySelectorAll("rect");
+        const track = svg?.getBoundingClientRect();
+        const bar = rects[0]?.getBoundingClientRect();
+        return {
+          name: tr.querySelector("td")?.textContent ?? "",
+          rects: rects.length,
+          left: (bar?.left ?? 0) - (track?.left ?? 0),
+          width: bar?.width ?? 0,
+          track: track?.width ?? 0,
+        };
+      }),
+    )) as { name: string; rects: number; left: number; width: number; track: number }[];
+    for (const b of bars) {
+      assert.equal(b.rects, 1, `one bar in ${b.name}`);
+      assert.ok(b.left >= -0.5 && b.left + b.width <= b.track + 0.5, `${b.name} stays in its track`);
+    }
+    const start = Math.min(...spans.map((s) => s.startMs));
+    const wall = Math.max(...spans.map((s) => s.endMs)) - start;
+    for (const name of ["planning.generate_action_plan", "conclusion.conclude"]) {
+      const [span] = spans.filter((s) => s.name === name);
+      const [bar] = bars.filter((b) => b.name.trim() === name);
+      assert.ok(span && bar, name);
+      assert.ok(
+        Math.abs(bar.width - ((span.endMs - span.startMs) / wall) * bar.track) < 1.5,
+        `${name}: ${bar.width}px for ${span.endMs - span.startMs} ms of ${wall} ms`,
+      );
+      assert.ok(
+        Math.abs(bar.left - ((span.startMs - start) / wall) * bar.track) < 1.5,
+        `${name} starts where its span started`,
+      );
+    }
+    await page.locator("#trace").screenshot({ path: join(shots, "trace.png") });
   });
 
   test("search: any part of an IOC, the resource, the principal, the category or the summary, any case", async () => {
@@ -294,6 +403,12 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
     const response = await page.goto(`${base}/investigations/${hostile.id}`);
     assert.equal(response?.headers()["content-security-policy"], CONTENT_SECURITY_POLICY);
     assert.match((await page.textContent("#title")) ?? "", /<script>window\.__pwned = 1/, "shown as text");
+    assert.equal(
+      await page.locator("#waterfall tbody tr.k-step").count(),
+      HOSTILE.length,
+      "the hostile spans drawn",
+    );
+    assert.match((await page.textContent("#waterfall")) ?? "", /<img src=x onerror=/, "their names as text");
     // Runs in the page (a string: this project compiles without the DOM library).
     const injected = await page.evaluate(`({
       scripts: document.querySelectorAll("script").length,
@@ -330,7 +445,74 @@ describe("the web console in Chromium", { timeout: 300_000 }, () => {
     await page.screenshot({ path: join(shots, "queue.png"), fullPage: true });
     await page.goto(`${base}/report`);
     assert.match((await page.textContent("#disputed")) ?? "", /Approved load test/);
+    // The design's metrics over the two finished investigations, counted here from the records.
+    const finished = [await store.get(crypto.id), await store.get(hostile.id)] as Investigation[];
+    const planned = finished.map((inv) => inv.plan?.revision ?? 0);
+    const ended = finished
+      .flatMap((inv) => inv.plan?.steps ?? [])
+      .filter((st) => ["done", "failed"].includes(st.status));
+    const failedSteps = ended.filter((st) => st.status === "failed").length;
+    const meanRevisions = planned.reduce((a, b) => a + b, 0) / planned.length;
+    const cells = await page.locator("#planning tr").evaluateAll((trs) =>
+      trs.slice(1).map((tr) =>
+        Array.from(tr.querySelectorAll("td"))
+          .slice(0, 5)
+          .map((td) => td.textContent),
+      ),
+    );
+    assert.deepEqual(cells, [
+      ["Completion rate", "100%", "2", "> 90%", "meets"],
+      [
+        "First plan completes without revision",
+        `${(planned.filter((r) => r === 0).length / 2) * 100}%`,
+        "2",
+        ">= 80%",
+        planned.every((r) => r === 0) ? "meets" : "misses",
+      ],
+      [
+        "Revision rate",
+        `${(planned.filter((r) => r > 0).length / 2) * 100}%`,
+        "2",
+        "< 30%",
+        planned.every((r) => r === 0) ? "meets" : "misses",
+      ],
+      ["Mean revisions", meanRevisions.toFixed(2), "2", "< 1.5", meanRevisions < 1.5 ? "meets" : "misses"],
+      [
+        "First-try success",
+        `${Math.round(((ended.length - failedSteps) / ended.length) * 100)}%`,
+        String(ended.length),
+        "> 70%",
+        (ended.length - failedSteps) / ended.length > 0.7 ? "meets" : "misses",
+      ],
+      failedSteps === 0
+        ? ["Recovery from errors", "—", "0", "> 80%", ""]
+        : [
+            "Recovery from errors",
+            "100%",
+            String(finished.filter((inv) => inv.plan?.steps.some((st) => st.status === "failed")).length),
+            "> 80%",
+            "meets",
+          ],
+    ]);
     await page.screenshot({ path: join(shots, "report.png"), fullPage: true });
     assert.deepEqual(foreignRequests, [], "the pages load nothing from elsewhere");
+  });
+
+  test("an investigation with no spans says so", async () => {
+    // Another occurrence of the finding (a later event time): another investigation, no spans.
+    const later = new Date(Date.parse(hostile.finding.eventTime) + 60_000).toISOString();
+    const quiet = newInvestigation(
+      { ...hostile.finding, eventTime: later },
+      { config: loadConfig({ env: {} }), now: new Date(), modelName: "offline" },
+    );
+    await store.create(quiet, [{ type: "created", message: "created" }]);
+    await page.goto(`${base}/investigations/${quiet.id}`);
+    assert.equal(await page.locator("#waterfall").count(), 0);
+    assert.match(
+      (await page.textContent("#trace-empty")) ?? "",
+      new RegExp(
+        `No spans recorded for this investigation \\(trace ${investigationTraceIds(quiet.id).traceId}\\) in the trace file`,
+      ),
+    );
   });
 });

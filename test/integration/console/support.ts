@@ -5,7 +5,7 @@ import { type BrowserContext, chromium } from "playwright-core";
 import type { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { newInvestigation } from "../../../functions/src/app/ingest.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { CHROMIUM_ARGS, chromiumExecutable } from "../../helpers/chromium.js";

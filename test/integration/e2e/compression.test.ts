@@ -10,7 +10,7 @@ import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus
 import { historyIocs } from "../../../functions/src/agent/compression/iocs.js";
 import { SUMMARY_MARKER } from "../../../functions/src/agent/compression/summary-message.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import { investigationIdFor, TERMINAL_STATUSES } from "../../../functions/src/domain/investigation.js";
 import { iocKey } from "../../../functions/src/domain/ioc.js";
 import { type JsonObject, jsonBytes } from "../../../functions/src/domain/json.js";

@@ -9,7 +9,7 @@ import { createPubSub } from "../../../functions/src/adapters/pubsub/client.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
 import { pullMessages } from "../../../functions/src/adapters/pubsub/pull.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import {
   type Investigation,
   investigationIdFor,
@@ -17,9 +17,11 @@ import {
 } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { deadLetterSubscriptionName } from "../../../functions/src/local/pubsub-setup.js";
-import { type LocalStack, startLocalStack } from "../../../functions/src/local/stack.js";
+import { type LocalStack, startLocalStack, TRACE_FILE_NAME } from "../../../functions/src/local/stack.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
+import { readSpanFile } from "../../../functions/src/platform/trace-file.js";
+import { investigationTraceIds } from "../../../functions/src/platform/tracing.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { type FaultProxy, startFaultProxy } from "../../helpers/fault-proxy.js";
 import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-receiver.js";
@@ -53,6 +55,7 @@ describe("the pipeline on the emulators", { timeout: 600_000 }, () => {
   let stepProxy: FaultProxy | undefined;
   const flaky = variant("-flaky");
   const projectId = uniqueProjectId("e2e");
+  const workDir = mkdtempSync(join(tmpdir(), "ferret-e2e-"));
 
   const finished = (id: string) =>
     waitFor(`investigation ${id} to finish`, async () => {
@@ -65,7 +68,7 @@ describe("the pipeline on the emulators", { timeout: 600_000 }, () => {
     slack = await startSlackReceiver({ token: TOKEN });
     stack = await startLocalStack({
       projectId,
-      workDir: mkdtempSync(join(tmpdir(), "ferret-e2e-")),
+      workDir,
       env: {
         FERRET_MODEL_PROVIDER: "offline",
         FERRET_DUCKDB_DIR: scenario.logsDir as string,
@@ -161,6 +164,84 @@ describe("the pipeline on the emulators", { timeout: 600_000 }, () => {
     );
   });
 
+  test("the investigation is one connected trace: ingest, the plan, every step with its model and tool calls, reflection, the conclusion and the notifier", async () => {
+    const { id } = variant("");
+    const inv = await finished(id);
+    const { traceId, rootSpanId } = investigationTraceIds(id);
+    const spans = await waitFor("the notifier's span of the conclusion", async () => {
+      const mine = readSpanFile(join(workDir, TRACE_FILE_NAME)).filter((s) => s.traceId === traceId);
+      return mine.some((s) => s.name === "notifier.handle_message") &&
+        mine.some((s) => s.name === "conclusion.conclude")
+        ? mine
+        : undefined;
+    });
+    const ids = new Set(spans.map((s) => s.spanId));
+    const orphans = spans.filter((s) => s.parentSpanId !== rootSpanId && !ids.has(s.parentSpanId ?? ""));
+    assert.deepEqual(
+      orphans.map((s) => s.name),
+      [],
+      "every span hangs off the investigation's root or another of its spans",
+    );
+    const count = (name: string) => spans.filter((s) => s.name === name).length;
+    assert.ok(count("ingest.admit_finding") >= 1, "ingest");
+    assert.equal(count("planning.generate_action_plan"), 1, "one plan");
+    const steps = spans.filter((s) => s.name === "execution.execute_action");
+    assert.equal(steps.length, inv.counters.stepsExecuted, "one span per executed step");
+    assert.deepEqual(
+      new Set(steps.map((s) => s.attributes["ferret.step_id"])),
+      new Set((await store.listStepResults(id)).map((r) => r.stepId)),
+      "each step's span names its step",
+    );
+    // The reflector is called after each wave; a call that evaluated says so, one per reflection it
+    // stored (an early reflection runs inside the step that found the decisive result).
+    const reflectorCalls = spans.filter((s) => s.name === "reflection.evaluate_action");
+    assert.deepEqual(
+      reflectorCalls
+        .filter((s) => s.attributes["ferret.reflection"] === "evaluated")
+        .map((s) => s.attributes["ferret.wave"])
+        .sort(),
+      (await store.listReflections(id))
+        .filter((r) => r.early === undefined)
+        .map((r) => r.wave)
+        .sort(),
+      "one evaluated reflector span per end-of-wave reflection, naming its wave",
+    );
+    assert.ok(
+      reflectorCalls.every((s) =>
+        ["evaluated", "not_evaluated"].includes(String(s.attributes["ferret.reflection"])),
+      ),
+      "every reflector call says whether it evaluated",
+    );
+    assert.equal(count("conclusion.conclude"), 1);
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    const phaseOf = (s: (typeof spans)[number]): string | undefined => {
+      let at: (typeof spans)[number] | undefined = s;
+      while (at && at.parentSpanId !== rootSpanId) at = byId.get(at.parentSpanId ?? "");
+      return at?.name;
+    };
+    const models = spans.filter((s) => s.attributes["gen_ai.operation.name"] === "chat");
+    const tools = spans.filter((s) => s.attributes["gen_ai.operation.name"] === "execute_tool");
+    assert.ok(
+      models.length >= 2 && tools.length >= 1,
+      `model calls ${models.length}, tool calls ${tools.length}`,
+    );
+    // The planner reads the log tables' coverage before planning; every other tool call is a step's.
+    const phases = tools.map((t) => [t.name, phaseOf(t)]);
+    assert.ok(
+      phases.every(
+        ([name, phase]) =>
+          phase === "execution.execute_action" ||
+          (name === "execute_tool log_tables" && phase === "planning.generate_action_plan"),
+      ) && phases.some(([, phase]) => phase === "execution.execute_action"),
+      `tool calls run inside steps: ${JSON.stringify(phases)}`,
+    );
+    assert.ok(models.every((m) => m.attributes["gen_ai.response.model"] === "offline-playbook"));
+    assert.ok(
+      models.every((m) => m.attributes["gen_ai.usage.input_tokens"] === undefined),
+      "the offline model reports no tokens",
+    );
+  });
+
   test("a step call failing transiently once is retried by the workflow and its result is written once", async () => {
     await bus.publish(TOPICS.findings, flaky.notification);
     const inv = await finished(flaky.id);
@@ -202,5 +283,24 @@ describe("the pipeline on the emulators", { timeout: 600_000 }, () => {
     assert.equal(after, before, "no investigation was created");
     const ingestLog = readFileSync(join(stack.logDir, "ingest.log"), "utf8");
     assert.match(ingestLog, /message dead-lettered/);
+  });
+
+  test("each function admits requests as Cloud Run would: the workflow's and Pub/Sub's ID tokens pass, none or a forged one gets 401", async () => {
+    // Investigations above went through every gate: the workflow's calls and the pushes carried tokens.
+    const gates = stack.capacity();
+    for (const name of ["ingest", "planner", "stepExecutor", "reflector", "concluder", "notifier"] as const)
+      assert.ok(gates[name].stats.admitted > 0, `${name} admitted the stack's own callers`);
+    const forged = `${Buffer.from('{"alg":"RS256","kid":"x"}').toString("base64url")}.${Buffer.from(
+      '{"iss":"https://accounts.google.com","aud":"x","email":"ferret-workflow@ferret-local.iam.gserviceaccount.com"}',
+    ).toString("base64url")}.c2ln`;
+    for (const name of ["planner", "ingest"] as const)
+      for (const authorization of [undefined, `Bearer ${forged}`]) {
+        const answer = await fetch(stack.functionUrls[name] as string, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+          body: "{}",
+        });
+        assert.equal(answer.status, 401, `${name} with ${authorization ? "a forged token" : "no token"}`);
+      }
   });
 });

@@ -24,7 +24,7 @@ type Modules = {
   service: typeof import("../../../workflows/local-executions/service.js");
   store: typeof import("../../../functions/src/adapters/firestore/investigation-store.js");
   client: typeof import("../../../functions/src/adapters/firestore/client.js");
-  finding: typeof import("../../../functions/src/domain/finding.js");
+  finding: typeof import("../../../functions/src/domain/finding/finding.js");
   investigation: typeof import("../../../functions/src/domain/investigation.js");
 };
 
@@ -70,7 +70,7 @@ describe("function entry points under functions-framework", { timeout: 180_000 }
       service: await import("../../../workflows/local-executions/service.js"),
       store: await import("../../../functions/src/adapters/firestore/investigation-store.js"),
       client: await import("../../../functions/src/adapters/firestore/client.js"),
-      finding: await import("../../../functions/src/domain/finding.js"),
+      finding: await import("../../../functions/src/domain/finding/finding.js"),
       investigation: await import("../../../functions/src/domain/investigation.js"),
     };
     await import("../../../functions/src/index.js");

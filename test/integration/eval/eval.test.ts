@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { planningMetricLines, planningMetricsOf } from "../../../functions/src/app/planning-metrics.js";
 import { summarize } from "../../../functions/src/cli/eval.js";
 import { runEval } from "../../../functions/src/eval/run-eval.js";
 import { createLogger } from "../../../functions/src/platform/logger.js";
@@ -34,4 +35,10 @@ test("ferret eval on examples/scenarios with the offline model gets every verdic
     assert.equal(o.inputTokens + o.outputTokens, 0, "and no tokens: no LLM ran (issue 29)");
   }
   assert.ok(totals.evidenceRecall >= 0.9, `evidence recall ${totals.evidenceRecall}`);
+  // The planning design's metrics over the same investigations: every one reached a verdict.
+  const planning = planningMetricsOf(outcomes.flatMap((o) => o.planning));
+  for (const line of planningMetricLines(planning)) t.diagnostic(line);
+  const completion = planning.find((m) => m.name === "completion");
+  assert.equal(completion?.over, outcomes.length, "one completion sample per scenario");
+  assert.equal(completion?.value, 1);
 });

@@ -76,6 +76,9 @@ describe("an event whose publish failed after the commit still goes out on the r
       env: {
         FERRET_DUCKDB_DIR: scenario.logsDir as string,
         FERRET_STIX_BUNDLE: scenario.stixBundle as string,
+        // Every step of this plan answers in one wave, so by default the last reflection folds
+        // into the conclusion (decision 0026); kept here so that "reflected" is published too.
+        FERRET_FOLD_LAST_REFLECTION: "false",
       },
     });
     const { registry, tables } = await buildToolRegistry(config, {}, silentLogger);

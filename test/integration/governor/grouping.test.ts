@@ -12,7 +12,7 @@ import {
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import {
   type Investigation,
   investigationIdFor,
@@ -202,7 +202,7 @@ describe("grouping never hides a finding (issue 27)", { timeout: 600_000 }, () =
     assert.equal(byId.get(real.id)?.examination, "own");
     assert.match(
       byId.get(real.id)?.reason ?? "",
-      /grants what the lead's finding does not \(ADD roles\/owner user:dev\.contractor\.ops@gmail\.com\)/,
+      /finding\.iamBindings\[0\]\.role is "roles\/owner", not the lead's/,
     );
     assert.equal(
       byId.get(again.id)?.examination,

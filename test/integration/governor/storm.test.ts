@@ -16,7 +16,7 @@ import { pullMessages } from "../../../functions/src/adapters/pubsub/pull.js";
 import { ingestDecision } from "../../../functions/src/app/ingest.js";
 import { loadScenario } from "../../../functions/src/cli/scenario.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import { queueSortKey } from "../../../functions/src/domain/governor.js";
 import {
   type Investigation,
@@ -28,6 +28,7 @@ import { deadLetterSubscriptionName } from "../../../functions/src/local/pubsub-
 import { type LocalStack, startLocalStack } from "../../../functions/src/local/stack.js";
 import { fromRoot } from "../../../functions/src/platform/paths.js";
 import { TOPICS } from "../../../functions/src/platform/topics.js";
+import { workflowFanout } from "../../../workflows/fanout.js";
 import { uniqueProjectId } from "../../helpers/emulators.js";
 import { type SlackReceiver, startSlackReceiver } from "../../helpers/slack-receiver.js";
 import { waitFor } from "../../helpers/wait-for.js";
@@ -49,6 +50,12 @@ import { figure } from "../faults/support/figures.js";
  * 20 carries an address the others do not (a new indicator). Every function process logs each
  * Firestore write it commits (test/helpers/firestore-write-log.js), so the test counts writes per
  * document per second.
+ *
+ * Under instance caps, as Cloud Run enforces them (decision 0052): every function sits behind
+ * the local stack's gate (a request past max_instances × concurrency waits up to 10 s, then gets
+ * 429), and each function the workflow calls gets the tightest cap terraform/functions.tf's
+ * precondition admits, the governor's concurrency × the workflow's fan-out to it; the pushed
+ * functions keep Terraform's defaults. No investigation may fail for capacity.
  */
 const STORM = Number(process.env.STORM_FINDINGS ?? 400);
 const PER_ACTIVITY = 20;
@@ -58,6 +65,12 @@ const MAX_CONCURRENT = Number(process.env.STORM_CONCURRENCY ?? 6);
 /** Publishing is spread over this long, as a storm arrives (within the issue's two minutes). */
 const PUBLISH_SECONDS = Math.min(90, Math.max(10, Math.round(STORM / 25)));
 const TOKEN = "xoxb-test-storm";
+/** The least each workflow-called function may have (terraform/functions.tf's precondition). */
+const TIGHTEST_CAPS = Object.fromEntries(
+  Object.entries(workflowFanout(readFileSync(fromRoot("workflows/investigate.yaml"), "utf8"))).map(
+    ([name, fanout]) => [name, { maxInstances: MAX_CONCURRENT * fanout }],
+  ),
+);
 const scenario = loadScenario(fromRoot("examples/scenarios/cryptomining"));
 
 const config = loadConfig({ env: {} });
@@ -157,6 +170,7 @@ describe(`a storm of ${STORM} findings under the governor`, { timeout: 3_600_000
       workDir,
       // No scheduled sweeps: the queue must drain on ingest's and the notifier's requests alone.
       sweepPeriodMs: 0,
+      capacity: TIGHTEST_CAPS,
       env: {
         FERRET_MODEL_PROVIDER: "offline",
         FERRET_DUCKDB_DIR: scenario.logsDir as string,
@@ -256,6 +270,16 @@ describe(`a storm of ${STORM} findings under the governor`, { timeout: 3_600_000
     }
     assert.equal(twice, 0, "no investigation planned twice");
 
+    // 0 failed for capacity: no investigation ended on a refusal at an instance cap.
+    const forCapacity = settled.invs.filter((i) => /\b429\b|instance cap/i.test(`${i.reason ?? ""}`));
+    const failedAtAll = settled.invs.filter((i) => i.status === "failed");
+    assert.deepEqual(
+      forCapacity.map((i) => `${i.id}: ${i.status} (${i.reason})`),
+      [],
+      "no investigation failed for capacity",
+    );
+    const gates = stack.capacity();
+
     // 0 dead-lettered, on every topic.
     const pubsub = new PubSub({ projectId });
     const dead: string[] = [];
@@ -338,6 +362,14 @@ describe(`a storm of ${STORM} findings under the governor`, { timeout: 3_600_000
       `${lost.length} / ${dead.length} / ${twice}`,
     );
     figure(t, "most investigations running at once (limit)", `${maxOpen} (${MAX_CONCURRENT})`);
+    figure(t, "investigations failed / failed for capacity", `${failedAtAll.length} / ${forCapacity.length}`);
+    for (const [name, g] of Object.entries(gates))
+      if (g.stats.queued > 0 || name in TIGHTEST_CAPS)
+        figure(
+          t,
+          `${name} gate: slots / peak in flight / queued / refused 429 / longest wait (ms)`,
+          `${g.maxInstances * g.concurrency} / ${g.stats.peakInFlight} / ${g.stats.queued} / ${g.stats.refused} / ${g.stats.longestWaitMs}`,
+        );
     figure(
       t,
       "investigations that waited in the queue / drain-order inversions",

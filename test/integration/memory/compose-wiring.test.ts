@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Runtime } from "../../../functions/src/entry/runtime.js";
+import type { MemoryFact } from "../../../functions/src/memory/fact.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { scenarioContext } from "../../unit/tools/context.js";
 
@@ -54,15 +55,20 @@ after(async () => {
 
 test("buildRuntime: log_analysis recalls from the runtime's memory store and publishes its session", async () => {
   assert.ok(rt.memories, "the runtime has a memory store");
-  const claim = "In compute_googleapis_com_vpc_flows, jsonPayload.src_instance.vm_name holds the sending VM.";
-  const id = m.memory.memoryIdFor("log_analyst", "seed", claim);
+  const fact: MemoryFact = {
+    kind: "query_shape",
+    table: "compute_googleapis_com_vpc_flows",
+    filters: [{ column: "jsonPayload.src_instance.vm_name", test: "equals" }],
+  };
+  const id = m.memory.memoryIdFor("log_analyst", "seed", fact);
   await rt.memories.applyIntrospection({
     sessionId: "seed",
     investigationId: "inv-seed",
     scope: "log_analyst",
-    request: REQUEST,
-    created: [{ id, claim }],
-    embedding: m.hash.hashEmbedding(REQUEST),
+    // Embedded as the request: the hash embedding stands in for "about the same thing".
+    created: [
+      { id, fact: { ...fact, filters: [...fact.filters] }, embedding: m.hash.hashEmbedding(REQUEST) },
+    ],
     embeddingSpace: "offline-hash-v1",
     helpful: [],
     harmful: [],

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import type { Firestore } from "@google-cloud/firestore";
 import type { LogAnalystSession, SessionTurn } from "../../../functions/src/domain/log-analyst-session.js";
+import type { MemoryFact } from "../../../functions/src/memory/fact.js";
 import { ensureEmulators, uniqueProjectId } from "../../helpers/emulators.js";
 import { session, snapshotMemories } from "./support.js";
 
@@ -27,7 +28,7 @@ type Modules = {
   hash: typeof import("../../../functions/src/model/hash-embedding.js");
 };
 
-const FAILED_SQL = "SELECT jsonPayload.message FROM syslog WHERE jsonPayload.message LIKE '%xmrig%'";
+const FAILED_SQL = "SELECT textPayload FROM syslog WHERE REGEXP_CONTAINS(textPayload, r'(?i)xmrig'";
 const GOOD_SQL =
   "SELECT protopayload_auditlog.authenticationInfo.principalEmail FROM cloudaudit_googleapis_com_activity WHERE protopayload_auditlog.methodName = 'SetIamPolicy'";
 const transcript: SessionTurn[] = [
@@ -36,13 +37,26 @@ const transcript: SessionTurn[] = [
   {
     role: "tool",
     toolResults: [
-      { name: "log_query", ok: false, summary: 'Binder Error: Referenced column "jsonPayload" not found' },
+      { name: "log_query", ok: false, summary: 'Syntax error: Expected ")" but got end of script' },
     ],
   },
   { role: "model", toolCalls: [{ name: "log_query", args: { sql: GOOD_SQL } }] },
   { role: "tool", toolResults: [{ name: "log_query", ok: true, summary: "query: 1 row(s)" }] },
-  { role: "model", text: "One principal changed IAM; syslog has no jsonPayload." },
+  { role: "model", text: "One principal changed IAM; the syslog query did not parse." },
 ];
+
+const METHOD_FACT: MemoryFact = {
+  kind: "column_format",
+  table: "cloudaudit_googleapis_com_activity",
+  column: "protopayload_auditlog.methodName",
+  format: "api_method",
+};
+/** What the failed query tried: a memory that led there is judged harmful by the offline rules. */
+const SYSLOG_REGEXP_FACT: MemoryFact = {
+  kind: "query_shape",
+  table: "syslog",
+  filters: [{ column: "textPayload", test: "regexp_contains" }],
+};
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -72,23 +86,22 @@ describe("memoryIntrospector under functions-framework", { timeout: 120_000 }, (
   }
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
 
-  async function seed(claim: string, request: string): Promise<string> {
-    const sessionId = `seed:${claim}`;
-    const id = m.memory.memoryIdFor("log_analyst", sessionId, claim);
+  /** A memory embedded as `about` (the request it should be recalled for). */
+  async function seed(fact: MemoryFact, about: string): Promise<string> {
+    const sessionId = `seed:${JSON.stringify(fact)}:${about}`;
+    const id = m.memory.memoryIdFor("log_analyst", sessionId, fact);
     const outcome = await store.applyIntrospection({
       sessionId,
       investigationId: "inv-seed",
       scope: "log_analyst",
-      request,
-      created: [{ id, claim }],
-      embedding: m.hash.hashEmbedding(request),
+      created: [{ id, fact, embedding: m.hash.hashEmbedding(about) }],
       embeddingSpace: SPACE,
       helpful: [],
       harmful: [],
       model: "seed",
       at: new Date("2026-01-01T00:00:00.000Z"),
     });
-    assert.deepEqual(outcome.created, [id], `seeded ${claim}`);
+    assert.deepEqual(outcome.created, [id], `seeded ${sessionId}`);
     return id;
   }
 
@@ -124,14 +137,19 @@ describe("memoryIntrospector under functions-framework", { timeout: 120_000 }, (
     await db?.terminate();
   });
 
-  test("one session: offline rules score helpful +1 and harmful −1, learn claims; the redelivery changes nothing", async () => {
+  test("one session: offline rules score helpful +1 and harmful −1, learn typed facts; the redelivery changes nothing", async () => {
     const request = "What did the miner log, and who changed IAM?";
-    const helpful = await seed(
-      "In cloudaudit_googleapis_com_activity, protopayload_auditlog.methodName holds the method.",
+    const helpful = await seed(METHOD_FACT, request);
+    const harmful = await seed(SYSLOG_REGEXP_FACT, request);
+    const unused = await seed(
+      {
+        kind: "column_format",
+        table: "compute_googleapis_com_vpc_flows",
+        column: "jsonPayload.bytes_sent",
+        format: "integer_as_string",
+      },
       request,
     );
-    const harmful = await seed("Syslog rows keep the process output in jsonPayload.message.", request);
-    const unused = await seed("VPC flows carry bytes in jsonPayload.bytes_sent.", request);
     const unusedBefore = (await snapshotMemories(db))[unused];
     const s: LogAnalystSession = session({
       sessionId: "inv-9/step-1/log_analysis/1",
@@ -146,9 +164,13 @@ describe("memoryIntrospector under functions-framework", { timeout: 120_000 }, (
     assert.deepEqual((await snapshotMemories(db))[unused], unusedBefore, "unused: untouched");
     const learned = (await store.list({ limit: 100 })).filter((x) => x.source.sessionId === s.sessionId);
     assert.deepEqual(
-      learned.map((x) => x.claim),
+      learned.map((x) => x.fact),
       [
-        "[offline playbook, no LLM] In table `cloudaudit_googleapis_com_activity`, filtering on `protopayload_auditlog.methodName` works: a query with these conditions ran without error.",
+        {
+          kind: "query_shape",
+          table: "cloudaudit_googleapis_com_activity",
+          filters: [{ column: "protopayload_auditlog.methodName", test: "equals" }],
+        },
       ],
     );
     assert.equal(learned[0]?.embeddingSpace, SPACE);
@@ -160,7 +182,7 @@ describe("memoryIntrospector under functions-framework", { timeout: 120_000 }, (
 
   test("the same session delivered twice at once scores once", async () => {
     const request = "Who called SetIamPolicy?";
-    const helpful = await seed("protopayload_auditlog.methodName names the API method.", request);
+    const helpful = await seed(METHOD_FACT, request);
     const s = session({
       sessionId: "inv-9/step-2/log_analysis/1",
       request,
@@ -174,7 +196,7 @@ describe("memoryIntrospector under functions-framework", { timeout: 120_000 }, (
 
   test("judged harmful by four sessions through the handler, the memory is deleted", async () => {
     const request = "What did the miner write to syslog?";
-    const wrong = await seed("The miner's output is in syslog's jsonPayload.message.", request);
+    const wrong = await seed(SYSLOG_REGEXP_FACT, request);
     for (let n = 1; n <= 4; n++) {
       const s = session({
         sessionId: `inv-9/step-3/log_analysis/${n}`,

@@ -4,6 +4,7 @@ import type { Firestore } from "@google-cloud/firestore";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreMemoryStore } from "../../../functions/src/adapters/firestore/memory-store.js";
 import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
+import { factEmbeddingText, factText, type MemoryFact } from "../../../functions/src/memory/fact.js";
 import { introspectSession } from "../../../functions/src/memory/introspect.js";
 import { memoryIdFor } from "../../../functions/src/memory/memory.js";
 import { createRecall } from "../../../functions/src/memory/recall.js";
@@ -39,17 +40,35 @@ after(async () => {
   await db.terminate();
 });
 
-/** Seeds a memory whose embedding is that of `request`, as the introspector would store it. */
-async function remember(claim: string, request: string): Promise<string> {
-  const sessionId = `seed:${claim}`;
-  const id = memoryIdFor("log_analyst", sessionId, claim);
+type ColumnFormat = Extract<MemoryFact, { kind: "column_format" }>;
+const audit = (column: string, format: ColumnFormat["format"]): MemoryFact => ({
+  kind: "column_format",
+  table: "cloudaudit_googleapis_com_activity",
+  column,
+  format,
+});
+
+/**
+ * A stand-in for a real embedding model's notion of "about the same thing": the request and
+ * every text about the audit table are one vector; anything else is its own hash. Memories are
+ * embedded from their fact's text (factEmbeddingText), requests as they are.
+ */
+function topical(text: string): number[] {
+  return hashEmbedding(
+    text === REQUEST || text.includes("cloudaudit_googleapis_com_activity") ? "audit" : text,
+  );
+}
+const embedTopically = { embed: (r: { texts: string[] }) => r.texts.map(topical) };
+
+/** Seeds a memory whose embedding is that of `about`, as if the introspector had stored it. */
+async function remember(fact: MemoryFact, about: string, label = factText(fact)): Promise<string> {
+  const sessionId = `seed:${label}`;
+  const id = memoryIdFor("log_analyst", sessionId, fact);
   await store.applyIntrospection({
     sessionId,
     investigationId: "inv-seed",
     scope: "log_analyst",
-    request,
-    created: [{ id, claim }],
-    embedding: hashEmbedding(request),
+    created: [{ id, fact, embedding: topical(about) }],
     embeddingSpace: SPACE,
     helpful: [],
     harmful: [],
@@ -66,37 +85,51 @@ function fencedJson(text: string, kind: string): unknown {
 }
 
 describe("recall → session → introspection, over five sessions", () => {
-  const INVENTED = memoryIdFor("log_analyst", "nowhere", "invented by the model");
-  const NEW_CLAIM =
-    "In cloudaudit_googleapis_com_activity, protopayload_auditlog.methodName holds the IAM method, e.g. SetIamPolicy.";
+  const INVENTED = memoryIdFor(
+    "log_analyst",
+    "nowhere",
+    audit("protopayload_auditlog.methodName", "json_text"),
+  );
+  const NEW_FACT = audit("protopayload_auditlog.methodName", "api_method");
   let harmful: string;
   let helpful: string;
   let unused: string;
   let unrelated: string;
 
   test("a memory judged harmful in four sessions is gone; a helpful one rises; unused and unrelated ones keep their score", async () => {
-    harmful = await remember("Audit rows name the caller in jsonPayload.user.", REQUEST);
-    helpful = await remember(
-      "protopayload_auditlog.authenticationInfo.principalEmail holds the caller.",
+    harmful = await remember(
+      audit("protopayload_auditlog.requestMetadata.callerIp", "email_address"),
       REQUEST,
     );
-    unused = await remember("Timestamps in these tables are UTC.", REQUEST);
+    helpful = await remember(
+      audit("protopayload_auditlog.authenticationInfo.principalEmail", "email_address"),
+      REQUEST,
+    );
+    unused = await remember(audit("timestamp", "utc_timestamp"), REQUEST);
     unrelated = await remember(
-      "VPC flows carry bytes in jsonPayload.bytes_sent.",
+      {
+        kind: "column_format",
+        table: "compute_googleapis_com_vpc_flows",
+        column: "jsonPayload.bytes_sent",
+        format: "integer_as_string",
+      },
       "Bytes sent from etl-worker-1 to 45.9.148.108",
     );
     const unrelatedBefore = (await snapshotMemories(db))[unrelated];
     const unusedBefore = await store.get(unused);
 
-    const model = new ScriptedModel({
-      introspector: Array.from({ length: 5 }, () => (_request, index) => ({
-        json: {
-          claims: index === 0 ? [NEW_CLAIM] : [],
-          helpfulMemoryIds: [helpful],
-          harmfulMemoryIds: index < 4 ? [harmful, INVENTED] : [INVENTED],
-        },
-      })),
-    });
+    const model = new ScriptedModel(
+      {
+        introspector: Array.from({ length: 5 }, () => (_request, index) => ({
+          json: {
+            facts: index === 0 ? [NEW_FACT] : [],
+            helpfulMemoryIds: [helpful],
+            harmfulMemoryIds: index < 4 ? [harmful, INVENTED] : [INVENTED],
+          },
+        })),
+      },
+      embedTopically,
+    );
     const recall = createRecall({
       model,
       store,
@@ -133,23 +166,22 @@ describe("recall → session → introspection, over five sessions", () => {
       "never recalled: not a field changed",
     );
 
-    // What recall found: the three seeded memories first, then (from session 2) the new claim too.
-    const learned = memoryIdFor("log_analyst", "inv-1/step-1/log_analysis", NEW_CLAIM);
+    // What recall found: the three seeded memories first, then (from session 2) the new fact too.
+    const learned = memoryIdFor("log_analyst", "inv-1/step-1/log_analysis", NEW_FACT);
     assert.deepEqual(new Set(recalledPerSession[0]), new Set([harmful, helpful, unused]));
     assert.ok(
       recalledPerSession[1]?.includes(learned),
-      "the claim learned in session 1 is recalled by session 2",
+      "the fact learned in session 1 is recalled by session 2",
     );
     assert.ok(!recalledPerSession[1]?.includes(unrelated));
     assert.ok(!recalledPerSession[4]?.includes(harmful), "the deleted memory is no longer recalled");
-    assert.equal((await store.get(learned))?.claim, NEW_CLAIM);
-    assert.equal((await store.get(learned))?.request, REQUEST);
+    assert.deepEqual((await store.get(learned))?.fact, NEW_FACT);
     assert.equal((await store.get(learned))?.embeddingSpace, SPACE);
 
-    // The new claim's request was embedded once, as a retrieval document.
+    // The new fact's own text (never the session's request) was embedded once, as a retrieval document.
     assert.deepEqual(
       model.embedRequests.filter((r) => r.task === "RETRIEVAL_DOCUMENT"),
-      [{ texts: [REQUEST], task: "RETRIEVAL_DOCUMENT", dimensions: 768 }],
+      [{ texts: [factEmbeddingText(NEW_FACT)], task: "RETRIEVAL_DOCUMENT", dimensions: 768 }],
     );
     assert.equal(model.embedRequests.filter((r) => r.task === "RETRIEVAL_QUERY").length, 5);
     assert.equal(model.remaining("introspector"), 0);
@@ -177,11 +209,12 @@ describe("recall → session → introspection, over five sessions", () => {
 
 describe("what the introspector model receives", () => {
   test("system rules, the request, the memories that still exist with ids, the transcript and the answer, fenced", async () => {
-    const a = await remember("Claim A about protopayload_auditlog.methodName.", "request A");
-    const gone = await remember("Claim deleted before the session is introspected.", "request A");
+    const factA = audit("protopayload_auditlog.methodName", "api_method");
+    const a = await remember(factA, "request A", "shown A");
+    const gone = await remember(audit("protopayload_auditlog.serviceName", "upper_case_code"), "request A");
     await store.delete(gone);
     const model = new ScriptedModel({
-      introspector: [{ json: { claims: [], helpfulMemoryIds: [], harmfulMemoryIds: [] } }],
+      introspector: [{ json: { facts: [], helpfulMemoryIds: [], harmfulMemoryIds: [] } }],
     });
     const s = session({ sessionId: "shown-1", recalledMemoryIds: [a, gone] });
     await introspectSession(s, { model, store, embeddingSpace: SPACE, logger, now: () => at(20) });
@@ -194,17 +227,15 @@ describe("what the introspector model receives", () => {
     const user = request.messages[0];
     assert.equal(user?.role, "user");
     const text = user?.role === "user" ? user.text : "";
-    assert.deepEqual(fencedJson(text, "provided_memories"), [
-      { id: a, claim: "Claim A about protopayload_auditlog.methodName." },
-    ]);
+    assert.deepEqual(fencedJson(text, "provided_memories"), [{ id: a, fact: factText(factA) }]);
     assert.deepEqual(fencedJson(text, "agent_request"), s.request);
     assert.deepEqual(fencedJson(text, "session_transcript"), s.transcript);
     assert.deepEqual(fencedJson(text, "agent_answer"), s.answer);
     assert.deepEqual(request.brief, {
       role: "introspector",
       session: s,
-      recalled: [{ id: a, claim: "Claim A about protopayload_auditlog.methodName." }],
-      maxClaims: 8,
+      recalled: [{ id: a, fact: factA }],
+      maxFacts: 8,
     });
     const rendered = promptFor(request.brief);
     assert.equal(request.system, rendered.system, "the prompt is the brief's rendering (decision 0042)");
@@ -214,13 +245,20 @@ describe("what the introspector model receives", () => {
 
 describe("failures and redelivery", () => {
   test("an unavailable model changes nothing; the redelivery applies once; a third delivery skips the model", async () => {
-    const m = await remember("Claim judged after a retry.", "request B");
+    const m = await remember(audit("protopayload_auditlog.status.code", "integer_code"), "request B");
     const model = new ScriptedModel({
       introspector: [
         new ModelUnavailableError("429 from the provider"),
         {
           json: {
-            claims: ["In syslog, host holds the VM name."],
+            facts: [
+              {
+                kind: "column_format",
+                table: "syslog",
+                column: "labels.compute_googleapis_com_resource_name",
+                format: "raw_text_line",
+              },
+            ],
             helpfulMemoryIds: [m],
             harmfulMemoryIds: [],
           },
@@ -246,19 +284,21 @@ describe("failures and redelivery", () => {
     assert.deepEqual(await snapshotMemories(db), applied);
   });
 
-  test("without a request, no claim is stored (it could never be recalled); judgements still apply", async () => {
-    const m = await remember("Claim judged without a request.", "request C");
+  test("without a request, facts are still stored: each is found by its own text; judgements apply", async () => {
+    const m = await remember(audit("protopayload_auditlog.status.code", "null_or_zero_when_ok"), "request C");
+    const fact = audit("protopayload_auditlog.resourceName", "resource_path");
     const model = new ScriptedModel({
-      introspector: [
-        { json: { claims: ["A claim with nowhere to live."], helpfulMemoryIds: [m], harmfulMemoryIds: [] } },
-      ],
+      introspector: [{ json: { facts: [fact], helpfulMemoryIds: [m], harmfulMemoryIds: [] } }],
     });
     const report = await introspectSession(
       session({ sessionId: "no-request", request: "   ", recalledMemoryIds: [m] }),
       { model, store, embeddingSpace: SPACE, logger, now: () => at(22) },
     );
-    assert.deepEqual(report.created, []);
+    assert.deepEqual(report.created, [memoryIdFor("log_analyst", "no-request", fact)]);
     assert.deepEqual(report.raised, [m]);
-    assert.equal(model.embedRequests.length, 0);
+    assert.deepEqual(
+      model.embedRequests.map((r) => r.texts),
+      [[factEmbeddingText(fact)]],
+    );
   });
 });

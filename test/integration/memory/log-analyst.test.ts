@@ -5,6 +5,7 @@ import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/ware
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreMemoryStore } from "../../../functions/src/adapters/firestore/memory-store.js";
 import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
+import { factText, type MemoryFact } from "../../../functions/src/memory/fact.js";
 import { introspectSession } from "../../../functions/src/memory/introspect.js";
 import { memoryIdFor } from "../../../functions/src/memory/memory.js";
 import { createRecall } from "../../../functions/src/memory/recall.js";
@@ -45,16 +46,15 @@ after(async () => {
   await db.terminate();
 });
 
-async function remember(claim: string, request: string): Promise<string> {
-  const sessionId = `seed:${claim}`;
-  const id = memoryIdFor("log_analyst", sessionId, claim);
+/** A memory embedded as `about`: the hash embedding is a stand-in for "about the same thing". */
+async function remember(fact: MemoryFact, about: string): Promise<string> {
+  const sessionId = `seed:${JSON.stringify(fact)}`;
+  const id = memoryIdFor("log_analyst", sessionId, fact);
   const outcome = await store.applyIntrospection({
     sessionId,
     investigationId: "inv-seed",
     scope: "log_analyst",
-    request,
-    created: [{ id, claim }],
-    embedding: hashEmbedding(request),
+    created: [{ id, fact, embedding: hashEmbedding(about) }],
     embeddingSpace: SPACE,
     helpful: [],
     harmful: [],
@@ -67,16 +67,20 @@ async function remember(claim: string, request: string): Promise<string> {
 
 describe("createRecall → log_analysis sub-agent → agent session → introspector", () => {
   test("the sub-agent's prompt carries the recalled memories with ids; the session names them; the introspector scores them", async () => {
-    const exact = await remember(
-      "In compute_googleapis_com_vpc_flows, jsonPayload.src_instance.vm_name holds the sending VM's name.",
-      QUESTION,
-    );
-    const near = await remember(
-      "In compute_googleapis_com_vpc_flows, jsonPayload.connection.dest_port holds the destination port.",
-      NEAR,
-    );
+    const exactFact: MemoryFact = {
+      kind: "query_shape",
+      table: "compute_googleapis_com_vpc_flows",
+      filters: [{ column: "jsonPayload.src_instance.vm_name", test: "equals" }],
+    };
+    const nearFact: MemoryFact = {
+      kind: "query_shape",
+      table: "compute_googleapis_com_vpc_flows",
+      filters: [{ column: "jsonPayload.connection.dest_port", test: "equals" }],
+    };
+    const exact = await remember(exactFact, QUESTION);
+    const near = await remember(nearFact, NEAR);
     await remember(
-      "Syslog has no jsonPayload column; read textPayload.",
+      { kind: "column_format", table: "syslog", column: "textPayload", format: "raw_text_line" },
       "What did the miner write to syslog?",
     );
 
@@ -91,7 +95,7 @@ describe("createRecall → log_analysis sub-agent → agent session → introspe
           },
         },
       ],
-      introspector: [{ json: { claims: [], helpfulMemoryIds: [exact], harmfulMemoryIds: [] } }],
+      introspector: [{ json: { facts: [], helpfulMemoryIds: [exact], harmfulMemoryIds: [] } }],
     });
     const recall = createRecall({
       model,
@@ -121,16 +125,8 @@ describe("createRecall → log_analysis sub-agent → agent session → introspe
 
     // What the sub-agent's model was sent: the two similar memories, nearest first, ids included, fenced.
     const expected = [
-      {
-        id: exact,
-        claim:
-          "In compute_googleapis_com_vpc_flows, jsonPayload.src_instance.vm_name holds the sending VM's name.",
-      },
-      {
-        id: near,
-        claim:
-          "In compute_googleapis_com_vpc_flows, jsonPayload.connection.dest_port holds the destination port.",
-      },
+      { id: exact, fact: factText(exactFact) },
+      { id: near, fact: factText(nearFact) },
     ];
     const [first] = model.requestsFor("log_analyst");
     const prompt = first?.messages[0];

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Firestore } from "@google-cloud/firestore";
+import { FieldValue, type Firestore } from "@google-cloud/firestore";
 import { createFirestore } from "../../../functions/src/adapters/firestore/client.js";
 import { FirestoreMemoryStore } from "../../../functions/src/adapters/firestore/memory-store.js";
 import { StorageError } from "../../../functions/src/domain/errors.js";
@@ -41,13 +41,24 @@ describe("Firestore's own: stored documents", () => {
     );
   });
 
+  test("a document holding prose instead of a typed fact (the layout before ADR 0045) is never read as a memory", async () => {
+    const id = await seedMemory(store, "to rewrite as prose", axis(8));
+    await db.doc(`memories/${id}`).update({
+      fact: FieldValue.delete(),
+      claim: "Every service account whose name begins with ci- belongs to the deployment platform.",
+    });
+    await assert.rejects(
+      store.get(id),
+      (e: unknown) => e instanceof StorageError && e.message.includes("fact"),
+    );
+  });
+
   test("the audit record names what the session changed, and expires 30 days after (Firestore's TTL policy)", async () => {
     const m = await seedMemory(store, "audited", axis(6));
     await store.applyIntrospection({
       sessionId: "audit/1",
       investigationId: "inv-1",
       scope: "log_analyst",
-      request: "r",
       created: [],
       embeddingSpace: SPACE,
       helpful: [],

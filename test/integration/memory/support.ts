@@ -1,8 +1,10 @@
 import type { Firestore } from "@google-cloud/firestore";
 import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
+import type { MemoryFact } from "../../../functions/src/memory/fact.js";
 import { type MemoryId, memoryIdFor } from "../../../functions/src/memory/memory.js";
 import type { MemoryStore } from "../../../functions/src/memory/store.js";
 import { EMBEDDING_DIMENSIONS } from "../../../functions/src/model/port.js";
+import { sampleFact } from "../../helpers/memory-facts.js";
 
 export const SPACE = "test-space";
 
@@ -23,30 +25,30 @@ export function axis(i: number): number[] {
   return v;
 }
 
-/** Stores one memory through the port (a session of its own) and returns its id. */
+/** Stores one memory through the port (a session of its own) and returns its id; a string stands for sampleFact(string). */
 export async function seedMemory(
   store: MemoryStore,
-  claim: string,
+  fact: MemoryFact | string,
   embedding: number[],
-  options: { scope?: string; request?: string; space?: string; at?: Date } = {},
+  options: { scope?: string; space?: string; at?: Date } = {},
 ): Promise<MemoryId> {
   const scope = options.scope ?? "log_analyst";
-  const sessionId = `seed:${claim}`;
-  const id = memoryIdFor(scope, sessionId, claim);
+  const typed = typeof fact === "string" ? sampleFact(fact) : fact;
+  const label = typeof fact === "string" ? fact : JSON.stringify(fact);
+  const sessionId = `seed:${label}`;
+  const id = memoryIdFor(scope, sessionId, typed);
   const outcome = await store.applyIntrospection({
     sessionId,
     investigationId: "inv-seed",
     scope,
-    request: options.request ?? `request for ${claim}`,
-    created: [{ id, claim }],
-    embedding,
+    created: [{ id, fact: typed, embedding }],
     embeddingSpace: options.space ?? SPACE,
     helpful: [],
     harmful: [],
     model: "seed",
     at: options.at ?? new Date("2026-01-01T00:00:00.000Z"),
   });
-  if (!outcome.created.includes(id)) throw new Error(`seed of ${claim} created nothing`);
+  if (!outcome.created.includes(id)) throw new Error(`seed of ${label} created nothing`);
   return id;
 }
 

@@ -9,7 +9,7 @@ import type {
   DeployedIndex,
   DeploymentInventory,
 } from "../../../functions/src/doctor/inventory.js";
-import { local, obj, str, strings } from "../../unit/terraform/hcl.js";
+import { block, local, obj, resource, str, strings } from "../../unit/terraform/hcl.js";
 import { Evaluator } from "./terraform-env.js";
 import type { Deployment } from "./variants.js";
 
@@ -30,9 +30,30 @@ export function stateFromTerraform(d: Deployment): DeployedState {
   const email = (key: string): string =>
     `${str(obj(accounts[key], key).account_id, "account_id")}@${projectId}.iam.gserviceaccount.com`;
 
+  // The instance cap and request concurrency each function is deployed with (service_config).
+  const serviceConfig = block(
+    resource(d.tf, "google_cloudfunctions2_function.function"),
+    "service_config",
+    "google_cloudfunctions2_function.function",
+  );
+  const scaling = (key: string): Pick<DeployedFunction, "maxInstances" | "concurrency"> => {
+    if (!(key in table)) return {};
+    const each = new Evaluator(d.tf, d.vars, { key, value: {} });
+    const max = each.value(str(serviceConfig.max_instance_count, "max_instance_count"), `${key} max`);
+    const concurrency = each.value(
+      str(serviceConfig.max_instance_request_concurrency, "max_instance_request_concurrency"),
+      `${key} concurrency`,
+    );
+    return {
+      maxInstances: Number(max),
+      ...(typeof concurrency === "number" ? { concurrency } : {}),
+    };
+  };
+
   const functions: DeployedFunction[] = [...d.functions].map(([key, fn]) => {
     const name = str(obj(table[key], key).name, "name");
     return {
+      ...scaling(key),
       name,
       state: "ACTIVE",
       url: `https://${name}-abc123-uc.a.run.app`,

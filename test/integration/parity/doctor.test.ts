@@ -121,8 +121,21 @@ describe("ferret doctor on the project Terraform deploys", () => {
     assert.equal(problem?.lines.length, 1);
     assert.match(
       problem?.lines[0] ?? "",
-      /^gemini-2\.5-flash was shut down on 2026-10-16 and answers 404; configure gemini-3\.5-flash instead .*\(used by ferret-/,
+      /^gemini-2\.5-flash was shut down on 2026-10-16 and answers 404; configure gemini-3\.8-flash instead .*\(used by ferret-/,
     );
+  });
+
+  test("a step executor whose instance cap was lowered by hand cannot carry the governor's investigations", async () => {
+    const [problem, ...more] = failed(
+      await checksFor("defaults", (s) => {
+        for (const fn of s.functions) if (fn.name === "ferret-step-executor") fn.maxInstances = 20;
+      }),
+    );
+    assert.equal(more.length, 0);
+    assert.equal(problem?.check, "capacity");
+    assert.deepEqual(problem?.lines, [
+      "stepExecutor: 20 instance(s) × 1 request(s) = 20 at once < governor 10 investigations × fan-out 4 = 40; requests past the cap wait up to 10 s, then Cloud Run answers 429",
+    ]);
   });
 
   test("no SCC notification config", async () => {

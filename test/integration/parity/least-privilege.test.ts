@@ -35,7 +35,7 @@ import { createFirestore } from "../../../functions/src/adapters/firestore/clien
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
 import { SCHEDULED_SWEEP } from "../../../functions/src/app/sweep-request.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import { investigationIdFor, TERMINAL_STATUSES } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { freePort } from "../../../functions/src/local/free-port.js";
@@ -136,6 +136,21 @@ const EXPLAINED_UNUSED: Readonly<Record<string, string>> = {
   "analystActions roles/pubsub.publisher on dead_letter_topic analyst-actions":
     "gap: only a message it can never process",
   "workflow roles/logging.logWriter on project": "platform: the workflow's call logs (call_log_level)",
+  // Every function exports its spans and metrics (FERRET_TELEMETRY_EXPORTER=google-cloud,
+  // docs/decisions/0055). The exporters take Google credentials before any call, and no stand-in
+  // answers the Telemetry API or Cloud Monitoring, so here each export fails before the wire.
+  ...Object.fromEntries(
+    ROLES.flatMap((role) => [
+      [
+        `${role.name} roles/telemetry.tracesWriter on project`,
+        "gap: spans go over OTLP to the Telemetry API (telemetry.traces.write), which needs Google credentials; no stand-in answers it",
+      ],
+      [
+        `${role.name} roles/monitoring.metricWriter on project`,
+        "gap: metrics go to Cloud Monitoring (metricDescriptors.create, timeSeries.create), as above",
+      ],
+    ]),
+  ),
 };
 
 /** The workflow Terraform deploys, as the Executions API names it. */

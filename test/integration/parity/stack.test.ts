@@ -25,7 +25,7 @@ import { createFirestore } from "../../../functions/src/adapters/firestore/clien
 import { FirestoreInvestigationStore } from "../../../functions/src/adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../../../functions/src/adapters/pubsub/event-bus.js";
 import { smokeTest } from "../../../functions/src/doctor/smoke.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import { investigationIdFor, TERMINAL_STATUSES } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { freePort } from "../../../functions/src/local/free-port.js";

@@ -100,6 +100,12 @@ describe("every function starts with the environment Terraform gives it", { time
         assert.equal(byName.get(name)?.config.logs.warehouse, "bigquery");
       }
       assert.equal(byName.get("planner")?.primaryModel.offline, false, "the planner thinks with Gemini");
+      // Every function sends its spans and metrics to Google (docs/decisions/0055), keeping the
+      // share of investigations the deployment asks for.
+      for (const [name, rt] of byName) {
+        assert.equal(rt?.config.telemetry.exporter, "google-cloud", `${name}: telemetry exporter`);
+        assert.equal(rt?.config.telemetry.traceSampleRatio, deployment.vars.trace_sample_ratio, name);
+      }
       // The analyst's loop: the endpoint can verify signatures and knows the analysts; the
       // worker writes to SCC exactly when the deployment enables it, and the card offers the
       // SCC buttons exactly then.

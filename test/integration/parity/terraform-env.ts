@@ -167,8 +167,30 @@ export class Evaluator {
   private call(n: JsepNode, what: string): Value {
     const callee = n.callee as JsepNode;
     if (callee.type !== "Identifier") throw new TerraformEvalError(`${what}: unsupported call`);
+    // try() evaluates its arguments in order and returns the first without an error
+    // (https://developer.hashicorp.com/terraform/language/functions/try), so they stay unevaluated here.
+    if (callee.name === "try") {
+      for (const a of n.arguments as JsepNode[]) {
+        try {
+          return this.node(a, what);
+        } catch (error) {
+          if (!(error instanceof TerraformEvalError)) throw error;
+        }
+      }
+      throw new TerraformEvalError(`${what}: no argument of try() evaluated without an error`);
+    }
     const args = (n.arguments as JsepNode[]).map((a) => this.node(a, what));
     switch (callee.name) {
+      case "lookup": {
+        // lookup(map, key, default): https://developer.hashicorp.com/terraform/language/functions/lookup
+        const [map, key, fallback] = args;
+        if (map === null || typeof map !== "object" || Array.isArray(map) || typeof key !== "string")
+          throw new TerraformEvalError(`${what}: lookup(map, key, default)`);
+        if (key in map) return map[key] ?? null;
+        if (args.length < 3)
+          throw new TerraformEvalError(`${what}: lookup found no ${key} and has no default`);
+        return fallback ?? null;
+      }
       case "tostring":
         return toStringValue(args[0] ?? null, what);
       case "coalesce": {

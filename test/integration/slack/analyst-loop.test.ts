@@ -32,7 +32,7 @@ type Modules = {
   service: typeof import("../../../workflows/local-executions/service.js");
   store: typeof import("../../../functions/src/adapters/firestore/investigation-store.js");
   client: typeof import("../../../functions/src/adapters/firestore/client.js");
-  finding: typeof import("../../../functions/src/domain/finding.js");
+  finding: typeof import("../../../functions/src/domain/finding/finding.js");
   investigation: typeof import("../../../functions/src/domain/investigation.js");
   compose: typeof import("../../../functions/src/entry/compose.js");
   roles: typeof import("../../../functions/src/roles/index.js");
@@ -115,7 +115,7 @@ describe("the analyst's loop in Slack", { timeout: 240_000 }, () => {
       service: await import("../../../workflows/local-executions/service.js"),
       store: await import("../../../functions/src/adapters/firestore/investigation-store.js"),
       client: await import("../../../functions/src/adapters/firestore/client.js"),
-      finding: await import("../../../functions/src/domain/finding.js"),
+      finding: await import("../../../functions/src/domain/finding/finding.js"),
       investigation: await import("../../../functions/src/domain/investigation.js"),
       compose: await import("../../../functions/src/entry/compose.js"),
       roles: await import("../../../functions/src/roles/index.js"),

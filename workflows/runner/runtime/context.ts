@@ -23,6 +23,7 @@ export class RunContext implements FunctionContext {
   readonly http: HttpTransport;
   readonly now: () => number;
   readonly callbacks: CallbackEndpoints | undefined;
+  readonly idToken: RunOptions["idToken"];
   private readonly sleeper: (ms: number) => Promise<void>;
   private readonly deadlineMs: number | null;
   private readonly deadlineAt: number | null;
@@ -38,6 +39,7 @@ export class RunContext implements FunctionContext {
     this.http = options.http ?? fetchTransport;
     this.now = options.now ?? Date.now;
     this.callbacks = options.callbacks;
+    this.idToken = options.idToken;
     this.sleeper = options.sleep ?? ((ms) => realSleep(ms, this.controller.signal));
     this.deadlineMs = options.deadlineMs ?? null;
     this.deadlineAt = this.deadlineMs === null ? null : this.now() + this.deadlineMs;

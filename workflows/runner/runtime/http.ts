@@ -18,7 +18,11 @@ export async function httpCall(
   const method = (fixedMethod ?? requireString(args.get("method") ?? null, "method")).toUpperCase();
   const url = buildUrl(requireString(args.get("url") ?? null, "url"), args.get("query") ?? null);
   const headers = buildHeaders(args.get("headers") ?? null);
-  checkAuth(args.get("auth") ?? null);
+  const auth = checkAuth(args.get("auth") ?? null);
+  // Workflows attaches the workflow's ID token for the audience given, or the URL when none is
+  // (https://cloud.google.com/workflows/docs/authenticate-from-workflow#invoke_cloud_run_or).
+  if (auth?.type === "OIDC" && ctx.idToken)
+    headers.Authorization = `Bearer ${await ctx.idToken(auth.audience ?? url)}`;
   const body = encodeBody(args.has("body") ? (args.get("body") ?? null) : undefined, headers);
   const timeoutMs = timeoutSeconds(args.get("timeout") ?? null) * 1000;
 
@@ -73,7 +77,8 @@ function buildUrl(base: string, query: WfValue): string {
 }
 
 function scalarText(v: WfValue, what: string): string {
-  if (typeof v === "string" || typeof v === "boolean" || isNumber(v)) return toText(v);
+  if (typeof v === "string") return v;
+  if (typeof v === "boolean" || isNumber(v)) return toText(v);
   throw tagged("TypeError", `http ${what} must be a string, number or boolean, got ${typeName(v)}`);
 }
 
@@ -85,14 +90,19 @@ function buildHeaders(raw: WfValue): Record<string, string> {
   return headers;
 }
 
-// Locally there is no service account to mint tokens from, so OIDC/OAuth2 auth is
-// validated for shape and then ignored: requests go out without an Authorization header.
-function checkAuth(raw: WfValue): void {
-  if (raw === null) return;
+// OIDC requests carry an ID token when the run was given a minter (RunOptions.idToken: the local
+// stack signs one); OAuth2 access tokens are for Google APIs, which the runner never calls.
+function checkAuth(raw: WfValue): { type: "OIDC" | "OAuth2"; audience?: string } | undefined {
+  if (raw === null) return undefined;
   const type = isMap(raw) ? raw.get("type") : undefined;
   if (type !== "OIDC" && type !== "OAuth2") {
     throw tagged("TypeError", 'http auth must be a map whose type is "OIDC" or "OAuth2"');
   }
+  const audience = isMap(raw) ? raw.get("audience") : undefined;
+  if (audience === undefined || audience === null) return { type };
+  if (typeof audience !== "string")
+    throw tagged("TypeError", `http auth.audience must be a string, got ${typeName(audience)}`);
+  return { type, audience };
 }
 
 function headerValue(headers: Record<string, string>, name: string): string | undefined {

@@ -100,4 +100,10 @@ export interface RunOptions {
   onStep?: (event: StepEvent) => void;
   /** Needed only by workflows that create callback endpoints. */
   callbacks?: CallbackEndpoints;
+  /**
+   * Mints the ID token an `auth: {type: OIDC}` request carries, for the given audience (the
+   * workflow's service account in GCP). Without it such requests go out with no Authorization
+   * header, as before there was a token to send.
+   */
+  idToken?: (audience: string) => Promise<string> | string;
 }

@@ -20,10 +20,17 @@ export function formatNumber(v: number | Double): string {
 const INT_TEXT = /^\s*[+-]?\d+\s*$/;
 const DOUBLE_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
-/** int(): accepts a string or double (int passes through); doubles are truncated toward zero. */
+/*
+ * The conversion helpers accept exactly the types the reference lists
+ * (https://cloud.google.com/workflows/docs/reference/stdlib/expression-helpers#conversion_functions):
+ * int() a string or double, double() a string or integer, string() an integer, double or
+ * boolean. A call outside them is refused here as the service may refuse it, so YAML that only
+ * works on a lenient runner fails in the tests, not on first deployment.
+ */
+
+/** int(): accepts a string or double; doubles are truncated toward zero. */
 export function toInt(v: WfValue): number {
-  if (isInt(v)) return v;
-  if (isNumber(v)) return Math.trunc(numberValue(v));
+  if (isNumber(v) && isDouble(v)) return Math.trunc(numberValue(v));
   if (typeof v === "string") {
     if (!INT_TEXT.test(v)) throw tagged("ValueError", `cannot convert string ${JSON.stringify(v)} to int`);
     return Number.parseInt(v, 10);
@@ -31,9 +38,9 @@ export function toInt(v: WfValue): number {
   throw tagged("TypeError", `int() does not accept a ${typeName(v)}`);
 }
 
-/** double(): accepts a string or int (double passes through). */
+/** double(): accepts a string or integer. */
 export function toDouble(v: WfValue): number | Double {
-  if (isNumber(v)) return makeDouble(numberValue(v));
+  if (isInt(v)) return makeDouble(numberValue(v));
   if (typeof v === "string") {
     if (!DOUBLE_TEXT.test(v))
       throw tagged("ValueError", `cannot convert string ${JSON.stringify(v)} to double`);
@@ -42,9 +49,8 @@ export function toDouble(v: WfValue): number | Double {
   throw tagged("TypeError", `double() does not accept a ${typeName(v)}`);
 }
 
-/** string(): accepts an int, double or boolean (string passes through). */
+/** string(): accepts an integer, double or boolean. */
 export function toText(v: WfValue): string {
-  if (typeof v === "string") return v;
   if (typeof v === "boolean") return v ? "true" : "false";
   if (isNumber(v)) return formatNumber(v);
   throw tagged("TypeError", `string() does not accept a ${typeName(v)}`);

@@ -3,7 +3,7 @@ import {
   findingIocs,
   normalizeNotification,
   parseNotification,
-} from "../../../../functions/src/domain/finding.js";
+} from "../../../../functions/src/domain/finding/finding.js";
 import { type Investigation, investigationIdFor } from "../../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../../functions/src/domain/json.js";
 import { ZERO_USAGE } from "../../../../functions/src/domain/results.js";
