@@ -9,7 +9,12 @@ WITH key_admin AS (
   FROM cloudaudit_googleapis_com_activity
   WHERE timestamp BETWEEN CAST(@start AS TIMESTAMP) AND CAST(@end AS TIMESTAMP)
     AND protopayload_auditlog.methodName LIKE '%ServiceAccountKey%'
-    AND STRPOS(LOWER(protopayload_auditlog.resourceName), LOWER(@service_account)) > 0
+    -- The account's resource or one under it (its keys): the email as a whole path segment after
+    -- serviceAccounts/, so backdoor-deploy@… is never read as deploy@… (decision 0046).
+    AND STRPOS(
+      CONCAT(LOWER(protopayload_auditlog.resourceName), '/'),
+      CONCAT('/serviceaccounts/', LOWER(@service_account), '/')
+    ) > 0
 ),
 key_use AS (
   SELECT 'key_use' AS kind, timestamp, protopayload_auditlog AS p

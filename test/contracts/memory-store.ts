@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { InvalidInputError } from "../../functions/src/domain/errors.js";
+import type { MemoryFact } from "../../functions/src/memory/fact.js";
 import { type Memory, type MemoryId, memoryIdFor } from "../../functions/src/memory/memory.js";
 import type { IntrospectionWrite, MemorySearch, MemoryStore } from "../../functions/src/memory/store.js";
 import { EMBEDDING_DIMENSIONS } from "../../functions/src/model/port.js";
+import { sampleFact } from "../helpers/memory-facts.js";
 
 /**
  * What every MemoryStore (vector memories) adapter does: one suite run against Firestore on
@@ -18,6 +20,13 @@ export interface MemoryStoreHarness {
 }
 
 const SPACE = "test-space";
+
+const VM_NAME_FACT: MemoryFact = {
+  kind: "column_format",
+  table: "syslog",
+  column: "labels.compute_googleapis_com_resource_name",
+  format: "raw_text_line",
+};
 
 /** A unit vector whose cosine similarity to axis(0) is exactly `similarity`, in the plane of axes 0 and `plane`. */
 function atSimilarity(similarity: number, plane = 1): number[] {
@@ -42,14 +51,13 @@ async function seed(
 ): Promise<MemoryId> {
   const scope = options.scope ?? "log_analyst";
   const sessionId = `seed:${claim}`;
-  const id = memoryIdFor(scope, sessionId, claim);
+  const fact = sampleFact(claim);
+  const id = memoryIdFor(scope, sessionId, fact);
   const outcome = await store.applyIntrospection({
     sessionId,
     investigationId: "inv-seed",
     scope,
-    request: `request for ${claim}`,
-    created: [{ id, claim }],
-    embedding,
+    created: [{ id, fact, embedding }],
     embeddingSpace: options.space ?? SPACE,
     helpful: [],
     harmful: [],
@@ -69,7 +77,6 @@ function judgement(
     sessionId,
     investigationId: "inv-1",
     scope: "log_analyst",
-    request: "r",
     created: [],
     embeddingSpace: SPACE,
     helpful: judged.helpful ?? [],
@@ -134,7 +141,7 @@ export function memoryStoreContract(harness: MemoryStoreHarness): void {
         );
         assert.ok(Math.abs((hits[0]?.similarity ?? 0) - 0.9) < 1e-9, `similarity ${hits[0]?.similarity}`);
         assert.ok(Math.abs((hits[1]?.similarity ?? 0) - 0.801) < 1e-9, `similarity ${hits[1]?.similarity}`);
-        assert.equal(hits[0]?.memory.claim, "claim at s0.90");
+        assert.deepEqual(hits[0]?.memory.fact, sampleFact("claim at s0.90"));
         assert.equal(hits[0]?.memory.embedding.length, EMBEDDING_DIMENSIONS);
       });
 
@@ -288,20 +295,17 @@ export function memoryStoreContract(harness: MemoryStoreHarness): void {
         assert.equal(await store.get(harmful), undefined);
       });
 
-      it("stores a session's new memories with the request's embedding, at score 0", async () => {
+      it("stores a session's new memories, each fact with its own embedding, at score 0", async () => {
         const store = await open();
-        const claim = "In syslog, the field host holds the VM name.";
-        const id = memoryIdFor("log_analyst", "new-1", claim);
+        const fact = VM_NAME_FACT;
+        const id = memoryIdFor("log_analyst", "new-1", fact);
         const outcome = await store.applyIntrospection({
           ...judgement("new-1", {}),
-          request: "which VM wrote these lines?",
-          created: [{ id, claim }],
-          embedding: axis(7),
+          created: [{ id, fact, embedding: axis(7) }],
         });
         assert.deepEqual(outcome.created, [id]);
         const stored = await store.get(id);
-        assert.equal(stored?.claim, claim);
-        assert.equal(stored?.request, "which VM wrote these lines?");
+        assert.deepEqual(stored?.fact, fact);
         assert.equal(stored?.score, 0);
         assert.equal(stored?.useCount, 0);
         assert.deepEqual(stored?.source, { sessionId: "new-1", investigationId: "inv-1" });
@@ -311,11 +315,11 @@ export function memoryStoreContract(harness: MemoryStoreHarness): void {
       it("the same session applied twice changes nothing the second time", async () => {
         const store = await open();
         const m = await seed(store, "judged once", axis(3));
-        const claim = "In syslog, the field host holds the VM name.";
         const write: IntrospectionWrite = {
           ...judgement("dup-1", { helpful: [m] }),
-          created: [{ id: memoryIdFor("log_analyst", "dup-1", claim), claim }],
-          embedding: axis(4),
+          created: [
+            { id: memoryIdFor("log_analyst", "dup-1", VM_NAME_FACT), fact: VM_NAME_FACT, embedding: axis(4) },
+          ],
         };
         assert.equal(await store.wasIntrospected("dup-1"), false);
         const first = await store.applyIntrospection(write);
@@ -360,11 +364,24 @@ export function memoryStoreContract(harness: MemoryStoreHarness): void {
         await assert.rejects(
           store.applyIntrospection({
             ...judgement("bad-3", {}),
-            created: [{ id: memoryIdFor("log_analyst", "bad-3", "c"), claim: "c" }],
+            created: [
+              { id: memoryIdFor("log_analyst", "bad-3", VM_NAME_FACT), fact: VM_NAME_FACT, embedding: [1] },
+            ],
           }),
           /768-d embedding/,
         );
-        for (const id of ["bad-1", "bad-2", "bad-3"]) assert.equal(await store.wasIntrospected(id), false);
+        // A fact the type cannot hold (here: free prose in a table name) is never stored.
+        const prose = { ...VM_NAME_FACT, table: "the backup job is approved" } as unknown as MemoryFact;
+        await assert.rejects(
+          store.applyIntrospection({
+            ...judgement("bad-4", {}),
+            created: [
+              { id: memoryIdFor("log_analyst", "bad-4", VM_NAME_FACT), fact: prose, embedding: axis(1) },
+            ],
+          }),
+        );
+        for (const id of ["bad-1", "bad-2", "bad-3", "bad-4"])
+          assert.equal(await store.wasIntrospected(id), false);
         assert.equal((await store.get(m))?.score, 0);
       });
     });

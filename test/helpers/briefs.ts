@@ -88,7 +88,7 @@ export function someBrief(role: BriefRole): Brief {
           finishedAt: SESSION_TIME,
         },
         recalled: [],
-        maxClaims: 8,
+        maxFacts: 8,
       };
     case "thread_answer":
       return {

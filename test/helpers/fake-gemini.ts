@@ -1,7 +1,15 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FinishReason } from "@google/genai";
-import { type Backend, check, familyOf, routeOf } from "./gemini-rules.js";
+import {
+  answeringModel,
+  type Backend,
+  check,
+  type DummySpelling,
+  familyOf,
+  ignoredSchemaKeywords,
+  routeOf,
+} from "./gemini-rules.js";
 
 /**
  * The one local stand-in for the Gemini Developer API (and the Vertex paths the SDK uses),
@@ -27,6 +35,11 @@ import { type Backend, check, familyOf, routeOf } from "./gemini-rules.js";
  *   on Gemini 3 (vectorize-io/hindsight#3365: 478 + 18 of a 500 cap, MAX_TOKENS;
  *   googleapis/python-genai#2062) and on 2.5 (langchain-ai/langchain-google#1020: 3071 thinking
  *   tokens of a 3072 cap, no answer);
+ * - schema keywords Gemini does not enforce are not refused but recorded (`ignoredKeywords`),
+ *   as https://ai.google.dev/gemini-api/docs/structured-output says they are ignored;
+ * - every answer names the model that produced it (`modelVersion`): for a `-latest` alias or a
+ *   deprecated id Google routes elsewhere, that is another model (gemini-rules.ts answeringModel),
+ *   whose family then decides the rules;
  * - a scripted finish reason the SDK's FinishReason enum does not know fails the test (599);
  * - continuation tokens served are remembered; a request may only continue from one of them.
  */
@@ -64,6 +77,8 @@ export interface GeminiRequest {
   status: number;
   /** The Gemini rule the request broke, when the fake refused it (see gemini-rules.ts). */
   refusedBy?: string;
+  /** Schema keywords Gemini ignores (rule schema-keywords-ignored): sent, but not enforced. */
+  ignoredKeywords: string[];
 }
 
 export interface FakeReply {
@@ -87,6 +102,11 @@ export interface FakeGeminiOptions {
   embeddings?: boolean;
   /** Enforce Gemini's rules (default true); only the fake's own tests turn it off. */
   strict?: boolean;
+  /**
+   * The one spelling of the documented dummy thought signature each backend accepts; a backend
+   * not named accepts both (gemini-rules.ts, rule thought-signature-dummy-spelling).
+   */
+  dummySpelling?: Partial<Record<Backend, DummySpelling>>;
 }
 
 const ROLE_BY_OPENING: Array<[string, Role]> = [
@@ -167,7 +187,12 @@ export class FakeGemini {
     const generates =
       request.model !== undefined && /generateContent$/i.test(request.path.split("?")[0] ?? "");
     if (strict && generates && request.backend) {
-      const refusal = check({ model: request.model!, backend: request.backend }, request.body, this.issued);
+      const refusal = check(
+        { model: request.model!, backend: request.backend },
+        request.body,
+        this.issued,
+        this.options.dummySpelling?.[request.backend],
+      );
       if (refusal) {
         request.refusedBy = refusal.rule;
         request.status = refusal.status;
@@ -198,6 +223,8 @@ export class FakeGemini {
     }
     if (reply.json === undefined) return reply;
     const json = structuredClone(reply.json) as AnswerJson;
+    // Every answer names the model that produced it; for an alias or a routed id that is another model.
+    if (json.modelVersion === undefined && request.model) json.modelVersion = answeringModel(request.model);
     for (const candidate of json.candidates ?? []) {
       const reason = candidate.finishReason;
       if (reason !== undefined && !(Object.values(FinishReason) as string[]).includes(reason)) {
@@ -241,6 +268,7 @@ interface AnswerPart {
   functionCall?: unknown;
 }
 interface AnswerJson {
+  modelVersion?: string;
   candidates?: Array<{
     content?: { parts?: AnswerPart[] };
     finishReason?: string;
@@ -327,6 +355,7 @@ function recordOf(
     role: ROLE_BY_OPENING.find(([opening]) => system.startsWith(opening))?.[1] ?? "unknown",
     contents: Array.isArray(fields.contents) ? (fields.contents as GeminiContent[]) : [],
     status: 0,
+    ignoredKeywords: ignoredSchemaKeywords(body),
   };
 }
 
@@ -355,7 +384,6 @@ export function geminiAnswer(
     json: {
       candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
       usageMetadata: { promptTokenCount: 120, candidatesTokenCount: 30, totalTokenCount: 150 },
-      modelVersion: "gemini-2.5-flash",
       responseId: "resp-1",
       ...extra,
     },

@@ -43,7 +43,11 @@ export async function startFaultProxy(
       }
       const upstream = await fetch(`${target}${req.url ?? "/"}`, {
         method: req.method ?? "POST",
-        headers: { "content-type": req.headers["content-type"] ?? "application/json" },
+        headers: {
+          "content-type": req.headers["content-type"] ?? "application/json",
+          // The caller's ID token passes through, as it would over any network hop (the gate checks it).
+          ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+        },
         ...(text ? { body: text } : {}),
       });
       const answer = await upstream.text();

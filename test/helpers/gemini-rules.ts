@@ -25,7 +25,8 @@ export interface Family {
   image: boolean;
 }
 
-export function familyOf(model: string): Family {
+export function familyOf(requested: string): Family {
+  const model = answeringModel(requested);
   const match = /(?:^|\/)gemini-(\d+)(?:\.(\d+))?-([a-z-]+)/.exec(model);
   if (!match) return { model, generation: undefined, version: undefined, tier: "other", image: false };
   const rest = match[3] ?? "";
@@ -45,6 +46,26 @@ export function familyOf(model: string): Family {
   };
 }
 
+/**
+ * The `-latest` aliases the models list names (https://ai.google.dev/gemini-api/docs/models: each
+ * points at the newest release of its variation) and the deprecated ids whose requests another
+ * model answers (https://ai.google.dev/gemini-api/docs/deprecations and the changelog entry on
+ * gemini-3.5-flash), as the fake serves them in December 2026: the answer's modelVersion names
+ * the model that answered, and that model's family decides the rules.
+ */
+const SERVED_BY: Readonly<Record<string, string>> = {
+  "gemini-flash-latest": "gemini-3.8-flash",
+  "gemini-flash-lite-latest": "gemini-3.5-flash-lite",
+  "gemini-pro-latest": "gemini-3.1-pro-preview",
+  "gemini-3.5-flash": "gemini-3.6-flash",
+};
+
+/** The model that answers a request to `model` (itself unless aliased or routed). */
+export function answeringModel(model: string): string {
+  const id = model.replace(/^.*\//, "");
+  return SERVED_BY[id] ?? id;
+}
+
 /** The model id and backend a generateContent path names, or undefined for other methods. */
 export function routeOf(path: string): { model: string; backend: Backend; method: string } | undefined {
   const match = /\/models\/([^/:?]+):([A-Za-z]+)/.exec(path);
@@ -61,15 +82,36 @@ export function routeOf(path: string): { model: string; backend: Backend; method
  * https://ai.google.dev/gemini-api/docs/thought-signatures#faqs ("context_engineering_is_the_way_to_go"
  * or "skip_thought_signature_validator") and
  * https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures#using-rest-or-manual-handling
- * ("skip_thought_signature_validator"). The field is `bytes` on the wire, so SDKs that take bytes
- * (google-genai for Python) send the base64 of the text; both spellings are accepted.
+ * ("skip_thought_signature_validator"). The field is `bytes` on the wire, and the two spellings
+ * in use are contested: google-genai for Python sends the base64 of the text, the Vertex page and
+ * google-gemini/gemini-cli send the text itself, and other SDKs report live 400s with one or the
+ * other on one backend (RooCodeInc/Roo-Code#10759, bobrware/bobrchat#120). By default both are
+ * accepted; `DummySpelling` makes a fake accept only one per backend, so both are tested.
  */
-export const DUMMY_SIGNATURES: ReadonlySet<string> = new Set(
-  ["skip_thought_signature_validator", "context_engineering_is_the_way_to_go"].flatMap((text) => [
-    text,
-    Buffer.from(text, "utf8").toString("base64"),
-  ]),
-);
+export type DummySpelling = "literal" | "base64";
+const DUMMY_TEXTS = ["skip_thought_signature_validator", "context_engineering_is_the_way_to_go"];
+const spelled = (spelling: DummySpelling) =>
+  DUMMY_TEXTS.map((text) => (spelling === "literal" ? text : Buffer.from(text, "utf8").toString("base64")));
+export const DUMMY_SIGNATURES: ReadonlySet<string> = new Set([...spelled("literal"), ...spelled("base64")]);
+
+/** The dummies a backend takes: both spellings, or only the one it is configured with. */
+function acceptedDummies(spelling: DummySpelling | undefined): ReadonlySet<string> {
+  return spelling ? new Set(spelled(spelling)) : DUMMY_SIGNATURES;
+}
+
+/**
+ * Gemini's refusal of a signature it cannot validate, as users pasted it: Vertex "Unable to submit
+ * request because Thought signature is not valid.. Learn more: …" (bobrware/bobrchat#120,
+ * decolua/9router#301); the Developer API "Invalid thought signature." (lbjlaq/Antigravity-Manager#3342).
+ */
+function invalidSignatureBody(backend: Backend): unknown {
+  return backend === "vertex"
+    ? plainError(
+        backend,
+        "Unable to submit request because Thought signature is not valid.. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini",
+      )
+    : plainError(backend, "Invalid thought signature.");
+}
 
 export interface Refusal {
   rule: string;
@@ -151,6 +193,23 @@ export const RULES: readonly RuleDoc[] = [
       'not recorded in full; the message "Corrupted thought signature." is quoted in https://docs.apiyi.com/faq/gemini-thought-signature-missing',
   },
   {
+    id: "thought-signature-dummy-spelling",
+    applies:
+      "Gemini 3 and later text models, on a backend the fake is told accepts one spelling of the dummy",
+    source:
+      "https://ai.google.dev/gemini-api/docs/thought-signatures#faqs and https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures (the dummy value, text); live 400s with one spelling on one backend: RooCodeInc/Roo-Code#10759, bobrware/bobrchat#120, decolua/9router#301",
+    wording:
+      'quoted in those issues: Vertex "Unable to submit request because Thought signature is not valid.. Learn more: …"; Developer API "Invalid thought signature." (lbjlaq/Antigravity-Manager#3342)',
+  },
+  {
+    id: "schema-keywords-ignored",
+    applies:
+      "responseJsonSchema and parametersJsonSchema on every model: keywords outside the documented list are not refused but not enforced either, so the fake records them (GeminiRequest.ignoredKeywords) and answers as if they were absent",
+    source:
+      'https://ai.google.dev/gemini-api/docs/structured-output ("JSON Schema support": the supported keywords per type; others are ignored)',
+    wording: "no refusal: the request is answered",
+  },
+  {
     id: "function-response-count",
     applies: "every Gemini model",
     source:
@@ -169,9 +228,9 @@ export const RULES: readonly RuleDoc[] = [
   {
     id: "thinking-level-per-model",
     applies:
-      "Gemini 3 Pro takes LOW and HIGH; 3.1 Pro also MEDIUM, never MINIMAL; Flash and Flash-Lite take all four",
+      "Gemini 3 Pro takes LOW and HIGH; 3.1 Pro and 3.7/3.8 Flash also MEDIUM, never MINIMAL; earlier Flash and Flash-Lite take all four; an alias or a routed id by the model that answers it",
     source:
-      "https://ai.google.dev/gemini-api/docs/gemini-3 (thinking levels per model); 400s for MEDIUM on gemini-3-pro-preview (egoist/chatwise-releases#1206, jenslys/opencode-gemini-auth#14) and MINIMAL on gemini-3.1-pro-preview (dhyansraj/mcp-mesh#1346)",
+      "https://ai.google.dev/gemini-api/docs/gemini-3 (thinking levels per model); the Gemini 3.8 Flash developer guide (supported thinking levels LOW, MEDIUM, HIGH for 3.8 and 3.7 Flash); 400s for MEDIUM on gemini-3-pro-preview (egoist/chatwise-releases#1206, jenslys/opencode-gemini-auth#14) and MINIMAL on gemini-3.1-pro-preview (dhyansraj/mcp-mesh#1346)",
     wording:
       "recorded: issues/gemini-api-400-thinking-level-medium.json (Developer API), issues/vertex-400-thinking-level-medium.json (Vertex)",
   },
@@ -221,6 +280,8 @@ const LEVELS: Record<string, readonly string[]> = {
 
 function levelsFor(family: Family): readonly string[] {
   if (family.tier === "pro") return family.version === "3" ? LEVELS["3-pro"]! : LEVELS.pro!;
+  // The 3.8 Flash developer guide lists LOW, MEDIUM, HIGH for 3.7 and 3.8 Flash (no MINIMAL).
+  if (family.tier === "flash" && Number(family.version) >= 3.7) return LEVELS.pro!;
   return LEVELS.flash!;
 }
 
@@ -242,6 +303,7 @@ export function check(
   route: { model: string; backend: Backend },
   body: unknown,
   issued: { signatures: ReadonlySet<string>; continuationTokens: ReadonlySet<string> },
+  dummySpelling?: DummySpelling,
 ): Refusal | undefined {
   const request = (body ?? {}) as RequestBody;
   const family = familyOf(route.model);
@@ -340,6 +402,14 @@ export function check(
               ),
       };
     }
+    const accepted = acceptedDummies(dummySpelling);
+    if (dummyIn(contents, (signature) => DUMMY_SIGNATURES.has(signature) && !accepted.has(signature))) {
+      return {
+        rule: "thought-signature-dummy-spelling",
+        status: 400,
+        body: invalidSignatureBody(route.backend),
+      };
+    }
     const unknown = unknownSignature(contents, issued.signatures);
     if (unknown) {
       return {
@@ -435,4 +505,74 @@ function unknownSignature(contents: readonly Content[], issued: ReadonlySet<stri
     }
   }
   return undefined;
+}
+
+/** Whether a signature in the current turn matches `test`. */
+function dummyIn(contents: readonly Content[], test: (signature: string) => boolean): boolean {
+  return contents
+    .slice(currentTurnStart(contents))
+    .some(
+      (content) =>
+        content.role === "model" &&
+        (content.parts ?? []).some((p) => p.thoughtSignature !== undefined && test(p.thoughtSignature)),
+    );
+}
+
+/**
+ * The keywords https://ai.google.dev/gemini-api/docs/structured-output lists as supported ("JSON
+ * Schema support"), plus propertyOrdering from the Schema reference. Kept apart from ferret's own
+ * list (model/gemini-schema.ts) so the fake checks it rather than agreeing with it by construction.
+ */
+const SUPPORTED_SCHEMA_KEYWORDS = new Set([
+  "type",
+  "title",
+  "description",
+  "properties",
+  "required",
+  "additionalProperties",
+  "enum",
+  "format",
+  "minimum",
+  "maximum",
+  "items",
+  "prefixItems",
+  "minItems",
+  "maxItems",
+  "anyOf",
+  "$ref",
+  "$defs",
+  "propertyOrdering",
+]);
+
+/**
+ * Every keyword of a request's response and parameter schemas that Gemini ignores, as
+ * "<where>:<json pointer>/<keyword>" (e.g. "response:/properties/summary/maxLength").
+ */
+export function ignoredSchemaKeywords(body: unknown): string[] {
+  const request = (body ?? {}) as {
+    generationConfig?: { responseJsonSchema?: unknown };
+    tools?: Array<{ functionDeclarations?: Array<{ name?: string; parametersJsonSchema?: unknown }> }>;
+  };
+  const found: string[] = [];
+  const walk = (node: unknown, where: string, path: string): void => {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (!SUPPORTED_SCHEMA_KEYWORDS.has(key)) {
+        found.push(`${where}:${path}/${key}`);
+        continue;
+      }
+      if ((key === "properties" || key === "$defs") && typeof value === "object" && value !== null) {
+        for (const [name, child] of Object.entries(value)) walk(child, where, `${path}/${key}/${name}`);
+      } else if ((key === "anyOf" || key === "prefixItems") && Array.isArray(value)) {
+        for (const [i, child] of value.entries()) walk(child, where, `${path}/${key}/${i}`);
+      } else if (key === "items" || key === "additionalProperties") {
+        walk(value, where, `${path}/${key}`);
+      }
+    }
+  };
+  walk(request.generationConfig?.responseJsonSchema, "response", "");
+  for (const tool of request.tools ?? [])
+    for (const declaration of tool.functionDeclarations ?? [])
+      walk(declaration.parametersJsonSchema, `function ${declaration.name ?? "?"}`, "");
+  return found;
 }

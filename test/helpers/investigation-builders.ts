@@ -1,4 +1,4 @@
-import type { Finding } from "../../functions/src/domain/finding.js";
+import type { Finding } from "../../functions/src/domain/finding/finding.js";
 import {
   type Investigation,
   InvestigationSchema,

@@ -107,9 +107,8 @@ export class MemoryVectorStore implements MemoryStore {
         checkedMemory({
           id: c.id,
           scope: write.scope,
-          claim: c.claim,
-          request: write.request,
-          embedding: write.embedding,
+          fact: c.fact,
+          embedding: c.embedding,
           embeddingSpace: write.embeddingSpace,
           score: 0,
           useCount: 0,
@@ -148,7 +147,7 @@ function validate(write: IntrospectionWrite): void {
   if (bad !== undefined) throw new InvalidInputError(`refusing to write memory id ${JSON.stringify(bad)}`);
   if (new Set([...write.helpful, ...write.harmful]).size !== write.helpful.length + write.harmful.length)
     throw new InvalidInputError("a memory may be judged once per session, helpful or harmful");
-  if (write.created.length > 0 && write.embedding?.length !== EMBEDDING_DIMENSIONS)
+  if (write.created.some((c) => c.embedding.length !== EMBEDDING_DIMENSIONS))
     throw new InvalidInputError(`new memories need a ${EMBEDDING_DIMENSIONS}-d embedding`);
 }
 

@@ -1,4 +1,4 @@
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { Ioc } from "../domain/ioc.js";
 import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import type { TableCoverage } from "../domain/log-coverage.js";
@@ -6,6 +6,7 @@ import type { Plan, Step } from "../domain/plan.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { StepResult } from "../domain/results.js";
 import type { EvidenceItem } from "../domain/thread-question.js";
+import type { MemoryFact } from "../memory/fact.js";
 import type { RecalledMemory } from "../memory/memory.js";
 import type { GenerateRequest, Message, ToolDeclaration } from "../model/port.js";
 import type { RenderedPrompt } from "../prompts/render.js";
@@ -144,7 +145,7 @@ export interface LogAnalystBrief {
   /** Runbooks the session's tools can run: name, parameter names (comma-separated), description. */
   runbooks: { name: string; params: string; description: string }[];
   /** Memories put into the prompt, with the ids the introspector scores. */
-  memories: { id: string; claim: string }[];
+  memories: { id: string; fact: MemoryFact }[];
   /** 1-based round of the session's tool loop. */
   iteration: number;
   maxIterations: number;
@@ -164,9 +165,9 @@ export interface CompressorBrief {
 export interface IntrospectorBrief {
   role: "introspector";
   session: LogAnalystSession;
-  /** The recalled memories that still exist, with their claims. */
+  /** The recalled memories that still exist, with their facts. */
   recalled: RecalledMemory[];
-  maxClaims: number;
+  maxFacts: number;
 }
 
 /** An analyst's question in a Slack thread and the evidence an answer may cite. */

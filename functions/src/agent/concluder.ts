@@ -1,6 +1,6 @@
 import { type Conclusion, ConclusionDraftSchema } from "../domain/conclusion.js";
 import { completeIocs, keptSeverity } from "../domain/conclusion-guards.js";
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { Plan } from "../domain/plan.js";
 import type { Reflection } from "../domain/reflection.js";
 import type { StepResult, Usage } from "../domain/results.js";

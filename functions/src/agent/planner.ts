@@ -1,6 +1,6 @@
 import { catalogEntryFor } from "../domain/category-catalog.js";
 import { ModelOutputError } from "../domain/errors.js";
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import { coverageGap, type TableCoverage } from "../domain/log-coverage.js";
 import { identifierLines, resolveLogIdentifiers } from "../domain/log-identifiers.js";
 import { type Plan, type PlanDraft, PlanDraftSchema } from "../domain/plan.js";

@@ -1,4 +1,4 @@
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { Plan } from "../domain/plan.js";
 import { type ReflectionDraft, ReflectionDraftSchema } from "../domain/reflection.js";
 import type { StepResult, Usage } from "../domain/results.js";

@@ -1,5 +1,5 @@
 import type { Approval } from "../domain/approval.js";
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { Plan, Step } from "../domain/plan.js";
 import type { StepResult, ToolCall } from "../domain/results.js";
 import type { Model } from "../model/port.js";

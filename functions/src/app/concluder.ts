@@ -39,8 +39,10 @@ export async function runConcluder(
   const { conclusion, usage } = await offlineOnBadOutput(deps, "concluder", () => {
     // Read after a possible switch; an earlier request's switch is only on the document.
     const fallback =
-      deps.fallbackReason?.() ??
-      (inv.fellBackToOffline ? "in an earlier call of this investigation" : undefined);
+      deps.fallbackReason?.()?.message ??
+      (inv.fellBackToOffline
+        ? (inv.fallbackReason ?? "in an earlier call of this investigation")
+        : undefined);
     return askConcluder({
       investigationId: id,
       finding: inv.finding,

@@ -25,8 +25,11 @@ export interface AppDeps {
   tables: { name: string; description: string }[];
   logger: Logger;
   now: () => Date;
-  /** Why the configured LLM was replaced by the offline model, once it was. */
-  fallbackReason?: () => string | undefined;
+  /**
+   * Why the configured LLM was replaced by the offline model in this request, once it was, and
+   * whether waiting can cure it (a passing unavailability) or not (model/choice.ts).
+   */
+  fallbackReason?: () => { message: string; transient: boolean } | undefined;
   /** Durable step histories; without it a step's loop lives in memory and cannot be compressed. */
   histories?: StepHistoryStore;
   /** Indexes a finished investigation for similar-finding search; best effort. */

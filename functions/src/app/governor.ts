@@ -1,5 +1,6 @@
 import { errorMessage, NotFoundError, StorageError } from "../domain/errors.js";
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
+import type { FindingPrint } from "../domain/finding/finding-print.js";
 import { groupKeys, groupSubject, limitReached, queueEntryFor, usageOf } from "../domain/governor.js";
 import {
   GROUPED_LISTED,
@@ -41,14 +42,15 @@ export const RELATED_REFRESH_MS = 2_000;
 
 /**
  * Meets the finding with a live group of its category and principal or resource, if there
- * is one. A finding that reports the lead's very activity is covered by the lead; one whose
- * principal, grantee, indicators or resource differ is recorded on the lead ("examined in its
- * own investigation because …") and goes on to its own investigation (ingest does that).
+ * is one. A finding whose print (`print`, of its whole canonical notification) equals the
+ * lead's is covered by the lead; one differing in any field but its name, times and log entry
+ * ids is recorded on the lead ("examined in its own investigation because …") and goes on to
+ * its own investigation (ingest does that).
  */
 export async function groupFinding(
   finding: Finding,
   findingId: string,
-  iocValues: readonly string[],
+  print: FindingPrint,
   deps: GovernedDeps,
 ): Promise<GroupOutcome> {
   const outcome = await deps.governor.group(
@@ -60,7 +62,8 @@ export async function groupFinding(
       eventTime: new Date(finding.eventTime).toISOString(),
     },
     groupKeys(finding),
-    groupSubject(finding, iocValues),
+    groupSubject(finding, print),
+    print,
     deps.config.governor.groupWindowMinutes,
     deps.now(),
   );

@@ -5,8 +5,10 @@ import {
   findingIocs,
   normalizeNotification,
   parseNotification,
+  receivedPayload,
   SEVERITY_RANK,
-} from "../domain/finding.js";
+} from "../domain/finding/finding.js";
+import { findingPrint } from "../domain/finding/finding-print.js";
 import { type Investigation, investigationIdFor } from "../domain/investigation.js";
 import { ZERO_USAGE } from "../domain/results.js";
 import type { IngestDeps } from "./deps.js";
@@ -20,8 +22,8 @@ export type IngestOutcome =
   /** In the governor's queue: the drainer starts it (at once when the limits allow). */
   | { outcome: "queued"; investigationId: string; groupLeadId?: string }
   /**
-   * Reports the very activity of the running investigation `investigationId` (same principal,
-   * resource, grants and indicators): covered by it, listed on its card with the reason.
+   * Is the running investigation `investigationId`'s finding field for field, but for what
+   * identifies an occurrence (decision 0046): covered by it, listed on its card with the reason.
    */
   | { outcome: "grouped"; investigationId: string; reason: string }
   | { outcome: "skipped"; reason: string; findingName: string };
@@ -136,7 +138,7 @@ export async function ingestNotification(payload: unknown, deps: IngestDeps): Pr
   const governed = deps.governor ? { ...deps, governor: deps.governor } : undefined;
   let groupLeadId: string | undefined;
   if (governed && !(await deps.store.get(id))) {
-    const grouped = await groupFinding(finding, id, investigation.iocValues, governed);
+    const grouped = await groupFinding(finding, id, findingPrint(receivedPayload(notification)), governed);
     if (grouped.kind !== "lead") {
       deps.logger.info("finding met a running investigation's group", {
         findingName: finding.name,

@@ -1,6 +1,7 @@
 import type { NextAction } from "../domain/next-action.js";
 import { applyPlanUpdates } from "../domain/plan-rules.js";
 import type { Reflection } from "../domain/reflection.js";
+import { annotateActiveSpan } from "../platform/tracing.js";
 import type { AppDeps } from "./deps.js";
 import { earlyCoverage } from "./early-reflection.js";
 import { publishEvents } from "./publish.js";
@@ -17,6 +18,9 @@ export async function runReflector(
   stepIds: readonly string[],
   deps: AppDeps,
 ): Promise<NextAction> {
+  // The reflector is called after every wave; most calls decide without evaluating anything,
+  // and the trace says which (overwritten below when this call records a reflection).
+  annotateActiveSpan({ "ferret.reflection": "not_evaluated", "ferret.wave": wave });
   const inv = await deps.store.require(id);
   const done = terminalAction(inv);
   if (done) return done;
@@ -76,6 +80,7 @@ export async function runReflector(
       events: [{ type: "reflected", message: reflectionMessage(reflection) }],
     };
   });
+  annotateActiveSpan({ "ferret.reflection": "evaluated" });
   await publishEvents(deps.bus, recorded.events);
   return decide(recorded.investigation, deps, { lastReflection: reflectionSignal(recorded.reflection) });
 }

@@ -6,6 +6,7 @@ import type { Plan } from "../domain/plan.js";
 import { addUsage, type Usage } from "../domain/results.js";
 import type { Committed } from "../ports/investigation-store.js";
 import type { AppDeps } from "./deps.js";
+import { recordIfEnded } from "./investigation-meters.js";
 import { publishEvents } from "./publish.js";
 
 /**
@@ -23,14 +24,31 @@ export function withUsage(inv: Investigation, usage: Usage, now: Date): Investig
   };
 }
 
+/**
+ * The model fields an operation writes back. A fallback in this request is recorded with its
+ * reason; after a passing failure it holds for model.offlineRetryAfterSeconds, after which the
+ * investigation's next request asks the configured LLM again (model/choice.ts servedOffline).
+ */
 export function modelFields(
   inv: Investigation,
   deps: AppDeps,
-): Pick<Investigation, "model" | "fellBackToOffline"> {
+): Pick<Investigation, "model" | "fellBackToOffline" | "offlineUntil" | "fallbackReason"> {
   const reason = deps.fallbackReason?.();
-  return reason
-    ? { model: deps.model.name, fellBackToOffline: true }
-    : { model: inv.model, fellBackToOffline: inv.fellBackToOffline };
+  if (!reason) {
+    return {
+      model: inv.model,
+      fellBackToOffline: inv.fellBackToOffline,
+      ...(inv.offlineUntil ? { offlineUntil: inv.offlineUntil } : {}),
+      ...(inv.fallbackReason ? { fallbackReason: inv.fallbackReason } : {}),
+    };
+  }
+  const until = new Date(deps.now().getTime() + deps.config.model.offlineRetryAfterSeconds * 1000);
+  return {
+    model: deps.model.name,
+    fellBackToOffline: true,
+    fallbackReason: reason.message.slice(0, 1_000),
+    ...(reason.transient ? { offlineUntil: until.toISOString() } : {}),
+  };
 }
 
 /**
@@ -69,6 +87,7 @@ export async function republish(
 }
 
 export async function commit(deps: AppDeps, committed: Committed): Promise<Investigation> {
+  recordIfEnded(committed);
   await publishEvents(deps.bus, committed.events);
   return committed.investigation;
 }

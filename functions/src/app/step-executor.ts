@@ -156,6 +156,8 @@ async function executeWithDeadline(
   if (!step) throw new NotFoundError(`no step "${stepId}"`);
   const startedAt = deps.now().toISOString();
   const limitMs = deps.config.agent.stepDeadlineSeconds * 1000;
+  // On the wall clock the timer below runs on, for the retry waits (model/retry.ts).
+  const deadlineAt = Date.now() + limitMs;
   let timer: NodeJS.Timeout | undefined;
   // One signal per step: the model's HTTP calls and retry waits, the tools (queries, lookups)
   // and the sub-agent's rounds all stop with it, instead of running on after the step gave up.
@@ -179,7 +181,7 @@ async function executeWithDeadline(
           plan,
           step: stepForExecution(step, deps.config.agent.plannedCalls),
           priorResults: prior,
-          model: withDeadline(deps.model, stepSignal.signal),
+          model: withDeadline(deps.model, stepSignal.signal, deadlineAt),
           toolbox: deps.toolbox,
           signal: stepSignal.signal,
           maxIterations: deps.config.agent.maxStepIterations,

@@ -1,6 +1,7 @@
 import { errorMessage } from "../domain/errors.js";
 import { type Investigation, TERMINAL_STATUSES } from "../domain/investigation.js";
 import type { IngestDeps } from "./deps.js";
+import { recordIfEnded } from "./investigation-meters.js";
 import { publishEvents } from "./publish.js";
 
 /**
@@ -90,6 +91,7 @@ export async function sweepStalled(
         };
       });
       if (committed.events.length === 0) continue;
+      recordIfEnded(committed);
       justMarked.add(found.id);
       report.marked.push(found.id);
       deps.logger.warn("stalled investigation marked needs_human", {

@@ -13,6 +13,7 @@ import {
   importableExport,
   newestExportedRun,
 } from "../local/firestore-export.js";
+import { TRACE_FILE_NAME } from "../local/stack.js";
 import { fromRoot } from "../platform/paths.js";
 import { LOCAL_PROJECT, projectFromEnv } from "./project.js";
 import type { Printer } from "./sweep.js";
@@ -24,7 +25,10 @@ Data: with FIRESTORE_EMULATOR_HOST (and PUBSUB_EMULATOR_HOST) set, e.g. by
 \`ferret investigate --keep-running\`, it serves those emulators. Otherwise it starts its own
 emulators from a run's Firestore export: --run <dir>, or the newest run under .ferret/runs
 that has one (\`npm run demo\` leaves one). The console listens on 127.0.0.1 only and acts as
-FERRET_CONSOLE_LOCAL_USER (console.localUser); deployed, Identity-Aware Proxy says who you are.`;
+FERRET_CONSOLE_LOCAL_USER (console.localUser); deployed, Identity-Aware Proxy says who you are.
+
+Spans: an investigation's page draws its trace from the run's ${TRACE_FILE_NAME} (with --run, or
+the newest run), or from the file FERRET_TRACE_FILE names when serving running emulators.`;
 
 function port(value: string): number {
   const n = Number(value);
@@ -116,7 +120,8 @@ export function consoleCommand(
           firestoreImportDir: exported,
           env: {},
         });
-        serveEnv = { ...env, ...emulators.env };
+        // The run's spans, where its functions appended them (local/stack.ts).
+        serveEnv = { ...env, ...emulators.env, FERRET_TRACE_FILE: join(runDir, TRACE_FILE_NAME) };
         // The Google client libraries find the emulators in this process's environment.
         Object.assign(process.env, emulators.env);
       }

@@ -116,7 +116,7 @@ export function doctorCommand(
 ): Command {
   return new Command("doctor")
     .description(
-      "Check a deployed project after `terraform apply`: enabled APIs, the functions and their URLs, the service accounts' roles, the secrets, the Firestore indexes, the SCC notification config and Slack (the bot token, its membership of the channel, a test message); then publish a synthetic finding and wait for its conclusion. Prints what is wrong and how to fix it; exits 1 when something is.",
+      "Check a deployed project after `terraform apply`: enabled APIs, the functions and their URLs, the service accounts' roles, the secrets, the Firestore indexes, the SCC notification config, the workflow-called functions' instance caps against the governor's concurrency × the workflow's fan-out, and Slack (the bot token, its membership of the channel, a test message); then publish a synthetic finding and wait for its conclusion. Prints what is wrong and how to fix it; exits 1 when something is.",
     )
     .requiredOption("--project <id>", "the ferret project", process.env.GOOGLE_CLOUD_PROJECT)
     .option("--region <region>", "region of the functions and the workflow", "us-central1")

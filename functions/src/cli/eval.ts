@@ -1,5 +1,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type PlanningMetric, planningMetricLines, planningMetricsOf } from "../app/planning-metrics.js";
 import { runEval, type ScenarioOutcome } from "../eval/run-eval.js";
 import { startEmulators } from "../local/emulators.js";
 import { createLogger } from "../platform/logger.js";
@@ -24,6 +25,8 @@ export interface EvalReport {
     outputTokens: number;
     wallMs: number;
   };
+  /** The planning design's metrics over the scenarios' investigations, with its targets. */
+  planning: PlanningMetric[];
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -100,6 +103,8 @@ export function renderTable(report: EvalReport): string[] {
     ];
     if (missing.length) out.push(`  ${s.scenario}: missing ${missing.join(", ")}`);
   }
+  out.push("", `Planning (the design's metrics over these ${report.scenarios.length} investigations):`);
+  out.push(...planningMetricLines(report.planning));
   return out;
 }
 
@@ -128,7 +133,11 @@ export async function evalCommand(
         }
       },
     });
-    const report: EvalReport = { scenarios, totals: summarize(scenarios) };
+    const report: EvalReport = {
+      scenarios,
+      totals: summarize(scenarios),
+      planning: planningMetricsOf(scenarios.flatMap((s) => s.planning)),
+    };
     if (options.json) printer.line(JSON.stringify(report, null, 2));
     else for (const l of ["", ...renderTable(report)]) printer.line(l);
     return report;

@@ -2,16 +2,15 @@ import { type IngestDecision, ingestDecision } from "../app/ingest.js";
 import type { Config } from "../config/config.js";
 import { catalogEntryFor } from "../domain/category-catalog.js";
 import { InvalidInputError } from "../domain/errors.js";
-import { type Finding, normalizeNotification, parseNotification } from "../domain/finding.js";
-import type { FindingItem } from "../domain/finding-file.js";
+import { type Finding, normalizeNotification, parseNotification } from "../domain/finding/finding.js";
+import type { FindingItem } from "../domain/finding/finding-file.js";
 import {
   type ExcludedOccurrence,
   findingIocOccurrences,
   type IocOccurrence,
   type ResourceOccurrence,
-} from "../domain/finding-iocs.js";
-import { type FindingSource, findingSource } from "../domain/finding-source.js";
-import { IOC_RULES } from "../domain/ioc-rules.js";
+} from "../domain/finding/finding-iocs.js";
+import { type FindingSource, findingSource } from "../domain/finding/finding-source.js";
 import type { Printer } from "./progress.js";
 import { loadScenario } from "./scenario.js";
 import { terminalLine } from "./terminal-text.js";
@@ -147,7 +146,7 @@ export function printInspectReport(p: Printer, r: InspectReport): void {
   for (const e of r.internalEndpoints) p.line(`  ${clean(e.value, 200)}  at ${clean(e.path, 200)}`);
   if (r.excluded.length > 0) p.line("context, not IOCs:");
   for (const e of r.excluded)
-    p.line(`  ${e.type.padEnd(9)} ${clean(e.value, 200)}  at ${clean(e.path, 200)}: ${IOC_RULES[e.rule]}`);
+    p.line(`  ${e.type.padEnd(9)} ${clean(e.value, 200)}  at ${clean(e.path, 200)}: ${clean(e.reason, 200)}`);
   p.line(r.resources.length === 0 ? "resources touched: none" : "resources touched:");
   for (const res of r.resources) p.line(`  ${clean(res.name, 200)}  at ${clean(res.path, 200)}`);
   const details = Object.keys(f.details ?? {});

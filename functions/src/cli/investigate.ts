@@ -8,18 +8,20 @@ import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
 import { parseFindingName } from "../adapters/scc/finding-reader.js";
 import { blocksToPlain } from "../adapters/slack/render-plain.js";
 import { policySkipReason } from "../app/ingest.js";
+import { investigationTimeline, timelineLines } from "../app/timeline.js";
 import { loadConfig } from "../config/config.js";
 import { InvalidInputError } from "../domain/errors.js";
-import { normalizeNotification, parseNotification } from "../domain/finding.js";
+import { normalizeNotification, parseNotification } from "../domain/finding/finding.js";
 import { type Investigation, investigationIdFor, TERMINAL_STATUSES } from "../domain/investigation.js";
 import { type JsonObject, jsonBytes } from "../domain/json.js";
 import { MAX_MESSAGE_BYTES } from "../entry/pubsub-message.js";
 import { type DeadLetterWatch, watchDeadLetters } from "../local/dead-letters.js";
 import { exportFirestoreEmulator, FIRESTORE_EXPORT_DIR } from "../local/firestore-export.js";
 import { deadLetterSubscriptionName } from "../local/pubsub-setup.js";
-import { type LocalStack, startLocalStack } from "../local/stack.js";
+import { type LocalStack, startLocalStack, TRACE_FILE_NAME } from "../local/stack.js";
 import { fromRoot } from "../platform/paths.js";
 import { TOPICS } from "../platform/topics.js";
+import { readSpanFile } from "../platform/trace-file.js";
 import { DEFAULT_CONSOLE_PORT } from "./console.js";
 import { type DemoSlack, startDemoSlack } from "./demo-click.js";
 import {
@@ -122,7 +124,7 @@ export async function investigate(
       path as string,
       options.logsDir !== undefined ? { logsDir: options.logsDir } : {},
     );
-    // One finding per investigation: a file of several (domain/finding-file.ts) is run finding by finding.
+    // One finding per investigation: a file of several (domain/finding/finding-file.ts) is run finding by finding.
     const item = loaded.findings.items[options.findingIndex ?? 0];
     if (!item)
       throw new InvalidInputError(
@@ -232,8 +234,10 @@ export async function investigate(
       demo.saveCalls(join(workDir, "slack-messages.jsonl"));
       say(`Slack Web API calls written to ${join(workDir, "slack-messages.jsonl")}`);
     } else if (!options.json) printSlackThread(printer, join(workDir, "slack-messages.jsonl"));
+    const timeline = investigationTimeline(readSpanFile(join(workDir, TRACE_FILE_NAME)), investigation.id);
+    if (timeline) for (const line of timelineLines(timeline)) say(line);
     say(
-      `Firestore documents exported to ${join(workDir, "investigation.json")}; process logs in ${stack.logDir}`,
+      `Firestore documents exported to ${join(workDir, "investigation.json")}; spans in ${join(workDir, TRACE_FILE_NAME)}; process logs in ${stack.logDir}`,
     );
     if (stack.env.FIRESTORE_EMULATOR_HOST) {
       // The run's documents outlive its emulators: `ferret console`, `report`, `queue` and
@@ -249,7 +253,8 @@ export async function investigate(
     }
     if (options.keepRunning) {
       say(
-        `Stack left running: FIRESTORE_EMULATOR_HOST=${stack.env.FIRESTORE_EMULATOR_HOST} PUBSUB_EMULATOR_HOST=${stack.env.PUBSUB_EMULATOR_HOST} (Ctrl-C to stop)`,
+        // The variables `ferret console` (and the other commands) need to serve this stack, its spans included.
+        `Stack left running: FIRESTORE_EMULATOR_HOST=${stack.env.FIRESTORE_EMULATOR_HOST} PUBSUB_EMULATOR_HOST=${stack.env.PUBSUB_EMULATOR_HOST} FERRET_TRACE_FILE=${join(workDir, TRACE_FILE_NAME)} (Ctrl-C to stop)`,
       );
       await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
     }

@@ -63,7 +63,7 @@ program
   .argument("[path]", "scenario directory (notification.json, logs/, intel/) or a notification JSON file")
   .option(
     "--finding <name|n>",
-    "an SCC finding's full name (organizations|folders|projects/…/sources/…[/locations/…]/findings/…), read from the SCC API with your application default credentials; or, with a [path] holding several findings, the n-th of them only",
+    "an SCC finding's full name (organizations|folders|projects/<id>/sources/<number>[/locations/<location>]/findings/<1-32 letters or digits>), read from the SCC API with your application default credentials, used only if SCC answers with exactly that name; or, with a [path] holding several findings, the n-th of them only",
   )
   .option(
     "--bigquery <project.dataset>",
@@ -148,7 +148,7 @@ program
 program
   .command("eval")
   .description(
-    "Run every scenario under <dir> (each with notification.json and expected.json) through the deployed workflow (workflows/investigate.yaml on the local runner, in process) and score verdicts, IOC recall, evidence recall, LLM calls, tokens and wall time. Starts the emulators itself.",
+    "Run every scenario under <dir> (each with notification.json and expected.json) through the deployed workflow (workflows/investigate.yaml on the local runner, in process) and score verdicts, IOC recall, evidence recall, LLM calls, tokens and wall time, then the planning design's metrics over those investigations with its targets. Starts the emulators itself.",
   )
   .argument("[dir]", "a scenarios directory or one scenario", "examples/scenarios")
   .option("--json", "print the report as JSON", false)
@@ -161,7 +161,7 @@ program
 program
   .command("inspect")
   .description(
-    "Show what ferret makes of each finding of a file without investigating: the normalized finding, its detector and catalog match, what was truncated, every IOC with its JSON path (and the values that are context, with the rule), internal endpoints, the resources touched and the ingest decision with its reason. Accepts a Pub/Sub notification, a ListFindings response (v1 or v2), `gcloud scc findings list --format=json` output, continuous-export and BigQuery export rows, a bare finding (the console's JSON tab), or JSON Lines of these.",
+    "Show what ferret makes of each finding of a file without investigating: the normalized finding, its detector and catalog match, what was truncated, every IOC with its JSON path (and the values that are context, with the rule), internal endpoints, the resources touched and the ingest decision with its reason. Accepts a Pub/Sub notification, a ListFindings response (v1 or v2), `gcloud scc findings list --format=json` output, continuous-export and BigQuery export rows, a bare finding (the console's JSON tab), a Pub/Sub message or Cloud Logging entry holding one (Event Threat Detection's threatdetection.googleapis.com/detection entries included), or JSON Lines of these.",
   )
   .argument(
     "<path>",

@@ -5,6 +5,7 @@ import { loadConfig } from "../config/config.js";
 import { NotFoundError } from "../domain/errors.js";
 import { choosePrimaryModel } from "../entry/primary-model.js";
 import { embeddingSpace } from "../entry/tool-registry.js";
+import { factText } from "../memory/fact.js";
 import { LOG_ANALYST_SCOPE, type Memory, type MemoryMatch } from "../memory/memory.js";
 import type { MemoryStore } from "../memory/store.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";
@@ -78,7 +79,7 @@ export function memoriesCommand(
   printer: Printer = { line: (text) => process.stdout.write(`${text}\n`) },
 ): Command {
   const command = new Command("memories")
-    .description("Inspect and curate the log-analysis sub-agent's memories (claims, scores, uses).")
+    .description("Inspect and curate the log-analysis sub-agent's memories (typed facts, scores, uses).")
     .addHelpText("after", HELP_AFTER);
 
   command
@@ -90,7 +91,7 @@ export function memoriesCommand(
       using(opts, async (b) => {
         const memories = await b.store.list({ limit: opts.limit });
         if (!opts.json && memories.length === 0)
-          printer.line("no memories yet: the log-analysis sub-agent adds claims after its sessions");
+          printer.line("no memories yet: the log-analysis sub-agent adds facts after its sessions");
         for (const memory of memories) printer.line(opts.json ? toJson(memory) : summaryLine(memory));
       }),
     );
@@ -149,7 +150,7 @@ export function memoriesCommand(
 
   command
     .command("delete")
-    .description("Delete one memory, e.g. a wrong claim an operator spotted.")
+    .description("Delete one memory, e.g. a wrong fact an operator spotted.")
     .argument("<id>", "a memory id, mem_…")
     .action(async (id: string, opts: DataFlags) =>
       using(opts, async (b) => {
@@ -196,7 +197,7 @@ function toJson(memory: Memory, match?: MemoryMatch): string {
 function summaryLine(m: Memory): string {
   const score = m.score > 0 ? `+${m.score}` : String(m.score);
   const used = m.lastUsedAt ? `used ${m.useCount}× (last ${m.lastUsedAt})` : "never used";
-  return `${m.id}  score ${score}  ${used}  [${m.scope}]  ${clip(m.claim, 160)}`;
+  return `${m.id}  score ${score}  ${used}  [${m.scope}]  ${clip(factText(m.fact), 160)}`;
 }
 
 function matchLine(match: MemoryMatch, space: string): string {

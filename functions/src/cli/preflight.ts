@@ -1,6 +1,7 @@
 import { type Config, toolAllowed } from "../config/config.js";
 import { type GeminiCredentials, readGeminiCredentials, wantsGemini } from "../config/environment.js";
 import { ConfigError, errorMessage } from "../domain/errors.js";
+import { unplacedModel } from "../model/catalog.js";
 import { GeminiModel } from "../model/gemini.js";
 import { geminiOptionsFromConfig } from "../model/gemini-options.js";
 import { lifecycleWarning } from "../model/lifecycle.js";
@@ -134,6 +135,16 @@ export async function checkModel(options: ModelCheckOptions): Promise<string[]> 
     ? `Vertex AI (project ${credentials.project ?? "express mode"}, ${credentials.location ?? "global"})`
     : "the Gemini Developer API";
   const variables = modelVariables(config);
+  // An id ferret cannot place would go out without its generation's rules (thinking, signatures).
+  const unplaced = [...variables].flatMap(([model, names]) => {
+    const why = unplacedModel(model, names.includes("FERRET_GEMINI_EMBEDDING_MODEL"));
+    return why ? [`${model} (${names.join(" / ")}): ${why}`] : [];
+  });
+  if (unplaced.length > 0) {
+    throw new ConfigError(
+      `ferret cannot place the configured model${unplaced.length > 1 ? "s" : ""}: ${unplaced.join("; ")}. Set the variable to a listed model or alias (the defaults are current), or run --model offline.`,
+    );
+  }
   const retiredByDate = [...variables.keys()].flatMap((model) => {
     const warning = lifecycleWarning(model, options.now);
     return warning && /was shut down/.test(warning) ? [{ model, warning }] : [];

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { type DecisionReport, decisionReport } from "../app/decision-report.js";
+import { planningMetricLines, planningMetrics } from "../app/planning-metrics.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { InvestigationStore } from "../ports/investigation-store.js";
 import { OPERATOR_DATA_HELP, type OperatorDataOptions, openOperatorData } from "./project.js";
@@ -81,7 +82,7 @@ export function reportCommand(
 ): Command {
   return new Command("report")
     .description(
-      "Summarize analysts' decisions on ferret's verdicts: agreement rate per category and per model, disputed verdicts, time to verdict.",
+      "Summarize analysts' decisions on ferret's verdicts (agreement rate per category and per model, disputed verdicts, time to verdict) and the planning design's metrics (completion, first plan completing without revision, revision rate, mean revisions, first-try success, error recovery) against its targets.",
     )
     .option("--days <n>", "investigations finished in the last n days", positiveInt, 30)
     .option("--limit <n>", "most investigations read per status", positiveInt, 1_000)
@@ -94,12 +95,18 @@ export function reportCommand(
       try {
         const since = new Date(now().getTime() - opts.days * 86_400_000).toISOString();
         const found: Investigation[] = [];
-        for (const status of ["concluded", "needs_human"] as const) {
+        for (const status of ["concluded", "needs_human", "failed"] as const) {
           found.push(...(await b.store.listChangedSince({ status, updatedAfter: since, limit: opts.limit })));
         }
         const report = decisionReport(found);
-        if (opts.json) printer.line(JSON.stringify(report, null, 2));
-        else for (const line of formatReport(report, opts.days)) printer.line(line);
+        const planning = planningMetrics(found);
+        if (opts.json) printer.line(JSON.stringify({ ...report, planning }, null, 2));
+        else {
+          for (const line of formatReport(report, opts.days)) printer.line(line);
+          printer.line("");
+          printer.line(`Planning (the design's metrics over these ${found.length} investigations):`);
+          for (const line of planningMetricLines(planning)) printer.line(line);
+        }
       } finally {
         await b.close();
       }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describeProblem, type LogDirReport, stageLogDir } from "../adapters/duckdb/log-files.js";
 import { InvalidInputError } from "../domain/errors.js";
-import { type FindingFile, readFindingsText } from "../domain/finding-file.js";
+import { type FindingFile, readFindingsText } from "../domain/finding/finding-file.js";
 import { LOG_TABLES } from "../sql/log-schema.js";
 
 /**
@@ -14,7 +14,7 @@ export interface ScenarioInput {
   name: string;
   /** The first finding of the file, in the shape it came in (what one investigation publishes). */
   notification: unknown;
-  /** Every finding of the file (domain/finding-file.ts): a notification, a ListFindings response, gcloud output, JSON Lines… */
+  /** Every finding of the file (domain/finding/finding-file.ts): a notification, a ListFindings response, gcloud output, JSON Lines… */
   findings: FindingFile;
   notificationPath: string;
   logsDir?: string;

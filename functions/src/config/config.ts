@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { z } from "zod";
 import { ConfigError } from "../domain/errors.js";
-import { SeveritySchema } from "../domain/finding.js";
+import { SeveritySchema } from "../domain/finding/finding.js";
 import { GovernorLimitsSchema } from "../domain/governor.js";
 import { AgentPolicySchema } from "../domain/policy.js";
-import { anyToolNameMatches } from "../domain/tool-names.js";
+import { anyToolNameMatches, anyToolNameResembles } from "../domain/tool-names.js";
 import { ActionsConfigSchema } from "./action-settings.js";
 import { McpConfigSchema } from "./mcp-settings.js";
 import { DEFAULT_EMBEDDING_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelSettingsShape } from "./model-settings.js";
@@ -29,6 +29,11 @@ const ConfigObjectSchema = z.strictObject({
       compressAt: z.number().min(0.1).max(0.95).default(0.7),
       /** Keep serving an investigation from the offline model when Gemini stays unavailable. */
       fallbackToOffline: z.boolean().default(true),
+      /**
+       * After a passing failure (429s, an outage) the offline model serves the investigation this
+       * long, then Gemini is asked again; failures waiting cannot cure keep it offline.
+       */
+      offlineRetryAfterSeconds: z.number().int().min(0).max(86_400).default(300),
       /**
        * What happens to a benign/false_positive from the offline playbook model: "hold" ends it
        * as a draft for a person (needs_human), "allow" lets it conclude. Rules are not judgement.
@@ -167,6 +172,25 @@ const ConfigObjectSchema = z.strictObject({
   mcp: McpConfigSchema.prefault({}),
   /** Built-in response actions (acting tools, approval-gated); none by default. */
   actions: ActionsConfigSchema.prefault({}),
+  /**
+   * Where spans and metrics go when deployed (docs/decisions/0055). "google-cloud": spans over
+   * OTLP to the Telemetry API (stored in Cloud Trace) and metrics to Cloud Monitoring (Terraform
+   * sets it); "none": nowhere, unless
+   * the local stack's span file (FERRET_TRACE_FILE) is set.
+   */
+  telemetry: z
+    .strictObject({
+      exporter: z.enum(["none", "google-cloud"]).default("none"),
+      /**
+       * Share of investigations whose trace is exported. The decision is a function of the trace
+       * id, which is a function of the investigation id, so every process keeps or drops the same
+       * investigation whole. 1 (all) by default: see docs/decisions/0055.
+       */
+      traceSampleRatio: z.number().min(0).max(1).default(1),
+      /** How often metrics are pushed to Cloud Monitoring (its custom metrics take one point per 5 s at most). */
+      metricExportIntervalSeconds: z.number().int().min(10).max(3_600).default(60),
+    })
+    .prefault({}),
   memory: z
     .strictObject({
       /** Cosine similarity a memory needs to be recalled (distance = 1 - similarity). */
@@ -203,6 +227,7 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_CONTEXT_WINDOW_TOKENS: { path: "model.contextWindowTokens", type: "number" },
   FERRET_COMPRESS_AT: { path: "model.compressAt", type: "number" },
   FERRET_FALLBACK_TO_OFFLINE: { path: "model.fallbackToOffline", type: "boolean" },
+  FERRET_OFFLINE_RETRY_AFTER_SECONDS: { path: "model.offlineRetryAfterSeconds", type: "number" },
   FERRET_GEMINI_LITE_MODEL: { path: "model.geminiLiteModel", type: "string" },
   FERRET_GEMINI_TIMEOUT_MS: { path: "model.timeoutMs", type: "number" },
   FERRET_GEMINI_MAX_RETRY_WAIT_MS: { path: "model.maxRetryWaitMs", type: "number" },
@@ -261,6 +286,9 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: Coerce }> = {
   FERRET_MEMORY_MAX_RECALLED: { path: "memory.maxRecalled", type: "number" },
   FERRET_ACTIONS_ENABLED: { path: "actions.enabled", type: "list" },
   FERRET_ACTIONS_DENY_EGRESS_TAG: { path: "actions.denyEgressTag", type: "string" },
+  FERRET_TELEMETRY_EXPORTER: { path: "telemetry.exporter", type: "string" },
+  FERRET_TRACE_SAMPLE_RATIO: { path: "telemetry.traceSampleRatio", type: "number" },
+  FERRET_METRIC_EXPORT_INTERVAL_SECONDS: { path: "telemetry.metricExportIntervalSeconds", type: "number" },
 };
 
 /**
@@ -281,6 +309,8 @@ export const PROCESS_ENV_VARIABLES: readonly string[] = [
   "FERRET_GOOGLEAPIS_ROOT_URL",
   // The bearer token standing for the function's identity on the local stack (local/identities.ts); never set when deployed.
   "FERRET_LOCAL_IDENTITY_TOKEN",
+  // Where the local stack's functions append their spans (platform/trace-file.ts); never set when deployed.
+  "FERRET_TRACE_FILE",
   "FERRET_WORKFLOWS_URL",
   "FERRET_WORKFLOW_NAME",
   "FERRET_WORKFLOW_LOCATION",
@@ -430,7 +460,11 @@ export function globMatch(pattern: string, value: string): boolean {
   return re.test(value);
 }
 
-/** tools.allow and tools.deny, matched exactly (case-sensitive, whole name, after NFKC). */
+/**
+ * tools.allow matched exactly (code point for code point, whole name); tools.deny matched
+ * exactly or by look (the same UTS #39 skeleton, case aside), so a twin of a denied tool is
+ * denied too (domain/tool-names.ts).
+ */
 export function toolAllowed(config: Pick<Config, "tools">, name: string): boolean {
-  return anyToolNameMatches(config.tools.allow, name) && !anyToolNameMatches(config.tools.deny, name);
+  return anyToolNameMatches(config.tools.allow, name) && !anyToolNameResembles(config.tools.deny, name);
 }

@@ -57,6 +57,7 @@ const EnvironmentVariablesSchema = z.object({
   // The identity the local stack gives this function (local/identities.ts); unset in GCP,
   // where the function's service account is its identity.
   FERRET_LOCAL_IDENTITY_TOKEN: optional,
+  FERRET_TRACE_FILE: optional,
 });
 
 export interface GeminiCredentials {
@@ -84,6 +85,8 @@ export interface Environment {
   /** A local stand-in's root URL for the IAM, Compute and Resource Manager REST APIs; unset in production. */
   googleApisRootUrl?: string;
   /** Set by the local stack only: the bearer token that stands for this function's identity. */
+  /** The local stack's span file (FERRET_TRACE_FILE); spans are recorded only when set. */
+  traceFile?: string;
   localIdentityToken?: string;
 }
 
@@ -153,6 +156,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     ...(v.FERRET_BIGQUERY_API_ENDPOINT ? { bigqueryApiEndpoint: v.FERRET_BIGQUERY_API_ENDPOINT } : {}),
     ...(v.FERRET_GOOGLEAPIS_ROOT_URL ? { googleApisRootUrl: v.FERRET_GOOGLEAPIS_ROOT_URL } : {}),
     ...(v.FERRET_LOCAL_IDENTITY_TOKEN ? { localIdentityToken: v.FERRET_LOCAL_IDENTITY_TOKEN } : {}),
+    ...(v.FERRET_TRACE_FILE ? { traceFile: v.FERRET_TRACE_FILE } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import { z } from "zod";
  */
 
 /** Defaults of model.geminiModel, model.geminiLiteModel and model.embeddingModel, defined once. */
-export const DEFAULT_GEMINI_MODEL = "gemini-3.5-flash";
+export const DEFAULT_GEMINI_MODEL = "gemini-3.8-flash";
 export const DEFAULT_GEMINI_LITE_MODEL = "gemini-3.1-flash-lite";
 export const DEFAULT_EMBEDDING_MODEL = "gemini-embedding-001";
 
@@ -74,11 +74,17 @@ export type Price = z.infer<typeof PriceSchema>;
 /**
  * Standard paid-tier text prices for prompts up to 200k tokens, as published on
  * https://ai.google.dev/gemini-api/docs/pricing (read through the sources cited in
- * docs/decisions/0013, November 2026). Vertex AI list prices for these models are the
- * same for the global endpoint. Estimates only: the bill is the authority.
+ * docs/decisions/0013 and 0047, December 2026). Vertex AI list prices for these models are the
+ * same for the global endpoint. gemini-3.8-flash is at its list price, which applies from
+ * 2027-01-01 (half of it until then). A response is priced at the model that answered
+ * (`modelVersion`), so deprecated ids keep their price for the requests not yet routed.
+ * Estimates only: the bill is the authority.
  */
 export const DEFAULT_PRICES: Record<string, Price> = {
+  "gemini-3.8-flash": { input: 1.5, cachedInput: 0.15, output: 7.5 },
+  "gemini-3.6-flash": { input: 1.5, cachedInput: 0.15, output: 7.5 },
   "gemini-3.5-flash": { input: 1.5, cachedInput: 0.15, output: 9 },
+  "gemini-3.5-flash-lite": { input: 0.3, cachedInput: 0.03, output: 2.5 },
   "gemini-3.1-flash-lite": { input: 0.25, cachedInput: 0.025, output: 1.5 },
   "gemini-3-flash-preview": { input: 0.5, cachedInput: 0.05, output: 3 },
   "gemini-2.5-flash": { input: 0.3, cachedInput: 0.03, output: 2.5 },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { currentDecision } from "../domain/analyst.js";
 import { VerdictSchema } from "../domain/conclusion.js";
 import { InvalidInputError } from "../domain/errors.js";
-import { SeveritySchema } from "../domain/finding.js";
+import { SeveritySchema } from "../domain/finding/finding.js";
 import {
   type Investigation,
   InvestigationSchema,

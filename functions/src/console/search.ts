@@ -1,6 +1,7 @@
 import { z } from "zod";
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { Investigation } from "../domain/investigation.js";
+import { visibleText } from "../domain/visible-text.js";
 
 /**
  * The investigations page's search: a case-insensitive substring match over what an analyst
@@ -33,9 +34,13 @@ export function refang(text: string): string {
     .trim();
 }
 
-/** Case and compatibility forms folded, defanging undone, so "203.0.113[.]88" finds 203.0.113.88. */
+/**
+ * Folded the way the page shows text (domain/visible-text.ts), then case and compatibility forms
+ * folded and defanging undone: a principal with a zero-width space inside is found by what the
+ * page shows, and "203.0.113[.]88" finds 203.0.113.88.
+ */
 export function foldForSearch(text: string): string {
-  return refang(text.normalize("NFKC").toLowerCase());
+  return refang(visibleText(text).normalize("NFKC").toLowerCase());
 }
 
 /**

@@ -1,5 +1,10 @@
+import { readFileSync } from "node:fs";
+import { workflowFanout } from "../../../workflows/fanout.js";
+import { unplacedModel } from "../model/catalog.js";
 import { lifecycleWarning } from "../model/lifecycle.js";
+import { fromRoot } from "../platform/paths.js";
 import { TOPICS } from "../platform/topics.js";
+import { capacityVerdicts, type InstanceCap } from "./capacity.js";
 import {
   ENTRY_POINT_NAMES,
   FUNCTIONS,
@@ -200,8 +205,10 @@ export async function checkSccNotification(inv: DeploymentInventory, t: DoctorTa
 const MODEL_VARIABLES = ["FERRET_GEMINI_MODEL", "FERRET_GEMINI_LITE_MODEL", "FERRET_GEMINI_EMBEDDING_MODEL"];
 
 /**
- * Retired or soon-retired Gemini models: a retired id answers 404 and every investigation
- * then runs on the offline model, which the functions' start-up log says but nobody reads.
+ * Gemini model ids ferret cannot place (model/catalog.ts), retired, routed or soon-retired ones:
+ * an unknown id is sent without its generation's rules, a retired id answers 404 and every
+ * investigation then runs on the offline model, which the functions' start-up log says but
+ * nobody reads.
  */
 export async function checkModels(
   inv: DeploymentInventory,
@@ -210,13 +217,16 @@ export async function checkModels(
 ): Promise<CheckResult> {
   return guarded("Gemini models", async () => {
     const models = new Map<string, string[]>();
+    const embeddingIds = new Set<string>();
     for (const fn of await inv.functions())
       for (const variable of MODEL_VARIABLES) {
         const model = fn.env[variable];
         if (model) models.set(model, [...(models.get(model) ?? []), fn.name]);
+        if (model && variable === "FERRET_GEMINI_EMBEDDING_MODEL") embeddingIds.add(model);
       }
     const problems = [...models].flatMap(([model, users]) => {
-      const warning = lifecycleWarning(model, today);
+      const unplaced = unplacedModel(model, embeddingIds.has(model));
+      const warning = unplaced ?? lifecycleWarning(model, today);
       return warning ? [`${warning} (used by ${users.join(", ")})`] : [];
     });
     return result(
@@ -228,8 +238,64 @@ export async function checkModels(
           ]
         : [],
       models.size
-        ? `${[...models.keys()].join(", ")}: none retired or retiring within 60 days`
+        ? `${[...models.keys()].join(", ")}: all known to ferret, none retired, routed or retiring within 60 days`
         : "no Gemini model configured",
+    );
+  });
+}
+
+/** The variable Terraform sets from governor_max_concurrent (terraform/main.tf, the governor group). */
+const GOVERNOR_VARIABLE = "FERRET_GOVERNOR_MAX_CONCURRENT";
+
+/**
+ * Whether every function the workflow calls can serve the governor's investigations at the
+ * workflow's fan-out (doctor/capacity.ts), from the deployed instance caps and concurrency and
+ * the governor limit the deployed functions run with. The fan-out is read from
+ * workflows/investigate.yaml in this checkout, the YAML terraform/ deploys; the line says so.
+ */
+export async function checkCapacity(
+  inv: DeploymentInventory,
+  t: DoctorTarget,
+  fanout: Readonly<Record<string, number>> = workflowFanout(
+    readFileSync(fromRoot("workflows/investigate.yaml"), "utf8"),
+  ),
+): Promise<CheckResult> {
+  return guarded("capacity", async () => {
+    const deployed = await inv.functions();
+    const byService = new Map(deployed.map((f) => [f.name, f]));
+    const limits = new Set(
+      deployed.flatMap((f) => (f.env[GOVERNOR_VARIABLE] ? [f.env[GOVERNOR_VARIABLE]] : [])),
+    );
+    const problems: string[] = [];
+    if (limits.size !== 1) {
+      problems.push(
+        limits.size === 0
+          ? `no deployed function carries ${GOVERNOR_VARIABLE}, so the governor's concurrency cannot be read`
+          : `the functions disagree on ${GOVERNOR_VARIABLE}: ${[...limits].join(", ")}`,
+      );
+      return result("capacity", problems, ["terraform apply (from terraform/)"], "");
+    }
+    const governor = Number([...limits][0]);
+    const caps: Record<string, InstanceCap | undefined> = {};
+    for (const name of Object.keys(fanout)) {
+      const service = (FUNCTIONS as Readonly<Record<string, { service: string } | undefined>>)[name]?.service;
+      const fn = service ? byService.get(service) : undefined;
+      caps[name] =
+        fn?.maxInstances !== undefined
+          ? { maxInstances: fn.maxInstances, concurrency: fn.concurrency ?? 1 }
+          : undefined;
+    }
+    const verdicts = capacityVerdicts(caps, governor, fanout);
+    const short = verdicts.filter((v) => !v.ok);
+    return result(
+      "capacity",
+      short.map((v) => v.line),
+      short.length
+        ? [
+            `raise functions.<name>.max_instances in terraform.tfvars (or lower governor_max_concurrent) and terraform apply (project ${t.projectId})`,
+          ]
+        : [],
+      `every workflow-called function serves the governor's ${governor} investigations at the fan-out of workflows/investigate.yaml in this checkout (${verdicts.map((v) => `${v.name} ${v.serves} ≥ ${v.needs}`).join(", ")})`,
     );
   });
 }
@@ -245,6 +311,7 @@ export async function runChecks(inv: DeploymentInventory, target: DoctorTarget):
     checkIndexes,
     checkSccNotification,
     checkModels,
+    checkCapacity,
   ])
     out.push(await check(inv, target));
   return out;

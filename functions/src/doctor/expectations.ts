@@ -19,15 +19,18 @@ export const REQUIRED_APIS: readonly string[] = [
   "cloudfunctions.googleapis.com",
   "cloudresourcemanager.googleapis.com",
   "cloudscheduler.googleapis.com",
+  "cloudtrace.googleapis.com",
   "firestore.googleapis.com",
   "iam.googleapis.com",
   "iamcredentials.googleapis.com",
   "logging.googleapis.com",
+  "monitoring.googleapis.com",
   "pubsub.googleapis.com",
   "run.googleapis.com",
   "secretmanager.googleapis.com",
   "securitycenter.googleapis.com",
   "storage.googleapis.com",
+  "telemetry.googleapis.com",
   "workflowexecutions.googleapis.com",
   "workflows.googleapis.com",
 ];
@@ -48,20 +51,23 @@ export const FUNCTIONS: Readonly<Record<RoleName, { service: string; accountId: 
   analystActions: { service: "ferret-analyst-actions", accountId: "ferret-analyst-actions" },
 };
 
+/** Every function writes its spans and metrics (terraform/iam.tf, docs/decisions/0055). */
+const TELEMETRY = ["roles/telemetry.tracesWriter", "roles/monitoring.metricWriter"] as const;
+
 /** Roles each function's account holds on the project (resource-level grants are not listed). */
 export const PROJECT_ROLES: Readonly<Record<RoleName, readonly string[]>> = {
-  ingest: ["roles/datastore.user"],
-  planner: ["roles/datastore.user", "roles/aiplatform.user"],
-  stepExecutor: ["roles/datastore.user", "roles/aiplatform.user", "roles/bigquery.jobUser"],
-  reflector: ["roles/datastore.user", "roles/aiplatform.user"],
-  concluder: ["roles/datastore.user", "roles/aiplatform.user"],
-  compressor: ["roles/datastore.user", "roles/aiplatform.user"],
-  responder: ["roles/datastore.user"],
-  memoryIntrospector: ["roles/datastore.user", "roles/aiplatform.user"],
-  notifier: ["roles/datastore.user"],
-  sweep: ["roles/datastore.user", "roles/workflows.invoker"],
-  slackEvents: ["roles/datastore.viewer"],
-  analystActions: ["roles/datastore.user", "roles/aiplatform.user"],
+  ingest: ["roles/datastore.user", ...TELEMETRY],
+  planner: ["roles/datastore.user", "roles/aiplatform.user", ...TELEMETRY],
+  stepExecutor: ["roles/datastore.user", "roles/aiplatform.user", "roles/bigquery.jobUser", ...TELEMETRY],
+  reflector: ["roles/datastore.user", "roles/aiplatform.user", ...TELEMETRY],
+  concluder: ["roles/datastore.user", "roles/aiplatform.user", ...TELEMETRY],
+  compressor: ["roles/datastore.user", "roles/aiplatform.user", ...TELEMETRY],
+  responder: ["roles/datastore.user", ...TELEMETRY],
+  memoryIntrospector: ["roles/datastore.user", "roles/aiplatform.user", ...TELEMETRY],
+  notifier: ["roles/datastore.user", ...TELEMETRY],
+  sweep: ["roles/datastore.user", "roles/workflows.invoker", ...TELEMETRY],
+  slackEvents: ["roles/datastore.viewer", ...TELEMETRY],
+  analystActions: ["roles/datastore.user", "roles/aiplatform.user", ...TELEMETRY],
 };
 
 /** Secret Manager secrets and the environment variable each is mounted as. */

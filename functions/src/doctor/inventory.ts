@@ -12,6 +12,10 @@ export interface DeployedFunction {
   /** Plain environment variables, and the names of those mounted from secrets. */
   env: Record<string, string>;
   secretEnv: string[];
+  /** serviceConfig.maxInstanceCount; absent when the API reports none. */
+  maxInstances?: number;
+  /** serviceConfig.maxInstanceRequestConcurrency; absent means the default of 1. */
+  concurrency?: number;
 }
 
 export interface DeployedIndex {

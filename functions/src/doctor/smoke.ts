@@ -1,4 +1,4 @@
-import { normalizeNotification, parseNotification } from "../domain/finding.js";
+import { normalizeNotification, parseNotification } from "../domain/finding/finding.js";
 import { investigationIdFor, TERMINAL_STATUSES } from "../domain/investigation.js";
 import type { JsonObject } from "../domain/json.js";
 import { TOPICS } from "../platform/topics.js";

@@ -43,6 +43,7 @@ export async function buildRuntime(
   const projectId = environment.projectId;
   if (!projectId) throw new ConfigError("GOOGLE_CLOUD_PROJECT is not set");
   const logger = createLogger({ project: projectId, minSeverity: environment.logLevel });
+  await startTelemetry(config, environment, projectId);
   const db = createFirestore({ projectId, databaseId: config.firestore.databaseId });
   const store = new FirestoreInvestigationStore(db);
   const bus = new PubSubEventBus(projectId);
@@ -189,4 +190,24 @@ async function sccFindings(endpoint: string | undefined) {
   if (!endpoint) return new SecurityCenterFindings();
   const { localSccClientOptions } = await import("../adapters/scc/local-endpoint.js");
   return new SecurityCenterFindings(await localSccClientOptions(endpoint));
+}
+
+/**
+ * Spans and metrics: the local stack's span file, or Cloud Trace and Cloud Monitoring when the
+ * configuration says so (docs/decisions/0055). The cloud exporters load only then.
+ */
+async function startTelemetry(config: Config, environment: Environment, projectId: string): Promise<void> {
+  const settings = {
+    ...config.telemetry,
+    ...(environment.traceFile ? { traceFile: environment.traceFile } : {}),
+    projectId,
+  };
+  const telemetry = await import("../platform/telemetry.js");
+  const { traces } = telemetry.telemetryDestinations(settings);
+  if (traces === "file" && settings.traceFile)
+    (await import("../platform/trace-file.js")).startFileTracing(settings.traceFile);
+  if (traces === "cloud-trace") {
+    const { googleCloudExporters } = await import("../platform/google-cloud-exporters.js");
+    telemetry.startDeployedTelemetry(settings, googleCloudExporters);
+  }
 }

@@ -1,6 +1,7 @@
 import type { Config } from "../config/config.js";
 import { hasGeminiCredentials, readGeminiCredentials } from "../config/environment.js";
 import { ConfigError, errorMessage } from "../domain/errors.js";
+import { unplacedModel } from "../model/catalog.js";
 import { GeminiModel } from "../model/gemini.js";
 import { geminiOptionsFromConfig } from "../model/gemini-options.js";
 import { lifecycleWarning } from "../model/lifecycle.js";
@@ -30,6 +31,12 @@ export function choosePrimaryModel(
   }
   const gemini = new GeminiModel({ ...credentials, ...geminiOptionsFromConfig(config.model) });
   for (const model of gemini.modelIds()) {
+    const unplaced = unplacedModel(model, false);
+    if (unplaced)
+      logger.error("configured Gemini model is unknown to ferret; no generation rule applies", {
+        model,
+        unplaced,
+      });
     const warning = lifecycleWarning(model, new Date());
     if (warning) logger.warn("configured Gemini model is retired or retiring", { model, warning });
   }

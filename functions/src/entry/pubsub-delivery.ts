@@ -2,6 +2,7 @@ import type { CloudEvent } from "@google-cloud/functions-framework";
 import type { z } from "zod";
 import { InvalidInputError } from "../domain/errors.js";
 import type { TopicName } from "../platform/topics.js";
+import { inInvestigationSpan } from "../platform/tracing.js";
 import type { PubSubRoleDefinition } from "../roles/role.js";
 import { decodePubSubJson } from "./pubsub-message.js";
 import { settle } from "./pubsub-settle.js";
@@ -33,11 +34,28 @@ export async function deliver<Name extends string, Msg extends z.ZodType>(
         `not ${role.what}: ${first ? `${first.path.map(String).join(".") || "(root)"}: ${first.message}` : "invalid"}`,
       );
     }
-    await role.run(parsed.data, {
-      runtime: rt,
-      messageId,
-      ingestDeps: () => ingestDepsFor(rt),
-      appDepsFor: async (investigationId) => appDepsFor(rt, await rt.store.get(investigationId)),
-    });
+    const handle = () =>
+      role.run(parsed.data, {
+        runtime: rt,
+        messageId,
+        ingestDeps: () => ingestDepsFor(rt),
+        appDepsFor: async (investigationId) => appDepsFor(rt, await rt.store.get(investigationId)),
+      });
+    // A message about one investigation is a span of its trace (platform/tracing.ts).
+    const investigationId = investigationOf(parsed.data);
+    if (investigationId)
+      await inInvestigationSpan(
+        investigationId,
+        `${role.name}.handle_message`,
+        { "ferret.role": role.name },
+        handle,
+      );
+    else await handle();
   });
+}
+
+function investigationOf(message: unknown): string | undefined {
+  if (typeof message !== "object" || message === null || !("investigationId" in message)) return undefined;
+  const id = message.investigationId;
+  return typeof id === "string" ? id : undefined;
 }

@@ -1,5 +1,6 @@
 import type { CloudEvent, Request, Response } from "@google-cloud/functions-framework";
 import { createLogger } from "../platform/logger.js";
+import { flushTelemetry } from "../platform/telemetry-flush.js";
 import type { PubSubRole, Role, SlackRole, WorkflowRole } from "../roles/role.js";
 import type { Runtime } from "./runtime.js";
 
@@ -46,6 +47,8 @@ export function workflowHandler(
       },
       startupLogger,
     );
+    // Before answering: after it, Cloud Run throttles the instance (platform/telemetry.ts).
+    await flushTelemetry();
     res.status(answer.status).json(answer.body);
   };
 }
@@ -55,7 +58,13 @@ export function eventHandler(
   role: PubSubRole,
   runtime: () => Promise<Runtime> = runtimeFor(role),
 ): EventHandler {
-  return (event) => role.deliver(event, runtime);
+  return async (event) => {
+    try {
+      await role.deliver(event, runtime);
+    } finally {
+      await flushTelemetry();
+    }
+  };
 }
 
 /**

@@ -3,10 +3,11 @@ import type { AppDeps, IngestDeps } from "../app/deps.js";
 import { type Config, toolAllowed } from "../config/config.js";
 import type { Investigation } from "../domain/investigation.js";
 import type { MemoryStore } from "../memory/store.js";
-import { chooseModel } from "../model/choice.js";
+import { chooseModel, servedOffline, transientFailure } from "../model/choice.js";
 import { RequestRejectedError } from "../model/errors.js";
 import type { FallbackReason } from "../model/fallback.js";
 import type { Model } from "../model/port.js";
+import { traced } from "../model/traced.js";
 import type { Logger } from "../platform/logger.js";
 import type { ChatInteractions, ChatSink } from "../ports/chat-sink.js";
 import type { EventBus } from "../ports/event-bus.js";
@@ -70,7 +71,9 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
     bus: runtime.bus,
     // The sub-agent behind log_analysis follows the investigation's sticky fallback too.
     toolbox: new ToolBox(
-      investigation?.fellBackToOffline ? offlineOnlyTools(runtime.registry) : runtime.registry,
+      investigation && servedOffline(investigation, runtime.now())
+        ? offlineOnlyTools(runtime.registry)
+        : runtime.registry,
       (name) => toolAllowed(runtime.config, name),
     ),
     tables: runtime.tables,
@@ -85,14 +88,18 @@ export function appDepsFor(runtime: Runtime, investigation: Investigation | unde
     },
     investigation,
     { onFallback: (reason) => logFallback(base.logger, reason) },
+    runtime.now(),
   );
   const { fallback } = choice;
   return {
     ...base,
-    model: choice.model,
+    model: traced(choice.model),
     ...(fallback
       ? {
-          fallbackReason: () => fallback.reason?.message,
+          fallbackReason: () =>
+            fallback.reason
+              ? { message: fallback.reason.message, transient: transientFailure(fallback.reason.error) }
+              : undefined,
           divertToOffline: (error: unknown, role: BriefRole) => fallback.divert(error, role),
         }
       : {}),

@@ -1,8 +1,23 @@
 import type { z } from "zod";
 import type { AppDeps } from "../app/deps.js";
 import type { Logger } from "../platform/logger.js";
+import { inInvestigationSpan } from "../platform/tracing.js";
 import type { InvestigationRef, WorkflowRoleDefinition } from "../roles/role.js";
 import { toHttpFailure } from "./http-errors.js";
+
+/**
+ * The span each workflow role's call is, named by the planning design's phases (the seeds'
+ * planning spec: understand, decompose and plan are one planner call in ferret, so its span is
+ * the plan's generation; reflection revises the plan inside its evaluation).
+ */
+const PHASE_SPANS: Readonly<Record<string, string>> = {
+  planner: "planning.generate_action_plan",
+  stepExecutor: "execution.execute_action",
+  compressor: "execution.compress_context",
+  responder: "execution.respond",
+  reflector: "reflection.evaluate_action",
+  concluder: "conclusion.conclude",
+};
 
 /** What a workflow role says when it fails: the workflow words the investigation's reason from it. */
 interface WorkflowCallFailure {
@@ -52,7 +67,17 @@ export async function answerWorkflowCall<
   try {
     deps = await depsFor(parsed.data.investigationId);
     const started = Date.now();
-    const answer = checked(role, await role.run(parsed.data, deps));
+    const ready = deps;
+    const stepId = (parsed.data as { stepId?: unknown }).stepId;
+    const answer = checked(
+      role,
+      await inInvestigationSpan(
+        parsed.data.investigationId,
+        PHASE_SPANS[name] ?? `${name}.call`,
+        { "ferret.role": name, ...(typeof stepId === "string" ? { "ferret.step_id": stepId } : {}) },
+        () => role.run(parsed.data, ready),
+      ),
+    );
     deps.logger.info(`${name} done`, {
       function: name,
       durationMs: Date.now() - started,

@@ -4,10 +4,11 @@ import { createFirestore } from "../adapters/firestore/client.js";
 import { FirestoreInvestigationStore } from "../adapters/firestore/investigation-store.js";
 import { PubSubEventBus } from "../adapters/pubsub/event-bus.js";
 import { newInvestigation } from "../app/ingest.js";
+import { type PlanningSample, planningSamples } from "../app/planning-metrics.js";
 import { loadScenario } from "../cli/scenario.js";
 import { loadConfig } from "../config/config.js";
 import { errorMessage, InvalidInputError } from "../domain/errors.js";
-import { normalizeNotification, parseNotification } from "../domain/finding.js";
+import { normalizeNotification, parseNotification } from "../domain/finding/finding.js";
 import { choosePrimaryModel } from "../entry/primary-model.js";
 import { appDepsFor, type Runtime } from "../entry/runtime.js";
 import { buildToolRegistry } from "../entry/tool-registry.js";
@@ -28,6 +29,8 @@ export interface ScenarioOutcome {
   inputTokens: number;
   outputTokens: number;
   wallMs: number;
+  /** What the investigation contributes to the planning design's metrics (app/planning-metrics.ts). */
+  planning: PlanningSample[];
   error?: string;
 }
 
@@ -141,6 +144,7 @@ async function runOne(
       inputTokens: inv.counters.usage.inputTokens,
       outputTokens: inv.counters.usage.outputTokens,
       wallMs: Date.now() - started,
+      planning: planningSamples(inv),
     };
   } catch (error) {
     return {
@@ -151,6 +155,8 @@ async function runOne(
       inputTokens: 0,
       outputTokens: 0,
       wallMs: Date.now() - started,
+      // The investigation did not finish; it counts as not completed.
+      planning: [{ metric: "completion", value: 0 }],
       error: errorMessage(error),
     };
   }

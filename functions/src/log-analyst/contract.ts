@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { LogAnalystSession } from "../domain/log-analyst-session.js";
 import { StepReportSchema } from "../domain/results.js";
+import { MemoryFactSchema } from "../memory/fact.js";
 
 /**
  * What the main agent sends to `log_analysis` and what the sub-agent's model must answer.
@@ -53,10 +54,10 @@ export const LogAnalystAnswerSchema = StepReportSchema.extend({
 });
 export type LogAnalystAnswer = z.infer<typeof LogAnalystAnswerSchema>;
 
-/** A memory as the sub-agent receives it: an id the introspector can score, and the claim. */
+/** A memory as the sub-agent receives it: an id the introspector can score, and the typed fact. */
 export const RecalledMemorySchema = z.object({
   id: z.string().min(1).max(200),
-  claim: z.string().min(1).max(2_000),
+  fact: MemoryFactSchema,
 });
 export type RecalledMemory = z.infer<typeof RecalledMemorySchema>;
 

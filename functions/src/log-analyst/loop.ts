@@ -133,7 +133,7 @@ export async function runLogAnalyst(settings: AnalystSettings, call: AnalystCall
     dialect: settings.warehouse.dialect,
     tables: tables.map(({ name, description }) => ({ name, description })),
     runbooks,
-    memories: recalled.map(({ id, claim }) => ({ id, claim })),
+    memories: recalled.map(({ id, fact }) => ({ id, fact })),
     iteration,
     maxIterations: settings.maxIterations,
     finalAnswerOnly,

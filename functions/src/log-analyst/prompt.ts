@@ -1,6 +1,7 @@
 import type { LogAnalystBrief } from "../agent/briefs.js";
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { JsonObject } from "../domain/json.js";
+import { factText } from "../memory/fact.js";
 import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
 import { LOG_ANALYST_TOOLS } from "./tool-names.js";
 
@@ -24,7 +25,7 @@ export function logAnalystPrompt(brief: LogAnalystBrief): RenderedPrompt {
     windowSource: brief.windowSource,
     eventTime: brief.finding.eventTime,
     finding: findingForAnalyst(brief.finding),
-    memories: brief.memories,
+    memories: brief.memories.map(({ id, fact }) => ({ id, fact: factText(fact) })),
   });
   return { system, user };
 }

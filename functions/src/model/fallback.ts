@@ -34,9 +34,11 @@ export interface FallbackModel extends Model {
 
 /**
  * Serves generate calls from `fallback` once `primary` is unavailable (after its own
- * retries), and keeps doing so for the life of this instance: one investigation should not
- * flap between a model and a playbook from one step to the next. Only
- * ModelUnavailableError diverts; a token-limit or output error is the caller's to handle.
+ * retries, sized to the step's deadline), and keeps doing so for the rest of this wrapper's
+ * request: a step should not flap between a model and a playbook from one round to the next.
+ * A wrapper watches one request of one investigation (model/choice.ts); how long the
+ * investigation then stays offline is recorded on it (offlineUntil), not kept in the instance.
+ * Only ModelUnavailableError diverts; a token-limit or output error is the caller's to handle.
  */
 export function withFallback(primary: Model, fallback: Model, options: FallbackOptions = {}): FallbackModel {
   let reason: FallbackReason | undefined;

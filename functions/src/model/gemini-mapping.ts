@@ -11,6 +11,7 @@ import type {
 import { ModelOutputError } from "../domain/errors.js";
 import { type JsonObject, JsonObjectSchema } from "../domain/json.js";
 import type { Usage } from "../domain/results.js";
+import { bareModelId, modelFacts } from "./catalog.js";
 import { ModelGlitchError } from "./errors.js";
 import { toGeminiJsonSchema } from "./gemini-schema.js";
 import type { GenerateRequest, GenerateResponse, Message, ToolCallRequest, ToolDeclaration } from "./port.js";
@@ -72,13 +73,21 @@ export function finishOutcome(reason: string | undefined): FinishOutcome {
 /**
  * The thought signature Google documents for a function call the model did not make itself
  * (https://ai.google.dev/gemini-api/docs/thought-signatures#faqs, "skip_thought_signature_validator";
- * the Vertex page's "Using REST or manual handling" names the same value). The field is bytes on the
- * wire: this is that text base64-encoded, exactly what google-genai for Python sends when given
- * the documented value, and accepted by both backends.
+ * the Vertex page's "Using REST or manual handling" names the same value), in the two spellings in
+ * use: the field is bytes on the wire, and google-genai for Python sends the base64 of the text,
+ * while the Vertex page and google-gemini/gemini-cli send the text itself. Other SDKs report live
+ * 400s ("Thought signature is not valid") with one or the other on one backend, so the adapter
+ * starts with base64 and, refused, retries once with the literal text and keeps to what worked
+ * (model/gemini.ts, per backend and model).
  */
-export const INJECTED_CALL_SIGNATURE = Buffer.from("skip_thought_signature_validator", "utf8").toString(
-  "base64",
-);
+export const DUMMY_SIGNATURE_SPELLINGS = {
+  base64: Buffer.from("skip_thought_signature_validator", "utf8").toString("base64"),
+  literal: "skip_thought_signature_validator",
+} as const;
+export type DummySpelling = keyof typeof DUMMY_SIGNATURE_SPELLINGS;
+
+/** The spelling tried first. */
+export const INJECTED_CALL_SIGNATURE = DUMMY_SIGNATURE_SPELLINGS.base64;
 
 /**
  * Our conversation as Gemini `contents`. Tool results go back as functionResponse parts in a
@@ -91,15 +100,19 @@ export const INJECTED_CALL_SIGNATURE = Buffer.from("skip_thought_signature_valid
  * made before a fallback) have none, so each such first call gets the documented dummy; a call
  * that came back signed keeps its own signature. Earlier generations get nothing added.
  */
-export function toGeminiContents(messages: readonly Message[], options: { model?: string } = {}): Content[] {
+export function toGeminiContents(
+  messages: readonly Message[],
+  options: { model?: string; dummy?: DummySpelling } = {},
+): Content[] {
   const generation = options.model ? geminiGeneration(options.model) : undefined;
   const signInjected = generation !== undefined && generation >= 3;
+  const dummy = DUMMY_SIGNATURE_SPELLINGS[options.dummy ?? "base64"];
   const contents: Content[] = [];
   for (const message of messages) {
     const parts = toParts(message);
     if (signInjected && message.role === "model") {
       const first = parts.find((part) => part.functionCall !== undefined);
-      if (first && !first.thoughtSignature) first.thoughtSignature = INJECTED_CALL_SIGNATURE;
+      if (first && !first.thoughtSignature) first.thoughtSignature = dummy;
     }
     if (parts.length === 0) continue;
     const role = message.role === "model" ? "model" : "user";
@@ -155,38 +168,44 @@ export interface ConfigDefaults {
   role?: { thinkingLevel: string; thinkingBudget: number; maxOutputTokens: number };
 }
 
-/** Gemini model generation (2 for "gemini-2.5-flash", 3 for "gemini-3.1-flash-lite"); undefined when not a Gemini id. */
+/**
+ * Gemini model generation of a configured id after resolving it (model/catalog.ts): 2 for
+ * "gemini-2.5-flash", 3 for "gemini-3.1-flash-lite" and for the aliases that point at Gemini 3
+ * ("gemini-flash-latest"); undefined for an id ferret cannot place, which gets no generation rule.
+ */
 export function geminiGeneration(model: string): number | undefined {
-  const match = /(?:^|\/)gemini-(\d+)(?:\.\d+)?-/.exec(model);
-  return match ? Number(match[1]) : undefined;
+  return modelFacts(model)?.generation;
 }
 
 /**
  * Gemini 3 and later take thinkingLevel; 2.5 takes a token budget (sending both is a 400).
- * 2.0 and non-Gemini ids get no thinking config at all, which they would reject.
+ * 2.0 and ids ferret cannot place get no thinking config at all, which they would reject.
  */
 export function thinkingConfigFor(
   model: string,
   role: { thinkingLevel: string; thinkingBudget: number },
 ): ThinkingConfig | undefined {
-  const generation = geminiGeneration(model);
-  if (generation === undefined) return undefined;
-  if (generation >= 3) return { thinkingLevel: levelFor(model, role.thinkingLevel) as ThinkingLevel };
-  if (/gemini-2\.5-/.test(model)) return { thinkingBudget: role.thinkingBudget };
+  const facts = modelFacts(model);
+  if (facts?.thinking === "level") {
+    return { thinkingLevel: levelFor(facts.levels, role.thinkingLevel) as ThinkingLevel };
+  }
+  if (facts?.thinking === "budget") return { thinkingBudget: role.thinkingBudget };
   return undefined;
 }
 
 /**
- * The role's level, moved to the nearest one the model takes: Gemini 3 Pro takes only LOW and
- * HIGH, 3.x Pro no MINIMAL (https://ai.google.dev/gemini-api/docs/gemini-3; 400s recorded in
+ * The role's level, moved to the nearest one the model takes (the catalog's levels: Gemini 3 Pro
+ * takes only LOW and HIGH, 3.1 Pro and the current Flash no MINIMAL; 400s recorded in
  * test/fixtures/real/gemini/issues). Sending the role's level anyway would make every call of
  * that role a 400 and the investigation fall back to the offline model.
  */
-function levelFor(model: string, level: string): string {
-  const upper = level.toUpperCase();
-  if (/(?:^|\/)gemini-3-pro/.test(model)) return upper === "MINIMAL" || upper === "LOW" ? "LOW" : "HIGH";
-  if (/(?:^|\/)gemini-3\.\d+-pro/.test(model) && upper === "MINIMAL") return "LOW";
-  return upper;
+function levelFor(levels: readonly string[], level: string): string {
+  const order = ["MINIMAL", "LOW", "MEDIUM", "HIGH"];
+  const wanted = order.indexOf(level.toUpperCase());
+  if (levels.includes(level.toUpperCase()) || levels.length === 0) return level.toUpperCase();
+  // The nearest level above (more thinking is safer than less), else the highest accepted.
+  const above = order.slice(wanted + 1).find((l) => levels.includes(l));
+  return above ?? levels.at(-1)!;
 }
 
 /** Gemini 2.5 and 3.x take at most this many output tokens (thinking included) per request. */
@@ -221,7 +240,7 @@ export function outputCap(
   let room = 0;
   if (generation !== undefined && generation >= 3 && role) {
     room = THINKING_ROOM[role.thinkingLevel as keyof typeof THINKING_ROOM] ?? THINKING_ROOM.high;
-  } else if (model && /gemini-2\.5-/.test(model) && role) {
+  } else if (model && modelFacts(model)?.thinking === "budget" && role) {
     room = role.thinkingBudget;
   }
   return Math.min(MAX_OUTPUT_TOKENS, answerCap + room);
@@ -338,15 +357,28 @@ export function fromGeminiResponse(
     });
   }
   const promptTokens = raw.usageMetadata?.promptTokenCount;
+  // The model that answered, as the response names it: an alias or a deprecated id is served by
+  // another model (model/catalog.ts), and that one is what the result records and is priced at.
   const response: GenerateResponse = {
     toolCalls,
     usage,
-    model,
+    model: raw.modelVersion ? bareModelId(raw.modelVersion) : model,
     ...(text !== undefined ? { text } : {}),
     ...(finishReason !== undefined ? { finishReason } : {}),
     ...(promptTokens !== undefined ? { promptTokens } : {}),
   };
   return response;
+}
+
+/** Whether `contents` carry the dummy signature in this spelling (so its refusal may be the spelling's). */
+export function carriesDummy(contents: readonly Content[], spelling: DummySpelling): boolean {
+  const dummy = DUMMY_SIGNATURE_SPELLINGS[spelling];
+  return contents.some((c) => (c.parts ?? []).some((p) => p.thoughtSignature === dummy));
+}
+
+/** Gemini's refusal of a signature it cannot validate, in both backends' wordings. */
+export function refusesSignature(providerMessage: string): boolean {
+  return /thought signature is not valid|invalid thought signature/i.test(providerMessage);
 }
 
 /** The token to continue from, when a response stopped at CONTINUATION with one. */

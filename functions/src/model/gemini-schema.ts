@@ -1,25 +1,71 @@
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { isObject } from "./json-schema.js";
 
-/** Keywords Gemini's JSON-Schema fields do not use; sending them risks a 400 for nothing. */
-const DROPPED = new Set([
-  "$schema",
-  "$id",
-  "$comment",
-  "$anchor",
-  "propertyNames",
-  "contentEncoding",
-  "contentMediaType",
+/**
+ * The JSON Schema keywords Gemini documents for `responseJsonSchema` (and function declarations'
+ * `parametersJsonSchema`): https://ai.google.dev/gemini-api/docs/structured-output ("JSON Schema
+ * support": type, title, description; properties, required, additionalProperties for objects;
+ * enum and format for strings; minimum, maximum for numbers; items, prefixItems, minItems, maxItems
+ * for arrays; anyOf, $ref and $defs), and propertyOrdering from the Schema reference. Anything
+ * else is not enforced by the API, so the model is not held to it: it is not sent as a keyword.
+ */
+export const DOCUMENTED_KEYWORDS: ReadonlySet<string> = new Set([
+  "type",
+  "title",
+  "description",
+  "properties",
+  "required",
+  "additionalProperties",
+  "enum",
+  "format",
+  "minimum",
+  "maximum",
+  "items",
+  "prefixItems",
+  "minItems",
+  "maxItems",
+  "anyOf",
+  "$ref",
+  "$defs",
+  "propertyOrdering",
 ]);
-const SCHEMA_MAPS = new Set(["properties", "$defs", "patternProperties"]);
-const SCHEMA_LISTS = new Set(["anyOf", "oneOf", "allOf", "prefixItems"]);
-const SCHEMA_VALUES = new Set(["items", "additionalProperties", "not", "contains"]);
+
+/** Keywords that only annotate for tooling: nothing for the model to know. */
+const SILENT = new Set(["$schema", "$id", "$comment", "$anchor", "contentEncoding", "contentMediaType"]);
+const SCHEMA_MAPS = new Set(["properties", "$defs"]);
+const SCHEMA_LISTS = new Set(["anyOf", "prefixItems"]);
+const SCHEMA_VALUES = new Set(["items", "additionalProperties"]);
 
 /**
- * Rewrites a portable JSON Schema into the subset `responseJsonSchema` and
- * `parametersJsonSchema` accept. It walks schema positions only, so a property that happens
- * to be called "const" or "$id" is left alone. `const` becomes a one-value `enum`, which
- * means the same and is understood by every Gemini version.
+ * What an undocumented keyword asks, said in words for the description: the model reads the
+ * description, and zod (which the schema came from) still holds the answer to the keyword.
+ */
+function phrase(keyword: string, value: JsonValue): string | undefined {
+  const json = JSON.stringify(value);
+  switch (keyword) {
+    case "minLength":
+      return value === 1 ? "Not empty." : `At least ${json} characters.`;
+    case "maxLength":
+      return `At most ${json} characters.`;
+    case "pattern":
+      return `Must match the regular expression ${json}.`;
+    case "default":
+      return `When omitted: ${json}.`;
+    case "oneOf":
+      return "Exactly one of the alternatives applies.";
+    case "propertyNames":
+      // JSON keys are strings already: only a constraint beyond that is worth saying.
+      return json === '{"type":"string"}' ? undefined : `Every key: ${json}.`;
+    default:
+      return `${keyword}: ${json}.`;
+  }
+}
+
+/**
+ * Rewrites a portable JSON Schema into what Gemini enforces. It walks schema positions only, so
+ * a property that happens to be called "pattern" or "$id" is left alone. Documented keywords pass;
+ * `const` becomes a one-value `enum` and `oneOf` an `anyOf` (the same for the disjoint branches a
+ * discriminated union has); every other keyword's meaning moves into the node's description.
  */
 export function toGeminiJsonSchema(schema: JsonObject): JsonObject {
   return rewrite(schema);
@@ -27,13 +73,28 @@ export function toGeminiJsonSchema(schema: JsonObject): JsonObject {
 
 function rewrite(node: JsonObject): JsonObject {
   const out: JsonObject = {};
+  const said: string[] = [];
   for (const [key, value] of Object.entries(node)) {
-    if (DROPPED.has(key)) continue;
+    if (SILENT.has(key)) continue;
     if (key === "const") {
       if (node.enum === undefined) out.enum = [value];
       continue;
     }
+    if (key === "oneOf" && Array.isArray(value) && node.anyOf === undefined) {
+      out.anyOf = value.map((child) => (isObject(child) ? rewrite(child) : child));
+      said.push(phrase(key, value) ?? "");
+      continue;
+    }
+    if (!DOCUMENTED_KEYWORDS.has(key)) {
+      said.push(phrase(key, value) ?? "");
+      continue;
+    }
     out[key] = rewriteKeyword(key, value);
+  }
+  const words = said.filter((text) => text !== "");
+  if (words.length > 0) {
+    const own = typeof out.description === "string" && out.description !== "" ? [out.description] : [];
+    out.description = [...own, ...words].join(" ");
   }
   return out;
 }

@@ -9,12 +9,15 @@ import { DEFAULT_ROLE_SETTINGS, type ModelRole, roleModelId } from "../config/mo
 import { ConfigError, type FerretError, ModelOutputError } from "../domain/errors.js";
 import { type Usage, UsageSchema } from "../domain/results.js";
 import { estimateCostUsd, priceOf } from "./cost.js";
-import { classifyProviderError } from "./errors.js";
+import { classifyProviderError, RequestRejectedError } from "./errors.js";
 import {
+  carriesDummy,
   continuationTokenOf,
+  type DummySpelling,
   fromGeminiResponse,
   GENERATED_CALL_ID_PREFIX,
   joinHops,
+  refusesSignature,
   toGeminiConfig,
   toGeminiContents,
 } from "./gemini-mapping.js";
@@ -53,6 +56,8 @@ export class GeminiModel implements Model {
   readonly embeddingModel: string;
   private readonly options: ResolvedGeminiOptions;
   private readonly client: GoogleGenAI;
+  /** The dummy signature spelling each backend and model took (see DUMMY_SIGNATURE_SPELLINGS). */
+  private readonly dummySpellings = new Map<string, DummySpelling>();
 
   constructor(options: GeminiOptions = {}) {
     const parsed = GeminiOptionsSchema.safeParse(options);
@@ -115,7 +120,31 @@ export class GeminiModel implements Model {
 
   async generate(request: GenerateRequest): Promise<GenerateResponse> {
     const role = this.roleSettings(request.brief.role);
-    const contents = toGeminiContents(request.messages, { model: role.model });
+    const key = `${this.options.vertexai ? "vertex" : "developer"}:${role.model}`;
+    const spelling = this.dummySpellings.get(key) ?? "base64";
+    try {
+      return await this.generateWith(request, role, spelling);
+    } catch (error) {
+      // A refused dummy signature may be the spelling's fault, not ferret's history: asked again
+      // once with the other documented spelling; what works is kept for this backend and model.
+      const other: DummySpelling = spelling === "base64" ? "literal" : "base64";
+      const refusedDummy =
+        error instanceof RequestRejectedError &&
+        refusesSignature(error.providerMessage) &&
+        carriesDummy(toGeminiContents(request.messages, { model: role.model, dummy: spelling }), spelling);
+      if (!refusedDummy) throw error;
+      const response = await this.generateWith(request, role, other);
+      this.dummySpellings.set(key, other);
+      return response;
+    }
+  }
+
+  private async generateWith(
+    request: GenerateRequest,
+    role: ReturnType<GeminiModel["roleSettings"]>,
+    dummy: DummySpelling,
+  ): Promise<GenerateResponse> {
+    const contents = toGeminiContents(request.messages, { model: role.model, dummy });
     const config = toGeminiConfig(request, {
       vertexai: this.options.vertexai,
       model: role.model,
@@ -140,7 +169,10 @@ export class GeminiModel implements Model {
       }
       token = continuationTokenOf(hops.at(-1)!);
     } while (token !== undefined && hops.length <= MAX_CONTINUATIONS);
-    const price = priceOf(this.options.prices ?? {}, role.model);
+    // Priced at the model that answered (modelVersion), which for an alias or a deprecated id is
+    // not the one asked for (model/catalog.ts); one without a price shows "no price", not a guess.
+    const answered = hops.at(-1)?.modelVersion;
+    const price = priceOf(this.options.prices ?? {}, answered ?? role.model);
     try {
       // Thought signatures come back on the calls themselves (ToolCallRequest.signature).
       const response = fromGeminiResponse(

@@ -7,7 +7,7 @@ import type { Usage } from "../domain/results.js";
  * offline playbook model (demo, CI, fallback) and, under test/helpers, the scripted model (tests).
  */
 export interface Model {
-  /** Stable name recorded on results, e.g. "gemini-3.5-flash" or "offline-playbook". */
+  /** Stable name recorded on results, e.g. "gemini-3.8-flash" or "offline-playbook". */
   readonly name: string;
   /** True when no LLM stands behind this model; conclusions must then say so. */
   readonly offline: boolean;
@@ -65,6 +65,8 @@ export interface GenerateRequest {
   investigationId?: string;
   /** The step's deadline: aborts the HTTP call and any retry wait. */
   signal?: AbortSignal;
+  /** The same deadline as a time (epoch ms): retries are sized to what remains of it (model/retry.ts). */
+  deadlineAt?: number;
 }
 
 export interface GenerateResponse {

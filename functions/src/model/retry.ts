@@ -14,8 +14,26 @@ export interface RetryInfo {
 }
 
 export interface RetryOptions {
-  /** Attempts including the first. Default 4. */
+  /** Attempts including the first, for a call with no deadline. Default 4. */
   maxAttempts?: number;
+  /**
+   * Attempts including the first for a rate-limited (429) call that carries its step's deadline
+   * (`deadlineAt`): there the deadline bounds the retries, and this only stops a runaway.
+   * Default 12.
+   */
+  maxAttemptsWithinDeadline?: number;
+  /**
+   * Time kept for the attempt after a wait: a wait that would leave less of the deadline than
+   * this is not started, and the error goes up while the step can still fall back. Default 10000.
+   */
+  attemptReserveMs?: number;
+  /**
+   * First cap of the backoff after a 429 that carries no RetryInfo (Vertex's shared quota, whose
+   * 429s usually carry none): a busy shared pool needs longer than a passing 5xx. Default 2000.
+   */
+  sharedQuotaBaseDelayMs?: number;
+  /** The clock the deadline is read against. Default Date.now. */
+  now?: () => number;
   /** Cap of the first retry's delay; doubles per retry. Default 1000. */
   baseDelayMs?: number;
   /** No single backoff wait is longer. Default 20000. */
@@ -79,9 +97,25 @@ export function nudgeText(error: ModelGlitchError): string {
   return `${what} Answer again: call one of the declared functions with valid arguments, or reply in the requested format.`;
 }
 
+/** A 429: the provider asks to come back later, which a longer wait can serve. */
+function isRateLimited(error: unknown): boolean {
+  return error instanceof ProviderUnavailableError && error.httpStatus === 429;
+}
+
+/** A 429 without RetryInfo: Vertex's dynamic shared quota, which says nothing of when to return. */
+function isSharedQuota(error: unknown): boolean {
+  return (
+    error instanceof ProviderUnavailableError && error.httpStatus === 429 && error.retryAfterMs === undefined
+  );
+}
+
 export function withRetry(model: Model, options: RetryOptions = {}): Model {
+  const now = options.now ?? Date.now;
   const settings = {
     maxAttempts: Math.max(1, options.maxAttempts ?? 4),
+    maxAttemptsWithinDeadline: Math.max(1, options.maxAttemptsWithinDeadline ?? 12),
+    attemptReserveMs: options.attemptReserveMs ?? 10_000,
+    sharedQuotaBaseDelayMs: options.sharedQuotaBaseDelayMs ?? 2_000,
     baseDelayMs: options.baseDelayMs ?? 1_000,
     maxDelayMs: options.maxDelayMs ?? 20_000,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
@@ -90,20 +124,45 @@ export function withRetry(model: Model, options: RetryOptions = {}): Model {
   };
   const sleep = options.sleep ?? defaultSleep;
 
+  /**
+   * The wait before the next attempt, or undefined when there should be none. A 429 within the
+   * step's deadline is retried while a wait and an attempt still fit in what remains, so a burst
+   * of rate limits costs the one call some waiting, not the investigation its LLM; other failures
+   * (an outage, a network fault) keep maxAttempts. With a deadline every wait is cut to fit it.
+   */
+  function nextDelay(attempt: number, error: unknown, deadlineAt: number | undefined): number | undefined {
+    const limit =
+      deadlineAt !== undefined && isRateLimited(error)
+        ? settings.maxAttemptsWithinDeadline
+        : settings.maxAttempts;
+    if (attempt >= limit) return undefined;
+    const retryAfter = error instanceof ProviderUnavailableError ? error.retryAfterMs : undefined;
+    // Waiting longer than the bound would spend the step's deadline idle: give up now.
+    if (retryAfter !== undefined && retryAfter > settings.maxRetryAfterMs) return undefined;
+    const base = isSharedQuota(error)
+      ? Math.max(settings.baseDelayMs, settings.sharedQuotaBaseDelayMs)
+      : settings.baseDelayMs;
+    const delay = backoffDelay(attempt, { ...settings, baseDelayMs: base }, retryAfter);
+    if (deadlineAt === undefined) return delay;
+    const room = deadlineAt - now() - settings.attemptReserveMs;
+    // The provider's own delay is a floor: if it does not fit, neither does the attempt.
+    if (room <= 0 || (retryAfter !== undefined && retryAfter > room)) return undefined;
+    return Math.min(delay, room);
+  }
+
   async function run<T>(
     operation: RetryInfo["operation"],
     call: () => Promise<T>,
     signal: AbortSignal | undefined,
+    deadlineAt?: number,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await call();
       } catch (error) {
-        if (attempt >= settings.maxAttempts || !shouldRetry(error) || signal?.aborted) throw error;
-        const retryAfter = error instanceof ProviderUnavailableError ? error.retryAfterMs : undefined;
-        // Waiting longer than the bound would spend the step's deadline idle: give up now.
-        if (retryAfter !== undefined && retryAfter > settings.maxRetryAfterMs) throw error;
-        const delayMs = backoffDelay(attempt, settings, retryAfter);
+        if (!shouldRetry(error) || signal?.aborted) throw error;
+        const delayMs = nextDelay(attempt, error, deadlineAt);
+        if (delayMs === undefined) throw error;
         options.onRetry?.({ attempt, delayMs, error, operation });
         await abortableSleep(sleep, delayMs, signal, error);
       }
@@ -111,7 +170,7 @@ export function withRetry(model: Model, options: RetryOptions = {}): Model {
   }
 
   async function generate(request: GenerateRequest): Promise<GenerateResponse> {
-    const once = () => run("generate", () => model.generate(request), request.signal);
+    const once = () => run("generate", () => model.generate(request), request.signal, request.deadlineAt);
     try {
       return await once();
     } catch (error) {
@@ -121,16 +180,19 @@ export function withRetry(model: Model, options: RetryOptions = {}): Model {
         ...request,
         messages: [...request.messages, { role: "user", text: nudgeText(error) }],
       };
-      const response = await run("generate", () => model.generate(nudged), request.signal).catch(
-        (second: unknown) => {
-          // Both answers were billed; the error that goes up carries both.
-          if (second instanceof ModelOutputError) {
-            const total = sumUsage(error.details?.usage, second.details?.usage);
-            if (total && second.details) second.details.usage = total;
-          }
-          throw second;
-        },
-      );
+      const response = await run(
+        "generate",
+        () => model.generate(nudged),
+        request.signal,
+        request.deadlineAt,
+      ).catch((second: unknown) => {
+        // Both answers were billed; the error that goes up carries both.
+        if (second instanceof ModelOutputError) {
+          const total = sumUsage(error.details?.usage, second.details?.usage);
+          if (total && second.details) second.details.usage = total;
+        }
+        throw second;
+      });
       const failed = error.details?.usage;
       return isUsage(failed) ? { ...response, usage: addUsage(failed, response.usage) } : response;
     }

@@ -33,12 +33,14 @@ function mrkdwnObject(text: Mrkdwn, max: number): JsonObject {
   return { type: "mrkdwn", text: cut(text, max), verbatim: true };
 }
 
-/** Headers are plain_text; the escaped form is still what Slack expects for `&`, `<`, `>`. */
+/**
+ * Headers are plain_text, which formats nothing; `emoji: false` keeps a `:shortcode:` in a
+ * finding's category from turning into an emoji (ferret's own labels use Unicode emoji). The
+ * escaped form is still what Slack expects for `&`, `<`, `>`.
+ */
 export function header(text: Mrkdwn): Block {
-  return {
-    type: "header",
-    text: { type: "plain_text", text: cut(text, SLACK_LIMITS.headerText).replace(/\s+/g, " "), emoji: true },
-  };
+  const plain = nonEmpty(truncateMd(text, SLACK_LIMITS.headerText).plain).replace(/\s+/g, " ");
+  return { type: "header", text: { type: "plain_text", text: plain, emoji: false } };
 }
 
 export function section(text: Mrkdwn): Block {

@@ -1,5 +1,5 @@
 import type { Conclusion } from "../domain/conclusion.js";
-import type { Severity } from "../domain/finding.js";
+import type { Severity } from "../domain/finding/finding.js";
 import { withoutOfflineMark } from "../model/brain.js";
 import { joinMd, type Mrkdwn, md, untrusted } from "./mrkdwn.js";
 import { severityText } from "./presentation.js";

@@ -1,4 +1,4 @@
-import { visibleText } from "../domain/visible-text.js";
+import { codePointMarker, visibleText } from "../domain/visible-text.js";
 import { defangText } from "./defang.js";
 
 /**
@@ -48,12 +48,62 @@ export interface SafeTextOptions {
   max?: number;
   /** Collapse line breaks (list items, fields, headers). */
   inline?: boolean;
+  /** For a plain_text object, which formats nothing: no code spans (see `inertMarkup`). */
+  plain?: boolean;
 }
 
-/** The whole pipeline for untrusted text shown in Slack: clean, defang, neutralize, escape, cut. */
+/**
+ * Whether mrkdwn could format a line (Slack's formatting reference,
+ * https://docs.slack.dev/messaging/formatting-message-text/): bold, italic, strike and code need
+ * a pair of their delimiter with the opening one not inside a word, an emoji needs a
+ * `:shortcode:` (a time such as 10:30:00 is not one), and a quote needs `&gt;` (the escaped `>`)
+ * opening the line. Deliberately wider than what Slack renders: a false alarm costs a code
+ * span, a miss lets data dress up as ferret's own labels.
+ */
+export function markupCanAct(line: string): boolean {
+  if (/^\s*&gt;/.test(line)) return true;
+  for (const delimiter of ["*", "_", "~", "`"]) {
+    const at = [...line.matchAll(new RegExp(`\\${delimiter}`, "g"))].map((m) => m.index);
+    if (at.length >= 2 && at.some((i) => !/[\p{L}\p{N}]/u.test(line[i - 1] ?? ""))) return true;
+  }
+  for (const m of line.matchAll(/:([a-z0-9_+'-]+):/gi)) {
+    const before = line[(m.index ?? 0) - 1] ?? "";
+    if (!(/^\d+$/.test(m[1] ?? "") && /\d/.test(before))) return true;
+  }
+  return false;
+}
+
+/**
+ * Untrusted text can never create formatting on a card: a line in which mrkdwn markup could act
+ * is shown as inline code, where Slack applies no formatting, emoji or links. A backtick,
+ * which would close the code span and has no escape in mrkdwn, is shown as its marker.
+ */
+export function inertMarkup(escaped: string): string {
+  return escaped
+    .split("\n")
+    .map((line) => (markupCanAct(line) ? `\`${line.replace(/`/g, codePointMarker)}\`` : line))
+    .join("\n");
+}
+
+/**
+ * The whole pipeline for untrusted text shown in Slack: clean, defang, neutralize, escape, cut,
+ * then make markup inert (the cut leaves room for the code spans).
+ */
 export function safeText(raw: string, options: SafeTextOptions = {}): string {
   const clean = stripInvisible(raw);
   const shaped = options.inline ? collapseWhitespace(clean) : clean;
   const escaped = escapeMrkdwn(neutralizeBroadcasts(defangText(shaped)));
-  return options.max === undefined ? escaped : truncate(escaped, options.max);
+  const shown = (budget: number | undefined) => {
+    const cut = budget === undefined ? escaped : truncate(escaped, budget);
+    return options.plain ? cut : inertMarkup(cut);
+  };
+  const max = options.max;
+  if (max === undefined) return shown(undefined);
+  let budget = max;
+  let out = shown(budget);
+  while (out.length > max && budget > 1) {
+    budget = Math.max(1, budget - (out.length - max));
+    out = shown(budget);
+  }
+  return out;
 }

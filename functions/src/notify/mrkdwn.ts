@@ -12,11 +12,17 @@ const mint = Symbol("mint Mrkdwn");
  */
 export class Mrkdwn {
   readonly text: string;
-  private constructor(text: string) {
+  /**
+   * The same message for a plain_text object (a header): untrusted parts are not wrapped as
+   * code there, since plain_text formats nothing and would show the backticks.
+   */
+  readonly plain: string;
+  private constructor(text: string, plain: string) {
     this.text = text;
+    this.plain = plain;
   }
-  static [mint](text: string): Mrkdwn {
-    return new Mrkdwn(text);
+  static [mint](text: string, plain: string = text): Mrkdwn {
+    return new Mrkdwn(text, plain);
   }
   toString(): string {
     return this.text;
@@ -25,24 +31,27 @@ export class Mrkdwn {
 
 export type MdValue = Mrkdwn | string | number;
 
-function piece(value: MdValue): string {
-  if (value instanceof Mrkdwn) return value.text;
-  if (typeof value === "number") return String(value);
-  return safeText(value);
+function piece(value: MdValue): { text: string; plain: string } {
+  if (value instanceof Mrkdwn) return { text: value.text, plain: value.plain };
+  if (typeof value === "number") return { text: String(value), plain: String(value) };
+  return { text: safeText(value), plain: safeText(value, { plain: true }) };
 }
 
 /** ferret's markup with sanitized values: md`*Verdict* ${verdict}`. */
 export function md(strings: TemplateStringsArray, ...values: MdValue[]): Mrkdwn {
-  let out = strings[0] ?? "";
+  let text = strings[0] ?? "";
+  let plain = text;
   values.forEach((value, i) => {
-    out += piece(value) + (strings[i + 1] ?? "");
+    const p = piece(value);
+    text += p.text + (strings[i + 1] ?? "");
+    plain += p.plain + (strings[i + 1] ?? "");
   });
-  return Mrkdwn[mint](out);
+  return Mrkdwn[mint](text, plain);
 }
 
 /** Untrusted text, optionally cut to `max` escaped characters or flattened to one line. */
 export function untrusted(raw: string, options: SafeTextOptions = {}): Mrkdwn {
-  return Mrkdwn[mint](safeText(raw, options));
+  return Mrkdwn[mint](safeText(raw, options), safeText(raw, { ...options, plain: true }));
 }
 
 /** A constant of ours that may contain `&`, `<` or `>` literally (e.g. "ATT&CK"). */
@@ -51,7 +60,8 @@ export function label(text: string): Mrkdwn {
 }
 
 export function joinMd(parts: readonly Mrkdwn[], separator: string): Mrkdwn {
-  return Mrkdwn[mint](parts.map((p) => p.text).join(escapeMrkdwn(separator)));
+  const sep = escapeMrkdwn(separator);
+  return Mrkdwn[mint](parts.map((p) => p.text).join(sep), parts.map((p) => p.plain).join(sep));
 }
 
 /**
@@ -71,11 +81,16 @@ export function slackLink(url: URL, text: string): Mrkdwn {
  * half of one for Slack to parse.
  */
 export function truncateMd(value: Mrkdwn, max: number): Mrkdwn {
-  if (value.text.length <= max) return value;
-  let cut = truncate(value.text, max);
+  if (value.text.length <= max && value.plain.length <= max) return value;
+  return Mrkdwn[mint](cutOutsideLinks(value.text, max), cutOutsideLinks(value.plain, max));
+}
+
+function cutOutsideLinks(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = truncate(text, max);
   const open = cut.lastIndexOf("<");
   if (open >= 0 && cut.indexOf(">", open) < 0) cut = `${cut.slice(0, open)}…`;
-  return Mrkdwn[mint](cut);
+  return cut;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { Investigation } from "../domain/investigation.js";
 import { brainOf } from "../model/brain.js";
 import { type Block, context, fields } from "./block-kit.js";
@@ -43,14 +43,20 @@ export function findingReference(finding: Finding): Mrkdwn {
   return md`Finding ${one(finding.name, 400)} (no console link: the name is not a valid SCC finding name)`;
 }
 
-/** The brain, named once per message: the offline model, the LLM, or the LLM then the offline model. */
+/**
+ * The brain, named once per message: the offline model, the LLM, or the LLM then the offline
+ * model, with why the LLM was left when that was recorded.
+ */
 export function modelDescription(
-  investigation: Pick<Investigation, "model" | "fellBackToOffline" | "conclusion">,
+  investigation: Pick<Investigation, "model" | "fellBackToOffline" | "conclusion" | "fallbackReason">,
 ): Mrkdwn {
   const brain = brainOf(investigation);
   if (brain.kind === "offline") return label(OFFLINE_MODEL_NOTE);
   if (brain.kind === "llm_then_offline") {
-    return md`${one(brain.model, 80)}, then the ${label(OFFLINE_MODEL_NOTE)} after the LLM became unavailable`;
+    const why = investigation.fallbackReason;
+    return why
+      ? md`${one(brain.model, 80)}, then the ${label(OFFLINE_MODEL_NOTE)} after the LLM became unavailable (${one(why, 160)})`
+      : md`${one(brain.model, 80)}, then the ${label(OFFLINE_MODEL_NOTE)} after the LLM became unavailable`;
   }
   return one(brain.model, 80);
 }

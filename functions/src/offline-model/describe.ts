@@ -28,7 +28,9 @@ export function describeIntent(intent: Intent): string {
       case "egress":
         return `List the top external destinations of ${p.instance ? `instance ${p.instance[0]}` : "the workload"} in VPC flow logs${window(intent)}, with ports and bytes, to spot other remote endpoints.`;
       case "dns":
-        return `Find DNS queries for ${list(p.domains, "the finding's domains")}${window(intent)}: which source asked, how often, and what the answers were.`;
+        return p.ips && !p.domains
+          ? `Find the DNS lookups answered with ${list(p.ips, "the address")}${window(intent)}: which VM resolved which name to it, and when.`
+          : `Find DNS queries for ${list(p.domains, "the finding's domains")}${window(intent)}: which source asked, how often, and what the answers were.`;
       case "ssh_auth":
         return `Count sshd authentication events${on}${p.ips ? ` from ${list(p.ips, "")}` : ""}${window(intent)}: failed versus accepted logins, user names, first and last attempt.`;
       case "host_logs":
@@ -50,9 +52,13 @@ export function describeIntent(intent: Intent): string {
       case "bucket_policy":
         return `List IAM/ACL changes on bucket ${list(p.bucket, "the bucket")}${window(intent)}: who added which members (allUsers, allAuthenticatedUsers) and when.`;
       case "principal_history":
+        if (!p.principal && p.resource)
+          return `Find who changed ${list(p.resource, "the resource")} since ${p.recent?.[0] ?? "the window"} and compare their calls with their history back to ${p.start?.[0] ?? "the look-back start"}: caller addresses, networks, user agents seen before or first now, and changes they repeat on many days.`;
         return `Compare ${list(p.principal, "the principal")}'s calls since ${p.recent?.[0] ?? "the window"} with its history back to ${p.start?.[0] ?? "the look-back start"}: caller addresses, networks, user agents and access levels seen before or first now, and methods it repeats on many days.`;
       case "denied_allowed":
         return `Find callers that were denied (IAM, VPC Service Controls) and then allowed${window(intent)}: who, from where, to which service, and when the first success came.`;
+      case "logging_changes":
+        return `List changes to what is logged${window(intent)}: audit-log configuration removed or added (service, log type), log sinks and exclusions changed, by whom, from where.`;
       case "lb_requests":
         return `List load balancer requests${p.ips ? ` from ${list(p.ips, "")}` : p.backend ? ` to backend ${p.backend[0]}` : ""}${window(intent)}: HTTP status, Cloud Armor policy and outcome, whether any reached a backend.`;
     }

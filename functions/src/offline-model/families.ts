@@ -1,6 +1,6 @@
 import { catalogEntryFor, type PlaybookId } from "../domain/category-catalog.js";
-import type { Finding } from "../domain/finding.js";
-import { isCustomSource } from "../domain/finding-source.js";
+import type { Finding } from "../domain/finding/finding.js";
+import { isCustomSource } from "../domain/finding/finding-source.js";
 
 /** The finding families the playbooks know: the catalog's playbooks, and generic for the rest. */
 export type FamilyId = PlaybookId | "generic";
@@ -61,7 +61,7 @@ export function familyOf(
 ): FamilyId {
   const entry = catalogEntryFor(finding.category);
   if (entry) return entry.playbook;
-  // A custom source's category says what its author chose, not what a detector saw (domain/finding-source.ts).
+  // A custom source's category says what its author chose, not what a detector saw (domain/finding/finding-source.ts).
   if (isCustomSource(finding)) return "generic";
   const subject = withoutTactic(finding.category);
   const bySubject = FALLBACK.find((rule) => rule.subject.test(subject));

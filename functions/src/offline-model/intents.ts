@@ -21,7 +21,9 @@ export type IntentKind =
   /** Calls denied and later allowed, e.g. around a policy or perimeter change (runbook access_denied_then_allowed). */
   | "denied_allowed"
   /** Requests at the load balancer and what Cloud Armor did with them (runbooks lb_requests_*). */
-  | "lb_requests";
+  | "lb_requests"
+  /** Changes to what is logged: audit configs, sinks, exclusions (runbook logging_config_changes). */
+  | "logging_changes";
 
 export const INTENT_KINDS: readonly IntentKind[] = [
   "intel",
@@ -39,6 +41,7 @@ export const INTENT_KINDS: readonly IntentKind[] = [
   "principal_history",
   "denied_allowed",
   "lb_requests",
+  "logging_changes",
 ];
 
 /**
@@ -120,6 +123,7 @@ export const INTENT_TABLE: Record<Exclude<IntentKind, "intel">, { pattern: RegEx
   principal_history: { pattern: /cloudaudit/i, name: "cloudaudit_googleapis_com_activity" },
   denied_allowed: { pattern: /cloudaudit/i, name: "cloudaudit_googleapis_com_activity" },
   lb_requests: { pattern: /(^|[._])requests$/i, name: "requests" },
+  logging_changes: { pattern: /cloudaudit.*activity/i, name: "cloudaudit_googleapis_com_activity" },
 };
 
 /** Unknown tables (an empty list) mean "not told", not "none": the step is kept. */

@@ -6,6 +6,7 @@ import { MAX_FIXED_CALLS } from "../domain/plan.js";
 import { describeIntent } from "./describe.js";
 import { playbookPhrase } from "./families.js";
 import { INTENT_TABLE, type Intent, tableAvailable } from "./intents.js";
+import { kindQuestions, withKindQuestions } from "./playbooks/by-kind.js";
 import { PLAYBOOKS, type StepSpec } from "./playbooks/index.js";
 import { intelStep } from "./playbooks/types.js";
 import { marked } from "./provenance.js";
@@ -176,12 +177,21 @@ export function planFor(brief: PlannerBrief): PlanDraft {
   };
   const subject = subjectOf(context.finding);
   const playbook = PLAYBOOKS[subject.family](subject);
-  const offered = playbook.steps.filter(
+  // Every finding gets the questions its named kinds bring, playbook or not (issue 37).
+  const specs = withKindQuestions(playbook.steps, kindQuestions(subject));
+  const offered = specs.filter(
     (spec) => stepTools(spec.intent.kind, context.tools) && tableAvailable(spec.intent.kind, context.tables),
   );
-  const selected = selectSteps(withCoverage(offered, context.coverage), context);
+  // An enabled response action closes the plan: the questions by kind leave it a place under the
+  // cap; the playbook's own steps keep theirs (evidence before acting on a tight cap).
+  const canRespond = responseStep(subject.family, context.finding, context.tools, []) !== undefined;
+  const own = new Set(playbook.steps.map((s) => s.id));
+  const ownOffered = offered.filter((s) => own.has(s.id)).length;
+  const room = canRespond
+    ? Math.min(context.maxSteps, Math.max(ownOffered, context.maxSteps - 1, 1))
+    : context.maxSteps;
+  const selected = selectSteps(withCoverage(offered, context.coverage), { ...context, maxSteps: room });
   const evidence = selected.length > 0 ? selected : [lastResort(subject, context)];
-  // An enabled response action closes the plan when there is room under the cap.
   const respond =
     evidence.length < context.maxSteps
       ? responseStep(subject.family, context.finding, context.tools, evidence.map((s) => s.id).slice(-10))

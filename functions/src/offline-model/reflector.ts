@@ -37,6 +37,7 @@ const ALTERNATIVE: Record<IntentKind, IntentKind[]> = {
   principal_history: [],
   denied_allowed: [],
   lb_requests: [],
+  logging_changes: [],
 };
 
 function slug(base: string, suffix: string): string {

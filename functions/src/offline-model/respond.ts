@@ -1,4 +1,4 @@
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { StepDraft } from "../domain/plan.js";
 import type { ActionTool } from "../domain/response-actions.js";
 import { linkFor } from "../tools/actions/links.js";

@@ -43,9 +43,57 @@ function values(intent: Intent, key: keyof Intent["params"]): string[] {
   return safeValues(intent.params[key] ?? []);
 }
 
-function likeAny(column: string, terms: readonly string[], lower = false): string {
-  const col = lower ? `LOWER(${column})` : column;
-  return `(${terms.map((t) => `${col} LIKE ${lit(`%${lower ? t.toLowerCase() : t}%`)}`).join(" OR ")})`;
+/*
+ * Identities match exactly or by an anchored form, never by substring, so a longer name that
+ * contains a shorter one (backdoor-deploy@… and deploy@…, web-10 and web-1) is never attributed
+ * to it (decision 0046). The runbooks use the same forms; test/unit/duckdb/identity-twins.test.ts
+ * checks both against logs with such twins.
+ */
+
+/**
+ * The value is a run of whole '/'-separated segments of the column (a name, `instances/web-1`,
+ * a full path, or a resource under it), or the column is the tail of the full name given
+ * (`//compute.googleapis.com/projects/…` against a logged `projects/…`). Case-insensitive.
+ */
+function segmentsAny(column: string, values: readonly string[]): string {
+  const col = `LOWER(${column})`;
+  return `(${values
+    .map((v) => v.toLowerCase())
+    .map(
+      (v) =>
+        `STRPOS(CONCAT('/', ${col}, '/'), ${lit(`/${v}/`)}) > 0 OR ENDS_WITH(${lit(v)}, CONCAT('/', ${col}))`,
+    )
+    .join(" OR ")})`;
+}
+
+/** An IAM member (`user:x@y`, `serviceAccount:x@y`) that is the value, with or without its type. */
+function memberAny(column: string, values: readonly string[]): string {
+  const col = `LOWER(${column})`;
+  return `(${values
+    .map((v) => v.toLowerCase())
+    .map((v) => `${col} = ${lit(v)} OR ENDS_WITH(${col}, ${lit(`:${v}`)})`)
+    .join(" OR ")})`;
+}
+
+/** What continues a name: a letter, a digit, or one of _ . @ - (as in host_syslog_search.sql). */
+const NAME_CHAR = /[\p{L}\p{N}_.@-]/u;
+/** The same class as BigQuery string literals (backslashes doubled; the DuckDB target re-renders them). */
+const NAME_CLASS = "\\\\p{L}\\\\p{N}_.@-";
+
+/**
+ * Lines holding any term as text that does not cut a name: where a term begins or ends with a
+ * name character, the line must not continue that name there (10.0.0.1 is not 10.0.0.12).
+ * Terms are plain tokens (safeValues); the three of their characters RE2 reads as operators are
+ * put in brackets.
+ */
+function textAny(column: string, terms: readonly string[]): string {
+  const patterns = terms.map((t) => {
+    const body = t.toLowerCase().replace(/[.+*]/g, (c) => `[${c}]`);
+    const before = NAME_CHAR.test(t.at(0) ?? "") ? `(?:^|[^${NAME_CLASS}])` : "";
+    const after = NAME_CHAR.test(t.at(-1) ?? "") ? `(?:$|[^${NAME_CLASS}])` : "";
+    return `${before}${body}${after}`;
+  });
+  return `(${patterns.map((p) => `REGEXP_EXTRACT(LOWER(${column}), '${p}') <> ''`).join(" OR ")})`;
 }
 
 const AUDIT_COLUMNS = [
@@ -137,10 +185,14 @@ function dnsSummary(intent: Intent): SqlQuery[] {
   if (domains.length > 0) {
     const names = domains.flatMap((d) => [
       `LOWER(jsonPayload.queryName) = ${lit(`${d}.`)}`,
-      `LOWER(jsonPayload.queryName) LIKE ${lit(`%.${d}.`)}`,
+      `ENDS_WITH(LOWER(jsonPayload.queryName), ${lit(`.${d}.`)})`,
     ]);
     where.push(`(${names.join(" OR ")})`);
-  } else if (instance) where.push(`jsonPayload.vmInstanceName LIKE ${lit(`%${instance}`)}`);
+  } else if (instance)
+    // Cloud DNS names the VM as <project>.<vm> in some exports, the bare name in others.
+    where.push(
+      `(jsonPayload.vmInstanceName = ${lit(instance)} OR ENDS_WITH(jsonPayload.vmInstanceName, ${lit(`.${instance}`)}))`,
+    );
   return [
     {
       label: "DNS queries by name, client and answer",
@@ -201,7 +253,7 @@ function hostLogs(intent: Intent): SqlQuery[] {
   ].slice(0, 12);
   const where = [timeFilter(intent)];
   if (instance) where.push(`${HOST} = ${lit(instance)}`);
-  if (terms.length > 0) where.push(likeAny("textPayload", terms, true));
+  if (terms.length > 0) where.push(textAny("textPayload", terms));
   return [
     {
       label: "matching syslog lines",
@@ -220,7 +272,7 @@ function iamChanges(intent: Intent): SqlQuery[] {
   const members = values(intent, "member");
   const principals = values(intent, "principal");
   const where = [timeFilter(intent)];
-  if (members.length > 0) where.push(likeAny("d.member", members));
+  if (members.length > 0) where.push(memberAny("d.member", members));
   const out: SqlQuery[] = [{ label: "IAM binding changes", sql: bindingChanges(where) }];
   const who = [...principals, ...members];
   if (who.length > 0) {
@@ -230,7 +282,7 @@ function iamChanges(intent: Intent): SqlQuery[] {
         ACTIVITY,
         [
           timeFilter(intent),
-          `(${P}.authenticationInfo.principalEmail IN ${inList(who)} OR ${likeAny(`${P}.resourceName`, who)})`,
+          `(${P}.authenticationInfo.principalEmail IN ${inList(who)} OR ${segmentsAny(`${P}.resourceName`, who)})`,
           `(${P}.methodName LIKE '%SetIamPolicy%' OR ${P}.methodName LIKE '%Key%' OR ${P}.methodName LIKE '%ServiceAccount%')`,
         ],
         [`${P}.resourceName AS resource_name`],
@@ -267,7 +319,7 @@ function resourceActivity(intent: Intent): SqlQuery[] {
     ...values(intent, "bucket"),
   ];
   const where = [timeFilter(intent)];
-  if (resources.length > 0) where.push(likeAny(`${P}.resourceName`, resources));
+  if (resources.length > 0) where.push(segmentsAny(`${P}.resourceName`, resources));
   return [
     {
       label: "admin activity on the resource",
@@ -281,7 +333,7 @@ function bucketAccess(intent: Intent): SqlQuery[] {
   const where = [timeFilter(intent)];
   if (bucket)
     where.push(
-      `(resource.labels.bucket_name = ${lit(bucket)} OR ${P}.resourceName LIKE ${lit(`projects/_/buckets/${bucket}%`)})`,
+      `(resource.labels.bucket_name = ${lit(bucket)} OR ${segmentsAny(`${P}.resourceName`, [`buckets/${bucket}`])})`,
     );
   return [
     {
@@ -293,7 +345,7 @@ function bucketAccess(intent: Intent): SqlQuery[] {
 
 function bucketPolicy(intent: Intent): SqlQuery[] {
   const bucket = values(intent, "bucket")[0];
-  const onBucket = bucket ? [`${P}.resourceName LIKE ${lit(`%buckets/${bucket}%`)}`] : [];
+  const onBucket = bucket ? [segmentsAny(`${P}.resourceName`, [`buckets/${bucket}`])] : [];
   return [
     { label: "IAM binding changes on the bucket", sql: bindingChanges([timeFilter(intent), ...onBucket]) },
     {
@@ -340,6 +392,22 @@ function deniedAllowed(intent: Intent): SqlQuery[] {
         "HAVING denied > 0",
         "ORDER BY denied DESC",
         "LIMIT 50",
+      ].join("\n"),
+    },
+  ];
+}
+
+/** Audit-config deltas and Logging config calls: what stopped (or started) being logged, and who changed it. */
+function loggingChanges(intent: Intent): SqlQuery[] {
+  return [
+    {
+      label: "changes to what is logged",
+      sql: [
+        `SELECT timestamp, ${AUDIT_COLUMNS.join(", ")}, ${P}.resourceName AS resource_name, d.action AS action, d.service AS logged_service, d.logType AS log_type`,
+        `FROM ${ACTIVITY}, UNNEST(${P}.servicedata_v1_iam.policyDelta.auditConfigDeltas) AS d`,
+        `WHERE ${timeFilter(intent)}`,
+        "ORDER BY timestamp",
+        "LIMIT 100",
       ].join("\n"),
     },
   ];
@@ -402,6 +470,8 @@ export function sqlFor(intent: Intent): SqlQuery[] {
       return deniedAllowed(intent);
     case "lb_requests":
       return lbRequests(intent);
+    case "logging_changes":
+      return loggingChanges(intent);
   }
 }
 
@@ -437,6 +507,7 @@ export function probeFieldFor(kind: Intent["kind"]): ProbeField | undefined {
       return field("buckets present in data access", DATA_ACCESS, "resource.labels.bucket_name");
     case "principal_history":
     case "denied_allowed":
+    case "logging_changes":
       return field(
         "principals present in admin activity",
         ACTIVITY,

@@ -60,6 +60,7 @@ export function intentFromSubject(kind: IntentKind, subject: Subject, window: Ti
       end: [window.end],
     },
     denied_allowed: { ...w },
+    logging_changes: { ...w },
     lb_requests: {
       ...opt("ips", subject.iocIps),
       ...(subject.iocIps.length === 0 ? opt("backend", identifiersOf(subject.ids, "backend_service")) : {}),

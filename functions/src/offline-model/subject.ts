@@ -1,5 +1,5 @@
-import type { Finding } from "../domain/finding.js";
-import { findingIocs } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
+import { findingIocs } from "../domain/finding/finding.js";
 import { extractIocs } from "../domain/ioc.js";
 import {
   type IdentifierKind,

@@ -1,3 +1,4 @@
+import type { FindingPrint } from "../domain/finding/finding-print.js";
 import type {
   GovernorLimits,
   GovernorState,
@@ -10,7 +11,7 @@ import type {
 export type Examination =
   /** It reports the lead's activity (no difference): the lead's investigation stands for it. */
   | "covered"
-  /** It differs from the lead (principal, grantee, indicators, resource): its own investigation examines it. */
+  /** It differs from the lead in a field other than its name, times and log entry ids: its own investigation examines it. */
   | "own";
 
 /** What a finding became when it asked to join a group. */
@@ -64,11 +65,15 @@ export interface DrainOutcome {
  * Pub/Sub redelivery or a retried transaction repeats nothing.
  */
 export interface GovernorStore {
-  /** Joins a live group of the finding's keys, or makes the finding their lead; one transaction. */
+  /**
+   * Joins a live group of the finding's keys, or makes the finding their lead; one transaction.
+   * `subject` is what a group it leads stores; `print` is its full print, compared with a lead's.
+   */
   group(
     related: Pick<RelatedFinding, "findingId" | "name" | "category" | "severity" | "eventTime">,
     keys: GroupKey[],
     subject: GroupSubject,
+    print: FindingPrint,
     windowMinutes: number,
     now: Date,
   ): Promise<GroupOutcome>;

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { Liquid } from "liquidjs";
+import { escapeUnseenForJson } from "../domain/visible-text.js";
 import { fromRoot } from "../platform/paths.js";
 
 // liquidjs loads on the first render, not at import: most functions import this module through
@@ -17,11 +18,12 @@ const FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>";
 
 /**
  * Serializes attacker-influenced data inside a fence the data cannot close: `<` is
- * escaped as \u003c inside the JSON, so no value can spell the closing marker.
+ * escaped as \u003c inside the JSON, so no value can spell the closing marker; characters a
+ * reader cannot see are written as escapes, so hidden text arrives as visible data.
  */
 export function fenceUntrusted(value: unknown, kind: string): string {
   const safeKind = kind.replace(/[^a-z0-9_]/gi, "_");
-  const json = (JSON.stringify(value, null, 2) ?? "null").replace(/</g, "\\u003c");
+  const json = escapeUnseenForJson((JSON.stringify(value, null, 2) ?? "null").replace(/</g, "\\u003c"));
   return `${FENCE_OPEN} kind="${safeKind}">>>\n${json}\n${FENCE_CLOSE}`;
 }
 

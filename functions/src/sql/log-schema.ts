@@ -6,11 +6,16 @@
  */
 export type ScalarType = "STRING" | "INT64" | "FLOAT64" | "BOOL" | "TIMESTAMP";
 
+/** The kind of indicator a column holds, where its name does not already say it (log-columns.ts). */
+export type ColumnIndicatorKind = "ip" | "domain" | "url" | "hash" | "principal";
+
 export interface FieldDef {
   name: string;
   type: ScalarType | readonly FieldDef[];
   repeated?: boolean;
   description?: string;
+  /** Declared only where the name declares no kind by its last word (queryName is a domain). */
+  indicator?: ColumnIndicatorKind;
 }
 
 export interface LogTableDef {
@@ -113,6 +118,16 @@ const AUDIT_PAYLOAD = struct("protopayload_auditlog", [
         [s("action", "ADD or REMOVE"), s("role"), s("member", "e.g. user:x@example.com, allUsers")],
         "IAM binding changes of a SetIamPolicy call; UNNEST to read",
       ),
+      repeated(
+        "auditConfigDeltas",
+        [
+          s("action", "ADD or REMOVE"),
+          s("service", "e.g. storage.googleapis.com or allServices"),
+          s("logType", "ADMIN_READ, DATA_READ or DATA_WRITE"),
+          s("exemptedMember"),
+        ],
+        "audit logging changes of a SetIamPolicy call (what stops being logged); UNNEST to read",
+      ),
     ]),
   ]),
 ]);
@@ -209,7 +224,10 @@ export const LOG_TABLES: readonly LogTableDef[] = [
       [s("project_id"), s("location"), s("source_type"), s("target_name"), s("target_type")],
       [
         struct("jsonPayload", [
-          s("queryName", "the name asked for, with a trailing dot, e.g. example.com."),
+          {
+            ...s("queryName", "the name asked for, with a trailing dot, e.g. example.com."),
+            indicator: "domain",
+          },
           s("queryType", "A, AAAA, CNAME, TXT, …"),
           s("responseCode", "NOERROR, NXDOMAIN, SERVFAIL, …"),
           s("rdata", "the answer records as text (e.g. 'pool.example.com.\t300\tIN\ta\t203.0.113.7')"),

@@ -30,13 +30,20 @@ export type RunbookParam = z.infer<typeof RunbookParamSchema>;
 export const RunbookSchema = z.object({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/),
   description: z.string().min(20).max(600),
+  /**
+   * What the answer's rows are about: the asked values' own log rows ("rows", the default), or
+   * the history of the actors those rows name ("actors": every call of each principal who touched
+   * the value, whatever it touched). Exact identity holds for both (decision 0046): the first
+   * never returns a longer name's rows, the second never a longer name's actors.
+   */
+  subject: z.enum(["rows", "actors"]).default("rows"),
   tables: z.array(z.string().regex(/^[A-Za-z0-9_]+$/)).min(1),
   params: z.array(RunbookParamSchema),
   sql: z.string().min(1),
 });
 export type Runbook = z.infer<typeof RunbookSchema>;
 
-const HEADER_LINE = /^--\s*(name|description|tables|param):\s*(.*)$/;
+const HEADER_LINE = /^--\s*(name|description|subject|tables|param):\s*(.*)$/;
 const PARAM_LINE = /^([a-z][a-z0-9_]*)\s+([A-Z0-9]+)\s+(.+)$/;
 const MAX_STRING_PARAM = 512;
 
@@ -67,6 +74,7 @@ export function parseRunbook(text: string, source = "runbook"): Runbook {
   const parsed = RunbookSchema.safeParse({
     name: header.name,
     description: header.description,
+    ...(header.subject !== undefined ? { subject: header.subject } : {}),
     tables: (header.tables ?? "")
       .split(",")
       .map((t) => t.trim())

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Ioc } from "../domain/ioc.js";
 import { type JsonObject, type JsonValue, jsonBytes } from "../domain/json.js";
 import { logRowIocs } from "../domain/log-row-iocs.js";
+import { inSpan } from "../platform/tracing.js";
 import type { LogWarehouse, QueryRequest, QueryResult, SqlParam } from "../ports/log-warehouse.js";
 import { type RunbookLibrary, renderRunbook } from "../sql/runbooks.js";
 import type { ToolContext, ToolOutput } from "./port.js";
@@ -92,7 +93,17 @@ async function guardedQuery(
   const reservation = request.pageToken ? undefined : await guard.scanBudget?.reserve();
   let bytes: number | undefined;
   try {
-    const result = await warehouse.query(guard.signal ? { ...request, signal: guard.signal } : request);
+    // The query's span: its bytes scanned, never its SQL or rows (platform/tracing.ts).
+    const result = await inSpan(
+      "log_warehouse.query",
+      { "ferret.next_page": request.pageToken !== undefined },
+      async (span) => {
+        const answer = await warehouse.query(guard.signal ? { ...request, signal: guard.signal } : request);
+        if (answer.bytesProcessed !== undefined)
+          span.setAttribute("ferret.bytes_scanned", answer.bytesProcessed);
+        return answer;
+      },
+    );
     bytes = result.bytesProcessed;
     return result;
   } finally {

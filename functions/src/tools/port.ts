@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Approval, ApprovalRequest } from "../domain/approval.js";
-import type { Finding } from "../domain/finding.js";
+import type { Finding } from "../domain/finding/finding.js";
 import type { IndicatorVerdict } from "../domain/intel-verdict.js";
 import type { Ioc } from "../domain/ioc.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";

@@ -1,3 +1,4 @@
+import type { Span } from "@opentelemetry/api";
 import { z } from "zod";
 import { approvalFor, approvalRequest } from "../domain/approval.js";
 import {
@@ -9,8 +10,8 @@ import {
   UnknownToolError,
 } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
-import { canonicalToolName } from "../domain/tool-names.js";
 import type { ToolDeclaration } from "../model/port.js";
+import { inSpan } from "../platform/tracing.js";
 import type { AnyTool, ToolContext, ToolOutput } from "./port.js";
 
 /**
@@ -184,9 +185,9 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
     declarations.push({ name: tool.name, description: tool.description, parameters });
   }
 
-  // The exact name, case included, in one normalization form (domain/tool-names.ts).
+  // The exact name: code point for code point, case included (domain/tool-names.ts).
   const get = (name: string): AnyTool => {
-    const tool = byName.get(canonicalToolName(name));
+    const tool = byName.get(name);
     if (!tool) throw new UnknownToolError(name, [...byName.keys()]);
     return tool;
   };
@@ -207,28 +208,39 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
       }
       return dryRun(tool, parsed.data, ctx);
     },
-    async run(name, rawArgs, ctx) {
-      const started = Date.now();
-      let output: ToolOutput;
-      try {
-        const tool = get(name);
-        const parsed = tool.input.safeParse(rawArgs ?? {});
-        output = !parsed.success
-          ? inputErrorOutput(name, parsed.error)
-          : tool.readOnly
-            ? await tool.run(parsed.data, ctx)
-            : await runActing(tool, parsed.data, ctx);
-      } catch (error) {
-        output = errorOutput(name, error);
-      }
-      ctx.logger.info("tool call", {
-        tool: name,
-        ok: output.ok,
-        durationMs: Date.now() - started,
-        ...(output.approvalRequest ? { heldForApproval: true } : {}),
-        ...(output.approvedBy ? { approvedBy: output.approvedBy.decidedBy } : {}),
-      });
-      return output;
-    },
+    run: (name, rawArgs, ctx) =>
+      inSpan(
+        `execute_tool ${name}`,
+        { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name },
+        async (span: Span) => {
+          const output = await runTool(name, rawArgs, ctx);
+          span.setAttribute("ferret.tool_ok", output.ok);
+          return output;
+        },
+      ),
   };
+
+  async function runTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutput> {
+    const started = Date.now();
+    let output: ToolOutput;
+    try {
+      const tool = get(name);
+      const parsed = tool.input.safeParse(rawArgs ?? {});
+      output = !parsed.success
+        ? inputErrorOutput(name, parsed.error)
+        : tool.readOnly
+          ? await tool.run(parsed.data, ctx)
+          : await runActing(tool, parsed.data, ctx);
+    } catch (error) {
+      output = errorOutput(name, error);
+    }
+    ctx.logger.info("tool call", {
+      tool: name,
+      ok: output.ok,
+      durationMs: Date.now() - started,
+      ...(output.approvalRequest ? { heldForApproval: true } : {}),
+      ...(output.approvedBy ? { approvedBy: output.approvedBy.decidedBy } : {}),
+    });
+    return output;
+  }
 }

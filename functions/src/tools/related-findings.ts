@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type Verdict, VerdictSchema } from "../domain/conclusion.js";
 import { errorMessage, isRetryable, ToolFailedError } from "../domain/errors.js";
-import { type Finding, findingIocs } from "../domain/finding.js";
+import { type Finding, findingIocs } from "../domain/finding/finding.js";
 import { type Investigation, settledVerdictField } from "../domain/investigation.js";
 import type { JsonObject } from "../domain/json.js";
 import { EMBEDDING_DIMENSIONS, type Model } from "../model/port.js";

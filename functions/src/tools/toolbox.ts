@@ -1,5 +1,4 @@
 import type { ApprovalRequest } from "../domain/approval.js";
-import { canonicalToolName } from "../domain/tool-names.js";
 import type { ToolDeclaration } from "../model/port.js";
 import type { ToolContext, ToolOutput } from "./port.js";
 
@@ -70,13 +69,12 @@ export class ToolBox {
   }
 
   async run(
-    requested: string,
+    name: string,
     args: unknown,
     stepTools: readonly string[],
     ctx: ToolContext,
   ): Promise<ToolOutput> {
-    // Compared exactly, case included, in one normalization form (domain/tool-names.ts).
-    const name = canonicalToolName(requested);
+    // Compared exactly: code point for code point, case included (domain/tool-names.ts).
     const reason = !this.registry.names().includes(name)
       ? `tool "${name}" does not exist`
       : !this.allowed(name)

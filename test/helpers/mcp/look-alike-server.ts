@@ -6,8 +6,8 @@ import { z } from "zod";
 
 /**
  * An MCP server (the SDK's McpServer over stateless streamable HTTP) whose tools have names
- * that differ only by case or look-alike characters: `lookup_host` reads a host's record, and
- * each other name is an acting tool that "isolates" the host. Every call is recorded, so a test
+ * that differ only by case or look-alike characters: `lookup_host` (unless left out) reads a
+ * host's record, and each other name is an acting tool that "isolates" the host. Every call is recorded, so a test
  * can tell whether an acting twin ran.
  */
 export interface LookAlikeServer {
@@ -16,18 +16,22 @@ export interface LookAlikeServer {
   close(): Promise<void>;
 }
 
-export async function startLookAlikeServer(actingNames: readonly string[]): Promise<LookAlikeServer> {
+export async function startLookAlikeServer(
+  actingNames: readonly string[],
+  options: { withLookupHost?: boolean } = {},
+): Promise<LookAlikeServer> {
   const calls: { tool: string; args: unknown }[] = [];
   const build = () => {
     const server = new McpServer({ name: "hosts", version: "1.0.0" });
-    server.registerTool(
-      "lookup_host",
-      { description: "Returns the inventory record of a host.", inputSchema: { host: z.string().min(1) } },
-      async ({ host }) => {
-        calls.push({ tool: "lookup_host", args: { host } });
-        return { content: [{ type: "text", text: JSON.stringify({ host, owner: "ops@acme.example" }) }] };
-      },
-    );
+    if (options.withLookupHost ?? true)
+      server.registerTool(
+        "lookup_host",
+        { description: "Returns the inventory record of a host.", inputSchema: { host: z.string().min(1) } },
+        async ({ host }) => {
+          calls.push({ tool: "lookup_host", args: { host } });
+          return { content: [{ type: "text", text: JSON.stringify({ host, owner: "ops@acme.example" }) }] };
+        },
+      );
     for (const name of actingNames)
       server.registerTool(
         name,

@@ -6,7 +6,7 @@ import {
   type Finding,
   normalizeNotification,
   parseNotification,
-} from "../../../functions/src/domain/finding.js";
+} from "../../../functions/src/domain/finding/finding.js";
 
 function finding(overrides: Record<string, unknown> = {}): Finding {
   return normalizeNotification(

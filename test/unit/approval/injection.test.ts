@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { z } from "zod";
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
 import { type Approval, callDigest } from "../../../functions/src/domain/approval.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import { defineTool } from "../../../functions/src/tools/port.js";
 import { createToolRegistry } from "../../../functions/src/tools/registry.js";

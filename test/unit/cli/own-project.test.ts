@@ -10,7 +10,11 @@ import {
   localBigQueryOptions,
 } from "../../../functions/src/adapters/bigquery/client.js";
 import { describeSinkTables } from "../../../functions/src/adapters/bigquery/sink-coverage.js";
-import { parseFindingName, readFinding } from "../../../functions/src/adapters/scc/finding-reader.js";
+import {
+  FindingMismatchError,
+  parseFindingName,
+  readFinding,
+} from "../../../functions/src/adapters/scc/finding-reader.js";
 import {
   checkBigQueryDataset,
   parseBigQueryTarget,
@@ -39,7 +43,14 @@ const scc = (name: string) =>
     finding: JsonObject & { name: string; eventTime: string };
   };
 const BAD_IP = scc("sra-etd-bad-ip");
-const CHOKEPOINT = scc("secops-chokepoint-firewall");
+// Recorded with its ids redacted to placeholders, which are not finding names by the grammar
+// (domain/finding/finding-name.ts): numbers and an id stand in for them here.
+const CHOKEPOINT = JSON.parse(
+  JSON.stringify(scc("secops-chokepoint-firewall"))
+    .replaceAll("organizations/ORGANIZATION_ID", "organizations/1234567890")
+    .replaceAll("sources/SOURCE_ID", "sources/987654321")
+    .replaceAll("findings/FINDING_ID", "findings/c0ffee0123456789"),
+) as typeof BAD_IP;
 
 describe("finding names and dataset targets", () => {
   it("reads v1 and v2 names under organizations, folders and projects", () => {
@@ -55,6 +66,13 @@ describe("finding names and dataset targets", () => {
     assert.equal(parseFindingName("folders/42/sources/7/findings/f").scope, "folders/42");
     assert.throws(() => parseFindingName("organizations/1/findings/x"), InvalidInputError);
     assert.throws(() => parseFindingName("https://console.cloud.google.com/…"), /not an SCC finding name/);
+    // Issue 35: each segment has its documented character set (before: anything but a slash).
+    assert.throws(
+      () => parseFindingName('organizations/1/sources/2/findings/a" OR name:"'),
+      /1 to 32 letters or digits/,
+    );
+    assert.throws(() => parseFindingName("organizations/1/sources/-/findings/a"), /source id is a number/);
+    assert.throws(() => parseFindingName("organizations/1/sources/2/findings/a".padEnd(70, "b")), /1 to 32/);
   });
 
   it("--bigquery takes PROJECT.DATASET", () => {
@@ -131,6 +149,13 @@ describe("readFinding through the official client, against the SCC stand-in", ()
     );
   });
 
+  it("a name that closes the filter's quotes cannot pick another finding (before: the filter was widened and its first result returned)", async () => {
+    const injected = `${BAD_IP.finding.parent}/findings/x" OR category="${BAD_IP.finding.category}`;
+    const sent = standIn.calls.length;
+    await assert.rejects(readFinding(injected, standIn.clientOptions), InvalidInputError);
+    assert.equal(standIn.calls.length, sent, "nothing was sent");
+  });
+
   it("PERMISSION_DENIED says which role to grant, where", async () => {
     await assert.rejects(
       readFinding("organizations/999/sources/1/findings/f", standIn.clientOptions),
@@ -138,6 +163,25 @@ describe("readFinding through the official client, against the SCC stand-in", ()
         e instanceof ConfigError &&
         /grant your account roles\/securitycenter\.findingsViewer on organizations\/999/.test(e.message),
     );
+  });
+});
+
+describe("readFinding checks the name of what SCC answers", () => {
+  it("an answer that is another finding is a FindingMismatchError, never the finding read (before: returned as the one named)", async () => {
+    const standIn = await startSccStandIn({ answerRegardless: BAD_IP });
+    try {
+      const asked = `${BAD_IP.finding.parent}/findings/abc123`;
+      await assert.rejects(
+        readFinding(asked, standIn.clientOptions),
+        (e: unknown) =>
+          e instanceof FindingMismatchError &&
+          e.message.includes(asked) &&
+          e.message.includes(BAD_IP.finding.name) &&
+          !e.retryable,
+      );
+    } finally {
+      await standIn.close();
+    }
   });
 });
 

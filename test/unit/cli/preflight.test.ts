@@ -101,21 +101,45 @@ describe("checkModel", () => {
     await assert.rejects(
       checkModel({
         provider: "auto",
-        config: config({ FERRET_GEMINI_MODEL: "gemini-9-imaginary" }),
+        config: config({ FERRET_GEMINI_MODEL: "gemini-3.7-flash" }),
         env: { GEMINI_API_KEY: "k" },
         now,
         lookup: async () => [
           {
-            model: "gemini-9-imaginary",
+            model: "gemini-3.7-flash",
             ok: false,
             retryable: false,
-            error: "Gemini 404 NOT_FOUND: models/gemini-9-imaginary is not found",
+            error: "Gemini 404 NOT_FOUND: models/gemini-3.7-flash is not found",
           },
           { model: "gemini-3.1-flash-lite", ok: true },
         ],
       }),
-      /gemini-9-imaginary \(FERRET_GEMINI_MODEL\): Gemini 404 NOT_FOUND/,
+      /gemini-3\.7-flash \(FERRET_GEMINI_MODEL\): Gemini 404 NOT_FOUND/,
     );
+  });
+
+  it("an id ferret cannot place is refused with the reason, even when the provider knows it (issue 36)", async () => {
+    await assert.rejects(
+      checkModel({
+        provider: "auto",
+        config: config({ FERRET_GEMINI_MODEL: "gemini-9-imaginary" }),
+        env: { GEMINI_API_KEY: "k" },
+        now,
+        lookup: async () => [{ model: "gemini-9-imaginary", ok: true }],
+      }),
+      /gemini-9-imaginary \(FERRET_GEMINI_MODEL\): gemini-9-imaginary is not a Gemini model ferret knows .*thinking and signature rules/,
+    );
+  });
+
+  it("an alias is placed (issue 36): gemini-flash-latest passes the check", async () => {
+    const lines = await checkModel({
+      provider: "auto",
+      config: config({ FERRET_GEMINI_MODEL: "gemini-flash-latest" }),
+      env: { GEMINI_API_KEY: "k" },
+      now,
+      lookup: async () => [{ model: "gemini-flash-latest", ok: true }],
+    });
+    assert.match(lines.join("\n"), /gemini-flash-latest available/);
   });
 
   it("a model shut down by date is refused even when the provider cannot be asked", async () => {

@@ -100,8 +100,10 @@ describe("ferret report", () => {
       () => new Date("2024-05-10T00:00:00Z"),
     );
     await command.parseAsync(["node", "report", "--days", "30"]);
-    assert.deepEqual(asked, ["concluded", "needs_human"]);
+    // Failed investigations count for the planning metrics' completion rate.
+    assert.deepEqual(asked, ["concluded", "needs_human", "failed"]);
     const text = lines.join("\n");
+    assert.match(text, /Planning \(the design's metrics over these \d+ investigations\):\n {2}completion/);
     assert.match(text, /Agreement with ferret: 67% \(2\/3\)/);
     assert.match(text, /ferret true_positive → analyst benign/);
     assert.ok(!text.includes("\u001b"), "no escape sequences reach the terminal");

@@ -71,7 +71,7 @@ describe("loadConfig defaults", () => {
     const { roles, prices, ...model } = config.model;
     assert.deepEqual(model, {
       provider: "auto",
-      geminiModel: "gemini-3.5-flash",
+      geminiModel: "gemini-3.8-flash",
       geminiLiteModel: "gemini-3.1-flash-lite",
       embeddingModel: "gemini-embedding-001",
       timeoutMs: 90_000,
@@ -79,6 +79,7 @@ describe("loadConfig defaults", () => {
       contextWindowTokens: 1_048_576,
       compressAt: 0.7,
       fallbackToOffline: true,
+      offlineRetryAfterSeconds: 300,
       offlineDismissals: "hold",
     });
     assert.deepEqual(roles, DEFAULT_ROLE_SETTINGS);
@@ -147,7 +148,7 @@ describe("loadConfig from a YAML file", () => {
   it("reads the file and keeps defaults for what it does not set", () => {
     const config = loadConfig({ file: configFile(FILE), env: {} });
     assert.equal(config.model.provider, "offline");
-    assert.equal(config.model.geminiModel, "gemini-3.5-flash");
+    assert.equal(config.model.geminiModel, "gemini-3.8-flash");
     assert.deepEqual(config.agent, {
       ...DEFAULT_POLICY,
       maxSteps: 6,

@@ -11,6 +11,7 @@ import type { Reflection } from "../../../functions/src/domain/reflection.js";
 import type { StepResult } from "../../../functions/src/domain/results.js";
 import type { Memory } from "../../../functions/src/memory/memory.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
+import type { SpanRecord } from "../../../functions/src/platform/trace-file.js";
 import type { GovernorStore } from "../../../functions/src/ports/governor-store.js";
 
 /** In-memory stand-ins for what the console reads, and a bus that records what it publishes. */
@@ -24,6 +25,8 @@ export interface ConsoleWorld {
   queue?: QueueEntry[];
   governorState?: GovernorState;
   slackChannel?: string;
+  /** Every span the trace store holds, of any trace. */
+  spans?: SpanRecord[];
 }
 
 export const NOW = new Date("2024-05-03T12:00:00.000Z");
@@ -96,6 +99,10 @@ export function fakeDeps(world: ConsoleWorld): ConsoleDeps & {
       },
     },
     governor,
+    traces: {
+      source: "the test's spans",
+      spans: async (traceId) => (world.spans ?? []).filter((s) => s.traceId === traceId),
+    },
     bus: {
       publish: async (topic, data, attributes) => {
         published.push({ topic, data, ...(attributes ? { attributes } : {}) });
@@ -111,8 +118,12 @@ export function memory(overrides: Partial<Memory> = {}): Memory {
   return {
     id: "mem_0123456789abcdef01234567",
     scope: "log_analyst",
-    claim: "In cloudaudit_googleapis_com_activity, protopayload_auditlog.methodName holds the API method.",
-    request: "Who called SetIamPolicy on prod-payments?",
+    fact: {
+      kind: "column_format",
+      table: "cloudaudit_googleapis_com_activity",
+      column: "protopayload_auditlog.methodName",
+      format: "api_method",
+    },
     embedding: new Array(768).fill(0),
     embeddingSpace: "offline-hash-v1",
     score: 2,

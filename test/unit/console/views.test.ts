@@ -7,6 +7,8 @@ import { queuePage } from "../../../functions/src/console/pages/queue.js";
 import { reportPage } from "../../../functions/src/console/pages/report.js";
 import { renderView } from "../../../functions/src/console/views.js";
 import { ROOT_SCOPE } from "../../../functions/src/notify/thread-root.js";
+import type { SpanRecord } from "../../../functions/src/platform/trace-file.js";
+import { investigationTraceIds } from "../../../functions/src/platform/tracing.js";
 import { conclusion, event, finding, investigation, reflection, stepResult } from "../notify/fixtures.js";
 import { fakeDeps, memory } from "./support.js";
 
@@ -245,12 +247,16 @@ describe("console views", () => {
     assert.ok(html.includes("&lt;img src=x onerror=alert(2)&gt;") || html.includes("&#34;&gt;&lt;svg"));
   });
 
-  it("memories: claim, score, history and a delete form with the token", async () => {
+  it("memories: the fact's text, score, history and a delete form with the token", async () => {
     const deps = fakeDeps({
       investigations: [],
       memories: [
         memory(),
-        memory({ id: "mem_aaaaaaaaaaaaaaaaaaaaaaaa", claim: HOSTILE[0] as string, score: -2 }),
+        memory({
+          id: "mem_aaaaaaaaaaaaaaaaaaaaaaaa",
+          fact: { kind: "column_format", table: "syslog", column: "textPayload", format: "raw_text_line" },
+          score: -2,
+        }),
       ],
     });
     const html = await renderView("memories", { ...(await memoriesPage(deps, {})), ...common });
@@ -292,6 +298,144 @@ describe("console views", () => {
     const html = await renderView("report", { ...(await reportPage(deps, { days: "30" })), ...common });
     assert.match(html, /id="agreement">0%</);
     assert.match(html, /Planned change ticket CHG-1/);
+  });
+
+  it("investigation: the trace as a waterfall, each bar placed by its rect's attributes", async () => {
+    const { traceId, rootSpanId } = investigationTraceIds(concluded.id);
+    const span = (
+      spanId: string,
+      name: string,
+      startMs: number,
+      endMs: number,
+      extra: Partial<SpanRecord> = {},
+    ) => ({
+      traceId,
+      spanId: spanId.repeat(16),
+      parentSpanId: rootSpanId,
+      name,
+      startMs,
+      endMs,
+      ok: true,
+      attributes: {},
+      ...extra,
+    });
+    const spans: SpanRecord[] = [
+      span("a", "planning.generate_action_plan", 1_000, 3_000),
+      span("b", "execution.execute_action", 4_000, 9_000, {
+        attributes: { "ferret.step_id": "audit-grant" },
+      }),
+      span("c", "chat gemini-2.5-flash", 4_500, 5_000, {
+        parentSpanId: "b".repeat(16),
+        attributes: { "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 812 },
+      }),
+      span("d", "other trace's", 0, 99_000, { traceId: "f".repeat(32) }),
+    ];
+    const html = await renderView("investigation", {
+      ...(await investigationPage(fakeDeps({ investigations: [concluded], spans }), concluded.id)),
+      ...common,
+    });
+    assert.match(
+      html,
+      /id="trace-summary">Trace <code>[0-9a-f]{32}<\/code>: 3 spans over 8 s of wall time, 1 s of it with no phase running/,
+    );
+    assert.match(
+      html,
+      /<tr class="k-phase"><td class="wf-name d-0">planning\.generate_action_plan<\/td><td class="wf-bar"><svg [^>]*><rect x="0%" y="2" width="25%"/,
+    );
+    assert.match(html, /<tr class="k-wait">.*<rect x="25%" y="2" width="12\.5%"/);
+    assert.match(
+      html,
+      /<tr class="k-step"><td class="wf-name d-0">execution\.execute_action <a href="#step-audit-grant">audit-grant<\/a><\/td>.*<rect x="37\.5%" y="2" width="62\.5%"/,
+    );
+    assert.match(
+      html,
+      /<tr class="k-model"><td class="wf-name d-1">chat gemini-2\.5-flash.*<rect x="43\.75%" y="2" width="6\.25%"[\s\S]*gen_ai\.usage\.input_tokens=812/,
+    );
+    assert.doesNotMatch(html, /other trace/, "only this investigation's trace");
+    assert.doesNotMatch(html, /id="trace-empty"/);
+  });
+
+  it("investigation: no spans is said plainly, and a hostile span name stays text", async () => {
+    const none = await renderView("investigation", {
+      ...(await investigationPage(fakeDeps({ investigations: [concluded] }), concluded.id)),
+      ...common,
+    });
+    assert.match(
+      none,
+      /id="trace-empty">No spans recorded for this investigation \(trace <code>[0-9a-f]{32}<\/code>\) in the test&#39;s spans\./,
+    );
+    const { traceId, rootSpanId } = investigationTraceIds(hostile.id);
+    const spans: SpanRecord[] = HOSTILE.map((name, i) => ({
+      traceId,
+      spanId: String(i).repeat(16),
+      parentSpanId: rootSpanId,
+      name,
+      startMs: i,
+      endMs: i + 1,
+      ok: i % 2 === 0,
+      attributes: { "ferret.step_id": name, [name]: name },
+    }));
+    const html = await renderView("investigation", {
+      ...(await investigationPage(fakeDeps({ investigations: [hostile], spans }), hostile.id)),
+      ...common,
+    });
+    assertInert(html);
+    assert.equal((html.match(/<tr class="k-step/g) ?? []).length, HOSTILE.length, "every hostile span drawn");
+    assert.ok(
+      html.includes('<span class="muted">&lt;script&gt;alert(1)&lt;/script&gt;</span>'),
+      "a step id the plan does not have is text, not a link",
+    );
+  });
+
+  it('report: the planning metrics with the design\'s targets, "—" where nothing was measured', async () => {
+    const failedStep = investigation({
+      id: "inv-0123456789abcdef0123456f",
+      status: "failed",
+      conclusion: undefined,
+      updatedAt: "2024-05-03T11:00:00.000Z",
+    });
+    const plan = failedStep.plan;
+    assert.ok(plan);
+    const withFailure = {
+      ...failedStep,
+      plan: {
+        ...plan,
+        revision: 2,
+        steps: plan.steps.map((st, i) => ({
+          ...st,
+          status: i === 0 ? ("failed" as const) : ("done" as const),
+        })),
+      },
+    };
+    const rows = async (investigations: Parameters<typeof fakeDeps>[0]["investigations"]) => {
+      const html = await renderView("report", {
+        ...(await reportPage(fakeDeps({ investigations }), { days: "30" })),
+        ...common,
+      });
+      const table = html.slice(html.indexOf('id="planning"'));
+      return [
+        ...table.matchAll(
+          /<tr><td>([^<]+)<\/td><td class="value">([^<]+)<\/td><td>(\d+)<\/td><td class="target nowrap">([^<]+)<\/td><td class="met ?[a-z]*">([a-z]*)<\/td>/g,
+        ),
+      ].map((m) => m.slice(1, 6).join(" | "));
+    };
+    assert.deepEqual(await rows([]), [
+      "Completion rate | — | 0 | &gt; 90% | ",
+      "First plan completes without revision | — | 0 | &gt;= 80% | ",
+      "Revision rate | — | 0 | &lt; 30% | ",
+      "Mean revisions | — | 0 | &lt; 1.5 | ",
+      "First-try success | — | 0 | &gt; 70% | ",
+      "Recovery from errors | — | 0 | &gt; 80% | ",
+    ]);
+    // concluded: revision 0, steps done and pending; withFailure: revision 2, steps failed and done, no verdict.
+    assert.deepEqual(await rows([concluded, withFailure]), [
+      "Completion rate | 50% | 2 | &gt; 90% | misses",
+      "First plan completes without revision | 50% | 2 | &gt;= 80% | misses",
+      "Revision rate | 50% | 2 | &lt; 30% | misses",
+      "Mean revisions | 1.00 | 2 | &lt; 1.5 | meets",
+      "First-try success | 67% | 3 | &gt; 70% | misses",
+      "Recovery from errors | 0% | 1 | &gt; 80% | misses",
+    ]);
   });
 
   it("error: the message as text", async () => {

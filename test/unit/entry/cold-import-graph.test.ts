@@ -206,5 +206,9 @@ describe("a function's cold import holds its own code, not its siblings'", () =>
       [],
       "the console's cold import loads what its first request should",
     );
+    assert.ok(
+      !built.has("@opentelemetry/sdk-trace-base"),
+      "without a trace file the console never loads the span-writing SDK to read spans",
+    );
   });
 });

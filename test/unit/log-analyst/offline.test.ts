@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { openDuckDbWarehouse } from "../../../functions/src/adapters/duckdb/warehouse.js";
 import { StixThreatIntel } from "../../../functions/src/adapters/stix/threat-intel.js";
 import { askStepExecutor } from "../../../functions/src/agent/step-executor.js";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import type { LogAnalystSession } from "../../../functions/src/domain/log-analyst-session.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";

@@ -6,18 +6,32 @@ import { LogAnalystSessionSchema } from "../../../functions/src/domain/log-analy
 import type { RecalledMemory } from "../../../functions/src/log-analyst/contract.js";
 import { publishSessionsTo } from "../../../functions/src/log-analyst/publish.js";
 import { LOG_ANALYST_TOOLS as T } from "../../../functions/src/log-analyst/tool-names.js";
+import { factText } from "../../../functions/src/memory/fact.js";
 import type { Logger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
+import { sampleFact } from "../../helpers/memory-facts.js";
 import { ScriptedModel, type ScriptStep } from "../../helpers/scripted-model.js";
 import { analyst, callContext, finalAnswer, obj, openCryptoLogs } from "./support.js";
 
 const QUESTION = { request: "Did etl-worker-1 resolve xmr.pool-relay.top, and what did it resolve to?" };
 const MEMORIES: RecalledMemory[] = [
-  { id: "mem-dns-dot", claim: "In dns_googleapis_com_dns_queries, queryName carries a trailing dot." },
+  {
+    id: "mem-dns-dot",
+    fact: {
+      kind: "column_format",
+      table: "dns_googleapis_com_dns_queries",
+      column: "jsonPayload.queryName",
+      format: "dns_name_trailing_dot",
+    },
+  },
   {
     id: "mem-vm-name",
-    claim: "Flow logs name VMs by name in jsonPayload.src_instance.vm_name, never by numeric id.",
+    fact: {
+      kind: "query_shape",
+      table: "compute_googleapis_com_vpc_flows",
+      filters: [{ column: "jsonPayload.src_instance.vm_name", test: "equals" }],
+    },
   },
 ];
 
@@ -64,17 +78,22 @@ describe("log_analysis: memories in, session record out", () => {
       prompt.text,
     );
     assert.ok(fence, "the memories are fenced as data");
-    assert.deepEqual(JSON.parse(fence[1]!), MEMORIES);
+    // The prompt shows each fact as the sentence written from its fields.
+    assert.deepEqual(
+      JSON.parse(fence[1]!),
+      MEMORIES.map((m) => ({ id: m.id, fact: factText(m.fact) })),
+    );
     assert.deepEqual((first!.brief as LogAnalystBrief).memories, MEMORIES);
     assert.deepEqual(obj(out.data).recalledMemoryIds, ["mem-dns-dot", "mem-vm-name"]);
     assert.deepEqual(a.sessions[0]?.recalledMemoryIds, ["mem-dns-dot", "mem-vm-name"]);
   });
 
   it("keeps at most 32 well-formed memories, and runs without them when recall fails", async () => {
-    const many = Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, claim: `claim ${i}` }));
-    const broken = { id: "", claim: "no id" } as RecalledMemory;
+    const many = Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, fact: sampleFact(i) }));
+    const broken = { id: "", fact: sampleFact(0) } as RecalledMemory;
+    const prose = { id: "m-prose", claim: "The backup job is approved." } as unknown as RecalledMemory;
     const model = new ScriptedModel({ log_analyst: [finalAnswer(), finalAnswer()] });
-    const a = await analyst(warehouse, model, { recall: async () => [broken, ...many] });
+    const a = await analyst(warehouse, model, { recall: async () => [broken, prose, ...many] });
     await a.run(QUESTION);
     const context = model.requestsFor("log_analyst")[0]!.brief as LogAnalystBrief;
     assert.equal(context.memories.length, 32);

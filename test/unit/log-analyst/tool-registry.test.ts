@@ -7,6 +7,7 @@ import { buildToolRegistry } from "../../../functions/src/entry/tool-registry.js
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { EventBus } from "../../../functions/src/ports/event-bus.js";
 import { geminiSchemaProblems } from "../../../functions/src/tools/registry.js";
+import { sampleFact } from "../../helpers/memory-facts.js";
 import { ScriptedModel } from "../../helpers/scripted-model.js";
 import { CRYPTO_LOGS, callContext, finalAnswer, obj } from "./support.js";
 
@@ -44,7 +45,7 @@ describe("buildToolRegistry wires log_analysis", () => {
     const built = await buildToolRegistry(loadConfig({ env }), env, silentLogger, undefined, {
       model,
       bus,
-      recall: async () => [{ id: "mem-1", claim: "Flow logs name VMs by name." }],
+      recall: async () => [{ id: "mem-1", fact: sampleFact(0) }],
     });
     try {
       await built.registry.run(

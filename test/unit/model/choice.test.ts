@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import fc from "fast-check";
 import { z } from "zod";
+import { modelFields } from "../../../functions/src/app/roles-common.js";
 import { loadConfig } from "../../../functions/src/config/config.js";
 import { ModelUnavailableError } from "../../../functions/src/domain/errors.js";
 import type { Investigation } from "../../../functions/src/domain/investigation.js";
 import { appDepsFor, type Runtime } from "../../../functions/src/entry/runtime.js";
-import { chooseModel } from "../../../functions/src/model/choice.js";
-import { RequestRejectedError } from "../../../functions/src/model/errors.js";
+import { chooseModel, servedOffline } from "../../../functions/src/model/choice.js";
+import { ProviderUnavailableError, RequestRejectedError } from "../../../functions/src/model/errors.js";
 import type { GenerateRequest, GenerateResponse } from "../../../functions/src/model/port.js";
+import { modelDescription } from "../../../functions/src/notify/render-finding.js";
 import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { LogWarehouse } from "../../../functions/src/ports/log-warehouse.js";
@@ -166,7 +169,8 @@ describe("the sticky fallback reaches the sub-agent", () => {
     const ctx = { ...callContext(), logger: silentLogger };
 
     const stuck = appDepsFor(runtime, fellBack);
-    assert.equal(stuck.model, runtime.offlineModel);
+    assert.equal(stuck.model.name, runtime.offlineModel.name);
+    assert.equal(stuck.model.offline, true);
     await stuck.toolbox.run("probe", {}, ["probe"], ctx);
     const watched = appDepsFor(runtime, fresh);
     assert.notEqual(watched.model, runtime.offlineModel);
@@ -197,5 +201,84 @@ describe("the sticky fallback reaches the sub-agent", () => {
       .run({ request: "Which external IPs did VM etl-worker-1 send traffic to?" })
       .catch(() => undefined);
     assert.ok(primary.calls.length > 0, "the primary is asked when the investigation did not fall back");
+  });
+});
+
+describe("a fallback is decided per investigation and bounded in time (issue 36.3)", () => {
+  const primary = untouchable();
+  const offline = createOfflineModel();
+  const models = { primary, offline, fallbackToOffline: true };
+  const t0 = Date.parse("2026-12-07T12:00:00Z");
+
+  it("served offline exactly while now is before offlineUntil; without one, for the rest of the investigation", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -3_600_000, max: 3_600_000 }), fc.boolean(), (offset, bounded) => {
+        const investigation = {
+          fellBackToOffline: true,
+          ...(bounded ? { offlineUntil: new Date(t0).toISOString() } : {}),
+        };
+        const now = new Date(t0 + offset);
+        const expected = bounded ? offset < 0 : true;
+        assert.equal(servedOffline(investigation, now), expected);
+        assert.equal(chooseModel(models, investigation, {}, now).model === offline, expected);
+      }),
+      { seed: 36, numRuns: 200 },
+    );
+  });
+
+  it("a burst of 429s records a time-bounded fallback with its reason; a refused request one for good", async () => {
+    const now = new Date(t0);
+    const config = loadConfig({ env: {} });
+    const runtime = (failure: Error) =>
+      ({
+        config,
+        logger: silentLogger,
+        registry: createToolRegistry([]),
+        tables: [],
+        primaryModel: new ScriptedModel({ planner: [failure] }, { name: "g" }),
+        offlineModel: new ScriptedModel(["offline answer"], { name: "offline-playbook", offline: true }),
+        now: () => now,
+      }) as unknown as Runtime;
+    const inv = { id: "inv-9", model: "g", fellBackToOffline: false } as Investigation;
+    const ask: GenerateRequest = {
+      brief: someBrief("planner"),
+      system: "",
+      messages: [{ role: "user", text: "plan" }],
+    };
+
+    const burst = appDepsFor(
+      runtime(new ProviderUnavailableError("Gemini 429 RESOURCE_EXHAUSTED", { httpStatus: 429 })),
+      inv,
+    );
+    await burst.model.generate(ask);
+    const passing = modelFields(inv, burst);
+    assert.equal(passing.fellBackToOffline, true);
+    assert.equal(
+      passing.offlineUntil,
+      new Date(t0 + config.model.offlineRetryAfterSeconds * 1000).toISOString(),
+    );
+    assert.match(passing.fallbackReason ?? "", /429 RESOURCE_EXHAUSTED/);
+    // After the window the next request of the same investigation asks the LLM again.
+    const later = new Date(t0 + config.model.offlineRetryAfterSeconds * 1000 + 1);
+    assert.notEqual(chooseModel(models, { ...inv, ...passing }, {}, later).model, offline);
+
+    const refused = new RequestRejectedError("Gemini 400 INVALID_ARGUMENT", "bad request", undefined);
+    const rejected = appDepsFor(runtime(refused), inv);
+    await rejected.model.generate(ask);
+    const final = modelFields(inv, rejected);
+    assert.equal(final.fellBackToOffline, true);
+    assert.equal(final.offlineUntil, undefined);
+    assert.equal(chooseModel(models, { ...inv, ...final }, {}, later).model, offline);
+  });
+
+  it("the card's footer says why the LLM was left", () => {
+    const text = JSON.stringify(
+      modelDescription({
+        model: "gemini-3.8-flash",
+        fellBackToOffline: true,
+        fallbackReason: "Gemini 429 RESOURCE_EXHAUSTED: quota",
+      }),
+    );
+    assert.match(text, /after the LLM became unavailable \(Gemini 429 RESOURCE_EXHAUSTED: quota\)/);
   });
 });

@@ -75,7 +75,7 @@ describe("usage sums and the per-investigation line", () => {
 describe("lifecycleWarning", () => {
   it("says a retired model answers 404 and names the replacement", () => {
     const warning = lifecycleWarning("gemini-2.5-flash", new Date("2026-11-25T00:00:00Z"));
-    assert.match(warning ?? "", /gemini-2\.5-flash was shut down on 2026-10-16 .*gemini-3\.5-flash/);
+    assert.match(warning ?? "", /gemini-2\.5-flash was shut down on 2026-10-16 .*gemini-3\.8-flash/);
   });
 
   it("warns within 60 days of a shutdown and stays quiet before and for unknown ids", () => {
@@ -84,6 +84,6 @@ describe("lifecycleWarning", () => {
       /in 36 days/,
     );
     assert.equal(lifecycleWarning("gemini-3.1-flash-lite", new Date("2026-11-25T00:00:00Z")), undefined);
-    assert.equal(lifecycleWarning("gemini-3.5-flash", new Date("2026-11-25T00:00:00Z")), undefined);
+    assert.equal(lifecycleWarning("gemini-3.8-flash", new Date("2026-11-25T00:00:00Z")), undefined);
   });
 });

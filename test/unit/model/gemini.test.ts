@@ -203,7 +203,7 @@ describe("GeminiModel.generate: what comes back", () => {
     const response = await gemini().generate(simple);
 
     assert.equal(response.text, "I will query the logs.");
-    assert.equal(response.model, "gemini-3.5-flash");
+    assert.equal(response.model, "gemini-3.8-flash");
     assert.equal(response.finishReason, "STOP");
     assert.deepEqual(response.usage, {
       llmCalls: 1,
@@ -313,7 +313,7 @@ describe("GeminiModel.generate: what comes back", () => {
       assert.ok(error instanceof ModelOutputError);
       assert.equal(
         error.message,
-        "gemini-3.5-flash returned no candidate: prompt blocked (PROHIBITED_CONTENT)",
+        "gemini-3.8-flash returned no candidate: prompt blocked (PROHIBITED_CONTENT)",
       );
       return true;
     });
@@ -472,7 +472,7 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
     const roles = {
       planner: { model: "main", thinkingLevel: "high" as const, thinkingBudget: 512, maxOutputTokens: 1000 },
     };
-    for (const model of ["gemini-3.5-flash", "gemini-2.5-flash", "gemini-2.0-flash"]) {
+    for (const model of ["gemini-3.8-flash", "gemini-2.5-flash", "gemini-2.0-flash"]) {
       await gemini({ model, roles }).generate(simple);
     }
     assert.deepEqual(
@@ -488,7 +488,7 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
   it("routes each role to its model: lite roles to the lite model, explicit ids as given", async () => {
     server.reply(geminiAnswer([{ text: "a" }]), geminiAnswer([{ text: "b" }]), geminiAnswer([{ text: "c" }]));
     const model = gemini({
-      model: "gemini-3.5-flash",
+      model: "gemini-3.8-flash",
       liteModel: "gemini-3.1-flash-lite",
       roles: {
         concluder: {
@@ -505,7 +505,7 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
     assert.deepEqual(
       server.requests.map((r) => r.path),
       [
-        "/v1beta/models/gemini-3.5-flash:generateContent",
+        "/v1beta/models/gemini-3.8-flash:generateContent",
         "/v1beta/models/gemini-3.1-flash-lite:generateContent",
         "/v1beta/models/gemini-3.5-pro:generateContent",
       ],
@@ -513,8 +513,8 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
     assert.equal(concluded.model, "gemini-3.5-pro");
     assert.deepEqual(model.modelIds().sort(), [
       "gemini-3.1-flash-lite",
-      "gemini-3.5-flash",
       "gemini-3.5-pro",
+      "gemini-3.8-flash",
     ]);
   });
 
@@ -568,7 +568,7 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
 
   it("asks the provider whether each configured model exists", async () => {
     server.reply(
-      { json: { name: "models/gemini-3.5-flash" } },
+      { json: { name: "models/gemini-3.8-flash" } },
       {
         status: 404,
         json: {
@@ -581,7 +581,7 @@ describe("GeminiModel: per-role models, thinking by model family, glitches", () 
     assert.deepEqual(
       checks.map((c) => [c.model, c.ok]),
       [
-        ["gemini-3.5-flash", true],
+        ["gemini-3.8-flash", true],
         ["gemini-3.1-flash-lite", false],
         ["gemini-embedding-001", true],
       ],
@@ -691,7 +691,7 @@ describe("GeminiModel on Vertex AI (express mode against the fake)", () => {
 
     assert.equal(
       server.requests[0]!.path,
-      "/v1beta1/publishers/google/models/gemini-3.5-flash:generateContent",
+      "/v1beta1/publishers/google/models/gemini-3.8-flash:generateContent",
     );
     assert.deepEqual(server.requests[0]!.body, {
       contents: [{ role: "user", parts: [{ text: "Plan finding f-1." }] }],

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import {
   ConflictError,
   ModelOutputError,
@@ -227,5 +228,93 @@ describe("withRetry: glitches of the answer", () => {
     const inner = new ScriptedModel([refused, "unused"]);
     await assert.rejects(withRetry(inner).generate(request), (error) => error === refused);
     assert.equal(inner.calls.length, 1);
+  });
+});
+
+describe("withRetry within a step's deadline (issue 36.3)", () => {
+  const sharedQuota = () =>
+    new ProviderUnavailableError("Gemini 429 RESOURCE_EXHAUSTED", { httpStatus: 429 });
+
+  /** A clock that only moves when the retry sleeps. */
+  function clocked(start = 1_000_000) {
+    let t = start;
+    const slept: number[] = [];
+    return {
+      slept,
+      now: () => t,
+      sleep: async (ms: number) => {
+        slept.push(ms);
+        t += ms;
+      },
+    };
+  }
+
+  it("waits out a burst of shared-quota 429s without RetryInfo past maxAttempts while the deadline leaves room", async () => {
+    const burst = Array.from({ length: 6 }, sharedQuota);
+    const inner = new ScriptedModel([...burst, "served"]);
+    const clock = clocked();
+    const model = withRetry(inner, { jitter: "none", now: clock.now, sleep: clock.sleep, maxAttempts: 4 });
+    const response = await model.generate({ ...request, deadlineAt: clock.now() + 15 * 60_000 });
+    assert.equal(response.text, "served");
+    assert.equal(inner.calls.length, 7);
+    // Shared quota starts from a 2 s cap and doubles up to maxDelayMs.
+    assert.deepEqual(clock.slept, [2_000, 4_000, 8_000, 16_000, 20_000, 20_000]);
+  });
+
+  it("never waits past the deadline less the attempt's reserve, and gives up with the provider's error when nothing fits", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 120_000 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        async (deadlineMs, failures, random) => {
+          const errors = Array.from({ length: failures }, sharedQuota);
+          const inner = new ScriptedModel([...errors, "served"]);
+          const clock = clocked();
+          const start = clock.now();
+          const model = withRetry(inner, { now: clock.now, sleep: clock.sleep, random: () => random });
+          const outcome = await model
+            .generate({ ...request, deadlineAt: start + deadlineMs })
+            .then((r) => r.text)
+            .catch((error: unknown) => error);
+          const waited = clock.slept.reduce((a, b) => a + b, 0);
+          assert.ok(waited <= Math.max(0, deadlineMs - 10_000), `waited ${waited} of ${deadlineMs}`);
+          if (outcome !== "served") assert.equal(outcome, errors[inner.calls.length - 1]);
+        },
+      ),
+      { seed: 363, numRuns: 200 },
+    );
+  });
+
+  it("does not wait for a RetryInfo delay that the remaining deadline cannot hold", async () => {
+    const inner = new ScriptedModel([
+      new ProviderUnavailableError("429 per minute", { httpStatus: 429, retryAfterMs: 45_000 }),
+      "never reached",
+    ]);
+    const clock = clocked();
+    await assert.rejects(
+      withRetry(inner, { now: clock.now, sleep: clock.sleep }).generate({
+        ...request,
+        deadlineAt: clock.now() + 50_000,
+      }),
+      /429 per minute/,
+    );
+    assert.deepEqual(clock.slept, []);
+  });
+});
+
+describe("withRetry: an outage within a deadline keeps the attempt count", () => {
+  it("a 503 is retried maxAttempts times even when the deadline would allow more", async () => {
+    const down = () => new ProviderUnavailableError("Gemini 503 UNAVAILABLE", { httpStatus: 503 });
+    const inner = new ScriptedModel([down(), down(), down(), down(), "never reached"]);
+    let t = 0;
+    const model = withRetry(inner, {
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+      },
+    });
+    await assert.rejects(model.generate({ ...request, deadlineAt: 15 * 60_000 }), /503/);
+    assert.equal(inner.calls.length, 4);
   });
 });

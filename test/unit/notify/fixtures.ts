@@ -1,5 +1,5 @@
 import { type Conclusion, ConclusionSchema } from "../../../functions/src/domain/conclusion.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import {
   type Investigation,
   type InvestigationEvent,

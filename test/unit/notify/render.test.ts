@@ -30,7 +30,7 @@ describe("thread root", () => {
     assert.deepEqual(root.blocks, [
       {
         type: "header",
-        text: { type: "plain_text", text: "🔎 Persistence: IAM Anomalous Grant", emoji: true },
+        text: { type: "plain_text", text: "🔎 Persistence: IAM Anomalous Grant", emoji: false },
       },
       {
         type: "section",
@@ -185,7 +185,7 @@ describe("conclusion", () => {
         text: {
           type: "plain_text",
           text: "🚨 True positive — Persistence: IAM Anomalous Grant",
-          emoji: true,
+          emoji: false,
         },
       },
       {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { AnalystDecision } from "../../../functions/src/domain/analyst.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import type { Investigation, InvestigationEvent } from "../../../functions/src/domain/investigation.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { SLACK_LIMITS } from "../../../functions/src/notify/block-kit.js";
@@ -233,9 +233,16 @@ describe("every bundled scenario's Slack thread", () => {
               value,
             })),
           ].filter((i) => LINKABLE.has(i.type) && defangIoc(i) !== i.value);
+          // As a whole name (decision 0046's rule, with the defanged `[.]` and `[@]` continuing a
+          // name): `bob.schmidt` inside `bob.schmidt[@]lumenpay[.]eu` is the email's local part.
+          const whole = (value: string) =>
+            new RegExp(
+              `(?<![\\p{L}\\p{N}_.@-]|\\[[.@]\\])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}\\p{N}_@-]|\\.[\\p{L}\\p{N}]|\\[[.@]\\])`,
+              "iu",
+            );
           for (const ioc of iocs) {
             assert.ok(
-              !everything.toLowerCase().includes(ioc.value.toLowerCase()),
+              !whole(ioc.value).test(everything),
               `${name} (${variant}): ${ioc.type} ${ioc.value} appears undefanged`,
             );
           }

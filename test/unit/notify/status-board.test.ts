@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { blocksToPlain } from "../../../functions/src/adapters/slack/render-plain.js";
 import type { AnalystDecision } from "../../../functions/src/domain/analyst.js";
 import type { Conclusion } from "../../../functions/src/domain/conclusion.js";
-import type { Severity } from "../../../functions/src/domain/finding.js";
+import type { Severity } from "../../../functions/src/domain/finding/finding.js";
 import type { JsonObject } from "../../../functions/src/domain/json.js";
 import { OFFLINE_CONCLUDER_NOTE, OFFLINE_MARK } from "../../../functions/src/model/brain.js";
 import { SLACK_LIMITS } from "../../../functions/src/notify/block-kit.js";

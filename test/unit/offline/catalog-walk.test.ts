@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { DetectorSchema } from "../../../functions/src/domain/catalog/schema.js";
 import { CATEGORY_CATALOG, type CatalogEntry } from "../../../functions/src/domain/category-catalog.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import { familyOf } from "../../../functions/src/offline-model/families.js";
 import { createOfflineModel } from "../../../functions/src/offline-model/index.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { askConcluder } from "../../../functions/src/agent/concluder.js";
 import { type Conclusion, ConclusionSchema } from "../../../functions/src/domain/conclusion.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import { OFFLINE_MARK } from "../../../functions/src/model/brain.js";
 import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import type { JsonValue } from "../../../functions/src/domain/json.js";
 import { coverageGap, coverageOf } from "../../../functions/src/domain/log-coverage.js";
 import { EvidenceIndex } from "../../../functions/src/offline-model/concluder/evidence-index.js";

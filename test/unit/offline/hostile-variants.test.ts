@@ -17,7 +17,7 @@ import {
   type Finding,
   normalizeNotification,
   parseNotification,
-} from "../../../functions/src/domain/finding.js";
+} from "../../../functions/src/domain/finding/finding.js";
 import { subjectOf } from "../../../functions/src/offline-model/subject.js";
 import { investigate } from "./support/harness.js";
 import { RealTools } from "./support/tools.js";

@@ -6,8 +6,8 @@ import {
   type Finding,
   normalizeNotification,
   parseNotification,
-} from "../../../functions/src/domain/finding.js";
-import { readFindingsText } from "../../../functions/src/domain/finding-file.js";
+} from "../../../functions/src/domain/finding/finding.js";
+import { readFindingsText } from "../../../functions/src/domain/finding/finding-file.js";
 import type { JsonValue } from "../../../functions/src/domain/json.js";
 import {
   type IdentifierKind,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import { planProblems } from "../../../functions/src/domain/plan-rules.js";
 import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { LOG_TABLES } from "../../../functions/src/sql/log-schema.js";

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { PlannerBrief } from "../../../functions/src/agent/briefs.js";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import { PlanDraftSchema } from "../../../functions/src/domain/plan.js";
 import { planProblems } from "../../../functions/src/domain/plan-rules.js";
 import { OFFLINE_MARK } from "../../../functions/src/model/brain.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { askReflector } from "../../../functions/src/agent/reflector.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import { readySteps } from "../../../functions/src/domain/next-action.js";
 import type { Plan, PlanUpdate } from "../../../functions/src/domain/plan.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";

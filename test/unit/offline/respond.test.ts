@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { askPlanner } from "../../../functions/src/agent/planner.js";
 import { askReflector } from "../../../functions/src/agent/reflector.js";
 import { ModelOutputError } from "../../../functions/src/domain/errors.js";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import { readySteps } from "../../../functions/src/domain/next-action.js";
 import type { Plan } from "../../../functions/src/domain/plan.js";
 import { applyPlanUpdates } from "../../../functions/src/domain/plan-rules.js";

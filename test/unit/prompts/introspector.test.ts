@@ -8,9 +8,10 @@ const request = `Which principals called SetIamPolicy on prod-1? ${INJECTION}`;
 const memories = [
   {
     id: "mem_0123456789abcdef01234567",
-    claim: "In cloudaudit_googleapis_com_activity, methodName holds the API method.",
+    fact: "In `cloudaudit_googleapis_com_activity`, `protopayload_auditlog.methodName` holds an API method name.",
   },
-  { id: "mem_fedcba9876543210fedcba98", claim: `Syslog rows carry the VM name in host. ${INJECTION}` },
+  // A fact's text is written by factText from typed fields; the fence stays for whatever reaches it.
+  { id: "mem_fedcba9876543210fedcba98", fact: `In \`syslog\`, \`textPayload\` holds text. ${INJECTION}` },
 ];
 const transcript: SessionTurn[] = [
   { role: "user", text: request },
@@ -21,13 +22,16 @@ const answer = `Nobody. ${INJECTION}`;
 const secrets = [INJECTION_PHRASE, "maintenance mode", "SetIamPolicy", "mem_0123456789abcdef01234567"];
 
 describe("prompts/introspector.system.liquid", () => {
-  it("asks for reusable claims, not results, and judgements of the given ids only", () => {
-    const text = renderPrompt("introspector.system", { maxClaims: 8, agent: "log_analyst" });
+  it("asks for typed facts (column formats, query shapes), not results, and judgements of the given ids only", () => {
+    const text = renderPrompt("introspector.system", { maxFacts: 8, agent: "log_analyst" });
     for (const needle of [
       "log_analyst sub-agent",
       "reusable knowledge",
-      "Not claims: the results of this session",
-      "At most 8 claims",
+      "column_format",
+      "query_shape",
+      "Values are never part of a fact",
+      "Not facts: the results of this session",
+      "At most 8 facts",
       "judge only those ids",
       "helpfulMemoryIds",
       "harmfulMemoryIds",
@@ -42,7 +46,7 @@ describe("prompts/introspector.system.liquid", () => {
   it("throws when a variable is missing", () => {
     assert.throws(
       () => renderPrompt("introspector.system", { agent: "log_analyst" }),
-      /undefined variable: maxClaims/,
+      /undefined variable: maxFacts/,
     );
   });
 });

@@ -100,8 +100,15 @@ describe("prompts/log-analyst.system.liquid", () => {
 describe("prompts/log-analyst.user.liquid", () => {
   const finding = hostileFinding();
   const memories = [
-    { id: "mem-17", claim: "VPC flow rows name VMs in jsonPayload.src_instance.vm_name, not by numeric id." },
-    { id: "mem-4", claim: `DNS queryName ends with a dot. ${INJECTION}` },
+    {
+      id: "mem-17",
+      fact: "A query over `compute_googleapis_com_vpc_flows` with WHERE jsonPayload.src_instance.vm_name = @v1 ran without error.",
+    },
+    // Facts are written from typed fields (factText); the fence stays for whatever reaches it.
+    {
+      id: "mem-4",
+      fact: `In \`dns_googleapis_com_dns_queries\`, \`jsonPayload.queryName\` holds a DNS name. ${INJECTION}`,
+    },
   ];
   const vars = () => ({
     ask: { request: `Which IPs did web-1 reach? ${INJECTION}`, focus: "vpc flows" },

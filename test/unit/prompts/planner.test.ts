@@ -58,6 +58,12 @@ describe("prompts/planner.system.liquid", () => {
     assertNoData(text);
   });
 
+  it("asks, for a workload on Kubernetes, the audit of the controller behind its pod (decision 0053)", () => {
+    const text = renderPrompt("planner.system", vars());
+    assert.ok(text.includes("on Kubernetes, the audit log of the controller behind the pod"));
+    assert.ok(text.includes("a rollout or patch shortly before, its author and change cause"));
+  });
+
   it("leaves out the table section when there are no tables", () => {
     const text = renderPrompt("planner.system", { ...vars(), tables: [] });
     assert.ok(!text.includes("Log tables"));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Finding } from "../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import { sccFinding } from "../../fixtures/scc.js";
 
 export const OPEN = "<<<UNTRUSTED_DATA";

@@ -21,6 +21,10 @@ import { startLookAlikeServer } from "../../helpers/mcp/look-alike-server.js";
  * separate tool LOOKUP_HOST (which isolates a host) was offered as read-only and ran, because
  * the allowlists were matched case-insensitively. Names now match exactly, and a server that
  * offers names told apart only by case or look-alike characters gets all of them refused.
+ * Issue 35: look-alikes are decided by the UTS #39 skeleton from Unicode's confusables data
+ * (a capital-I twin of `lookup_host` passed when case was folded first), and exact means
+ * code point for code point (NFKC no longer runs first). The generated cases are in
+ * tool-names.property.test.ts.
  */
 const ctx: ToolContext = {
   investigationId: "inv-names",
@@ -52,15 +56,16 @@ function hostsConfig(url: string) {
 }
 
 describe("tool names match exactly", () => {
-  it("globs are case-sensitive and whole-name, compared after NFKC", () => {
+  it("globs are case-sensitive, whole-name and code point for code point (no normalization first)", () => {
     assert.equal(toolNameMatches("lookup_host", "LOOKUP_HOST"), false);
     assert.equal(toolNameMatches("lookup_host", "lookup_host"), true);
     assert.equal(toolNameMatches("lookup_*", "lookup_host"), true);
     assert.equal(toolNameMatches("lookup_*", "Lookup_host"), false);
     assert.equal(toolNameMatches("lookup", "lookup_host"), false, "whole name");
-    // Full-width letters are the same name after NFKC; a Cyrillic о is another name.
-    assert.equal(toolNameMatches("ｌｏｏｋｕｐ_host", "lookup_host"), true);
+    // Full-width letters and a Cyrillic о are other names (before: full-width matched after NFKC).
+    assert.equal(toolNameMatches("ｌｏｏｋｕｐ_host", "lookup_host"), false);
     assert.equal(toolNameMatches("lookup_host", "l\u043eokup_host"), false);
+    assert.equal(toolNameMatches("lookup_host", "look\u200bup_host"), false);
   });
 
   it("tools.allow / tools.deny: a deny cannot be dodged by case, an allow does not reach another case", () => {
@@ -69,17 +74,25 @@ describe("tool names match exactly", () => {
     assert.equal(toolAllowed(config(["threat_intel_lookup"], []), "THREAT_INTEL_LOOKUP"), false);
     assert.equal(toolAllowed(config(["*"], ["mcp.hosts.*"]), "mcp.hosts.lookup_host"), false);
     assert.equal(toolAllowed(config(["mcp.hosts.lookup_host"], []), "mcp.hosts.LOOKUP_HOST"), false);
+    // A deny reaches the denied tool's look-alikes: capital I for l (before: allowed).
+    assert.equal(toolAllowed(config(["*"], ["mcp.hosts.lookup_host"]), "mcp.hosts.Iookup_host"), false);
+    assert.equal(toolAllowed(config(["*"], ["mcp.hosts.lookup_*"]), "mcp.hosts.1ookup_x"), false);
+    assert.equal(toolAllowed(config(["*"], ["mcp.hosts.lookup_host"]), "mcp.hosts.get_host"), true);
   });
 
-  it("look-alikes: case, digits for letters, other scripts, rn for m", () => {
+  it("look-alikes: case, capital I and digits for letters, other scripts, rn for m, full width, invisible", () => {
     for (const [a, b] of [
       ["lookup_host", "LOOKUP_HOST"],
+      ["lookup_host", "Iookup_host"],
       ["lookup_host", "1ookup_h0st"],
       ["lookup_host", "l\u043e\u043ekup_host"],
       ["term_vm", "terrn_vm"],
+      ["lookup_host", "ｌｏｏｋｕｐ_host"],
+      ["lookup_host", "look\u200bup_host"],
     ] as const)
       assert.equal(toolNameSkeleton(a), toolNameSkeleton(b), `${a} ~ ${b}`);
     assert.notEqual(toolNameSkeleton("get_asset"), toolNameSkeleton("set_asset"));
+    assert.notEqual(toolNameSkeleton("lookup_host"), toolNameSkeleton("iookup_host"), "i is not l");
     assert.deepEqual(
       [...lookAlikeNames(["get_asset", "lookup_host", "LOOKUP_HOST"]).keys()],
       ["lookup_host", "LOOKUP_HOST"],
@@ -135,7 +148,7 @@ describe("an MCP server offering look-alike tool names", () => {
         "neither twin is offered (before: both, LOOKUP_HOST as read-only)",
       );
       assert.deepEqual(opened.skipped.map((s) => s.tool).sort(), ["LOOKUP_HOST", "lookup_host"]);
-      for (const s of opened.skipped) assert.match(s.reason, /only by case or look-alike characters/);
+      for (const s of opened.skipped) assert.match(s.reason, /which looks like it/);
       assert.equal(logger.warnings.filter((w) => w.message === "MCP tool not offered").length, 2);
       const registry = createToolRegistry(opened.tools);
       const out = await registry.run("mcp.hosts.LOOKUP_HOST", { host: "etl-worker-1" }, ctx);
@@ -157,6 +170,37 @@ describe("an MCP server offering look-alike tool names", () => {
         "lookup_host",
         "l\u043eokup_host",
       ]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it("a capital-I twin next to lookup_host: both refused (before: lookup_host offered, the twin unseen)", async () => {
+    const hosts = await startLookAlikeServer(["Iookup_host"]);
+    servers.push(hosts);
+    const opened = await openMcpServer(hostsConfig(hosts.url), undefined, silentLogger);
+    try {
+      assert.deepEqual(opened.tools, []);
+      assert.deepEqual(opened.skipped.map((s) => s.tool).sort(), ["Iookup_host", "lookup_host"]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it("a name that looks like the allowlisted one without being it is refused and said so", async () => {
+    const hosts = await startLookAlikeServer(["Iookup_host"], { withLookupHost: false });
+    servers.push(hosts);
+    const logger = recordingLogger();
+    const opened = await openMcpServer(hostsConfig(hosts.url), undefined, logger);
+    try {
+      assert.deepEqual(opened.tools, []);
+      assert.deepEqual(opened.skipped, [
+        {
+          tool: "Iookup_host",
+          reason: 'it looks like the allowed "lookup_host" but is not the same name',
+        },
+      ]);
+      assert.equal(logger.warnings.length, 1);
     } finally {
       await opened.close();
     }

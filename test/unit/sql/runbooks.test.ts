@@ -39,6 +39,10 @@ const SAMPLE_PARAMS: Record<string, Record<string, string>> = {
   lb_requests_to_backend: { backend_service: "shop-web-backend" },
   vpc_flows_to_dns_answers: { domain: "pool-relay.top" },
   host_syslog_near_dns: { domain: "pool-relay.top" },
+  dns_lookups_answered_with_ip: { ip: "203.0.113.88" },
+  logging_config_changes: {},
+  data_access_by_resource: {},
+  resource_changer_history: { resource: "etl-worker-1", recent: "2025-06-11T02:00:00Z" },
 };
 
 describe("runbook library", () => {

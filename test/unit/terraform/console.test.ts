@@ -345,7 +345,14 @@ test("the console's account is read-mostly: Firestore viewer, a delete-only cust
   // the actions publish to analyst-actions only, and the one Firestore change is a memory delete.
   const compose = readFileSync(fromRoot("functions/src/console/compose.ts"), "utf8");
   const imports = [...compose.matchAll(/from "\.\.\/adapters\/([a-z-]+)\//g)].map((m) => m[1]);
-  assert.deepEqual([...new Set(imports)].sort(), ["firestore", "pubsub"]);
+  // traces: a local file reader (the run directory's spans), which needs no grant; it must stay so.
+  assert.deepEqual([...new Set(imports)].sort(), ["firestore", "pubsub", "traces"]);
+  const traceReader = readFileSync(fromRoot("functions/src/adapters/traces/file-reader.ts"), "utf8");
+  assert.doesNotMatch(
+    traceReader,
+    /@google-cloud|googleapis|google-auth/,
+    "the trace reader calls no Google API",
+  );
   const actions = readFileSync(fromRoot("functions/src/console/actions.ts"), "utf8");
   assert.deepEqual(
     [...actions.matchAll(/bus\.publish\(\s*([A-Za-z_.]+)/g)].map((m) => m[1]),

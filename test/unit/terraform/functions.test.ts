@@ -264,9 +264,12 @@ const SCC_ENV = ["FERRET_SCC_WRITEBACK", "FERRET_SCC_ANALYST_MUTE_AND_STATE"];
 // The response actions the registry offers (terraform/response-actions.tf).
 const ACTIONS_ENV = ["FERRET_ACTIONS_ENABLED", "FERRET_ACTIONS_DENY_EGRESS_TAG"];
 const APPROVAL_ENV = ["FERRET_SLACK_APPROVERS", "FERRET_APPROVAL_TIMEOUT_SECONDS"];
+// Every function's spans and metrics (docs/decisions/0055); the console builds no telemetry.
+const TELEMETRY_ENV = ["FERRET_TELEMETRY_EXPORTER", "FERRET_TRACE_SAMPLE_RATIO"];
 const EXPECTED_ENV: Record<string, readonly string[]> = {
   ingest: [
     ...COMMON_ENV,
+    ...TELEMETRY_ENV,
     "FERRET_WORKFLOW_NAME",
     "FERRET_WORKFLOW_LOCATION",
     "FERRET_GOVERNOR_MAX_CONCURRENT",
@@ -275,17 +278,39 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
     "FERRET_GOVERNOR_TOKENS_PER_DAY",
     "FERRET_GOVERNOR_GROUP_WINDOW_MINUTES",
   ],
-  planner: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
-  stepExecutor: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
-  reflector: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
-  concluder: [...COMMON_ENV, ...MODEL_ENV],
-  compressor: [...COMMON_ENV, ...MODEL_ENV],
-  responder: [...COMMON_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
-  memoryIntrospector: [...COMMON_ENV, ...MODEL_ENV],
-  notifier: [...COMMON_ENV, ...SLACK_ENV, ...SCC_ENV, ...APPROVAL_ENV],
+  planner: [...COMMON_ENV, ...TELEMETRY_ENV, ...MODEL_ENV, ...LOG_ENV, "FERRET_OTX_ENABLED", ...ACTIONS_ENV],
+  stepExecutor: [
+    ...COMMON_ENV,
+    ...TELEMETRY_ENV,
+    ...MODEL_ENV,
+    ...LOG_ENV,
+    "FERRET_OTX_ENABLED",
+    ...ACTIONS_ENV,
+  ],
+  reflector: [
+    ...COMMON_ENV,
+    ...TELEMETRY_ENV,
+    ...MODEL_ENV,
+    ...LOG_ENV,
+    "FERRET_OTX_ENABLED",
+    ...ACTIONS_ENV,
+  ],
+  concluder: [...COMMON_ENV, ...TELEMETRY_ENV, ...MODEL_ENV],
+  compressor: [...COMMON_ENV, ...TELEMETRY_ENV, ...MODEL_ENV],
+  responder: [
+    ...COMMON_ENV,
+    ...TELEMETRY_ENV,
+    ...MODEL_ENV,
+    ...LOG_ENV,
+    "FERRET_OTX_ENABLED",
+    ...ACTIONS_ENV,
+  ],
+  memoryIntrospector: [...COMMON_ENV, ...TELEMETRY_ENV, ...MODEL_ENV],
+  notifier: [...COMMON_ENV, ...TELEMETRY_ENV, ...SLACK_ENV, ...SCC_ENV, ...APPROVAL_ENV],
   // Sweeps with the agent's default deadline; launches what the governor's queue releases.
   sweep: [
     ...COMMON_ENV,
+    ...TELEMETRY_ENV,
     "FERRET_WORKFLOW_NAME",
     "FERRET_WORKFLOW_LOCATION",
     "FERRET_GOVERNOR_MAX_CONCURRENT",
@@ -294,10 +319,11 @@ const EXPECTED_ENV: Record<string, readonly string[]> = {
     "FERRET_GOVERNOR_TOKENS_PER_DAY",
     "FERRET_GOVERNOR_GROUP_WINDOW_MINUTES",
   ],
-  slackEvents: [...COMMON_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...APPROVAL_ENV],
+  slackEvents: [...COMMON_ENV, ...TELEMETRY_ENV, ...SLACK_ENV, ...ANALYST_ENV, ...APPROVAL_ENV],
   // Re-investigate starts the workflow; thread questions are answered by the model.
   analystActions: [
     ...COMMON_ENV,
+    ...TELEMETRY_ENV,
     ...SLACK_ENV,
     ...ANALYST_ENV,
     ...SCC_ENV,

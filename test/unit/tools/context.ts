@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../../functions/src/domain/finding/finding.js";
 import { silentLogger } from "../../../functions/src/platform/logger.js";
 import type { ToolContext } from "../../../functions/src/tools/port.js";
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { DocumentReference, Firestore, Transaction } from "@google-cloud/firestore";
+import type { FindingPrint } from "../../domain/finding/finding-print.js";
 import {
   coveredBecause,
   differencesFromLead,
@@ -98,6 +99,7 @@ export class FirestoreGovernorStore implements GovernorStore {
     related: Pick<RelatedFinding, "findingId" | "name" | "category" | "severity" | "eventTime">,
     keys: GroupKey[],
     subject: GroupSubject,
+    print: FindingPrint,
     windowMinutes: number,
     now: Date,
   ): Promise<GroupOutcome> {
@@ -120,7 +122,7 @@ export class FirestoreGovernorStore implements GovernorStore {
       const compared = live.map((c) => ({
         ...c,
         differences: c.lead.subject
-          ? differencesFromLead(c.lead.subject, subject)
+          ? differencesFromLead(c.lead.subject, print)
           : ["the lead's group was opened without what it is about"],
       }));
       const met = compared.find((c) => c.differences.length === 0) ?? compared[0];

@@ -215,16 +215,15 @@ export class FirestoreMemoryStore implements MemoryStore {
               tx.update(snapshot.ref, { score: next, updatedAt: at });
             }
           });
-          input.created.forEach((claim, i) => {
+          input.created.forEach((created, i) => {
             if (existing[i]?.exists) return;
             const memory = checked(
               MemorySchema,
               {
-                id: claim.id,
+                id: created.id,
                 scope: input.scope,
-                claim: claim.claim,
-                request: input.request,
-                embedding: input.embedding,
+                fact: created.fact,
+                embedding: created.embedding,
                 embeddingSpace: input.embeddingSpace,
                 score: 0,
                 useCount: 0,
@@ -234,8 +233,8 @@ export class FirestoreMemoryStore implements MemoryStore {
               },
               "memory",
             );
-            tx.create(this.ref(claim.id), encodeMemory(memory));
-            outcome.created.push(claim.id);
+            tx.create(this.ref(created.id), encodeMemory(memory));
+            outcome.created.push(created.id);
           });
           tx.create(markerRef, {
             [EXPIRE_AT_FIELD]: markerExpiry(input.at),
@@ -287,7 +286,7 @@ function validateWrite(write: IntrospectionWrite): IntrospectionWrite {
   if (new Set([...write.helpful, ...write.harmful]).size !== write.helpful.length + write.harmful.length) {
     throw new InvalidInputError("a memory may be judged once per session, helpful or harmful");
   }
-  if (write.created.length > 0 && write.embedding?.length !== EMBEDDING_DIMENSIONS) {
+  if (write.created.some((c) => c.embedding.length !== EMBEDDING_DIMENSIONS)) {
     throw new InvalidInputError(`new memories need a ${EMBEDDING_DIMENSIONS}-d embedding`);
   }
   return write;

@@ -35,6 +35,9 @@ const FunctionsPage = z.object({
             serviceAccountEmail: z.string().optional(),
             environmentVariables: z.record(z.string(), z.string()).default({}),
             secretEnvironmentVariables: z.array(z.object({ key: z.string() })).default([]),
+            // https://cloud.google.com/functions/docs/reference/rest/v2/projects.locations.functions#serviceconfig
+            maxInstanceCount: z.number().int().optional(),
+            maxInstanceRequestConcurrency: z.number().int().optional(),
           })
           .default({ environmentVariables: {}, secretEnvironmentVariables: [] }),
       }),
@@ -98,6 +101,12 @@ export class GoogleDeploymentInventory implements DeploymentInventory {
           : {}),
         env: f.serviceConfig.environmentVariables,
         secretEnv: f.serviceConfig.secretEnvironmentVariables.map((s) => s.key),
+        ...(f.serviceConfig.maxInstanceCount !== undefined
+          ? { maxInstances: f.serviceConfig.maxInstanceCount }
+          : {}),
+        ...(f.serviceConfig.maxInstanceRequestConcurrency !== undefined
+          ? { concurrency: f.serviceConfig.maxInstanceRequestConcurrency }
+          : {}),
       }));
     })();
     return this.cachedFunctions;

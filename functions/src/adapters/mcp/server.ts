@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { McpServerConfig } from "../../config/mcp-settings.js";
 import { errorMessage, ToolFailedError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
-import { anyToolNameMatches, lookAlikeNames } from "../../domain/tool-names.js";
+import { anyToolNameMatches, lookAlikeNames, patternsImitated } from "../../domain/tool-names.js";
 import type { Logger } from "../../platform/logger.js";
 import type { SecretSource } from "../../ports/secret-source.js";
 import type { AnyTool } from "../../tools/port.js";
@@ -177,20 +177,31 @@ export async function openMcpServer(
     const listed = await listAll(client, server.timeoutMs);
     const tools: AnyTool[] = [];
     const skipped: { tool: string; reason: string }[] = [];
-    // Names told apart only by case or look-alike characters: a person approving one, or a
-    // list naming one, cannot be sure which tool it is, so neither is offered.
+    // Names that look alike (same UTS #39 skeleton, case folded): a person approving one, or
+    // a list naming one, cannot be sure which tool it is, so none of them is offered.
     const twins = lookAlikeNames(listed.map((t) => t.name));
+    const concernsAllowlist = (name: string) =>
+      anyToolNameMatches(server.tools, name) || patternsImitated(server.tools, name).length > 0;
     for (const t of listed) {
       const lookAlikes = twins.get(t.name);
-      const listedHere = (name: string) => anyToolNameMatches(server.tools, name);
-      if (lookAlikes && (listedHere(t.name) || lookAlikes.some(listedHere))) {
-        skipped.push({
-          tool: t.name,
-          reason: `the server also offers ${lookAlikes.map((n) => JSON.stringify(n)).join(", ")}, which differs from it only by case or look-alike characters`,
-        });
+      if (lookAlikes) {
+        if (concernsAllowlist(t.name) || lookAlikes.some(concernsAllowlist))
+          skipped.push({
+            tool: t.name,
+            reason: `the server also offers ${lookAlikes.map((n) => JSON.stringify(n)).join(", ")}, which looks like it (same Unicode skeleton, case aside)`,
+          });
         continue;
       }
-      if (!anyToolNameMatches(server.tools, t.name)) continue;
+      if (!anyToolNameMatches(server.tools, t.name)) {
+        // Allowed is byte-equal; looking like an allowed name is a reason to refuse, and to say so.
+        const imitated = patternsImitated(server.tools, t.name);
+        if (imitated.length > 0)
+          skipped.push({
+            tool: t.name,
+            reason: `it looks like the allowed ${imitated.map((n) => JSON.stringify(n)).join(", ")} but is not the same name`,
+          });
+        continue;
+      }
       const tool = toTool(server, client, t);
       if (typeof tool === "string") skipped.push({ tool: t.name, reason: tool });
       else tools.push(tool);

@@ -1,43 +1,49 @@
 import { ConfigError, FerretError, InvalidInputError, NotFoundError } from "../../domain/errors.js";
+import { FINDING_NAME_FORM, type FindingName, readFindingName } from "../../domain/finding/finding-name.js";
 import type { JsonObject } from "../../domain/json.js";
-import { listFindingsResultType, messageToApiJson, type SccVersion } from "./proto-json.js";
+import { listFindingsResultType, messageToApiJson } from "./proto-json.js";
 import type { SccClientOptions } from "./scc-findings.js";
 
 /**
  * Reads one finding by its full name with the official Security Command Center client, for
  * `ferret investigate --finding` on a laptop. The API has no GetFinding: ListFindings on the
  * finding's source, filtered on `name = "<the name>"` (the filter the ListFindingsRequest
- * reference documents for `name`), returns it with its resource. A name with `/locations/`
- * is a v2 finding and goes to the v2 API, any other to v1, as the writes do
+ * reference documents: `name` takes `=`, values are string literals in quotes). A name with
+ * `/locations/` is a v2 finding and goes to the v2 API, any other to v1, as the writes do
  * (scc-findings.ts).
+ *
+ * No other finding can answer (docs/decisions/0044-names-by-skeleton-and-grammar.md): the name
+ * must follow the documented grammar (domain/finding/finding-name.ts), whose character sets leave no
+ * quote or backslash to close the literal, and the finding the API returns must carry exactly
+ * the name asked for, alone; anything else is a FindingMismatchError, never used.
  */
 
-const NAME =
-  /^((organizations|folders|projects)\/([^/]+)\/sources\/[^/]+(?:\/locations\/([^/]+))?)\/findings\/([^/]+)$/;
-
-export interface FindingName {
-  name: string;
-  /** The source (with its location for v2): ListFindings' parent. */
-  parent: string;
-  version: SccVersion;
-  /** organizations/123, folders/4 or projects/p: where a viewer role is granted. */
-  scope: string;
-}
-
-/** Parses a finding name as SCC writes it; anything else is the user's to fix. */
+/** Parses a finding name by the documented grammar; anything else is the user's to fix. */
 export function parseFindingName(name: string): FindingName {
-  const match = NAME.exec(name.trim());
-  if (!match) {
+  const read = readFindingName(name);
+  if (!read.ok) {
     throw new InvalidInputError(
-      `--finding ${JSON.stringify(name.slice(0, 200))} is not an SCC finding name: expected organizations|folders|projects/<id>/sources/<id>[/locations/<location>]/findings/<id> (the finding's "name" in the console's JSON tab, or \`gcloud scc findings list\`)`,
+      `--finding ${JSON.stringify(name.slice(0, 200))} is not an SCC finding name: ${read.problem}. Expected ${FINDING_NAME_FORM} (the finding's "name" in the console's JSON tab, or \`gcloud scc findings list\`)`,
     );
   }
-  return {
-    name: match[0],
-    parent: match[1] as string,
-    version: match[4] ? "v2" : "v1",
-    scope: `${match[2]}/${match[3]}`,
-  };
+  return read.value;
+}
+
+/**
+ * A string literal for an SCC filter. The documented syntax has literals "in quotes" and names
+ * no escape, so a value holding a quote or a backslash cannot be said at all and is refused.
+ */
+export function filterLiteral(value: string): string {
+  if (/["\\]/.test(value))
+    throw new InvalidInputError(`${JSON.stringify(value)} cannot be quoted in an SCC filter`);
+  return `"${value}"`;
+}
+
+/** SCC answered with a finding other than the one named: nothing of it is used. */
+export class FindingMismatchError extends FerretError {
+  constructor(message: string) {
+    super("storage", message, { retryable: false });
+  }
 }
 
 // gRPC status codes (https://grpc.github.io/grpc/core/md_doc_statuscodes.html).
@@ -62,13 +68,19 @@ export async function readFinding(name: string, options: SccClientOptions = {}):
       ? new library.v2.SecurityCenterClient(options)
       : new library.v1.SecurityCenterClient(options);
   try {
-    const request = { parent: parsed.parent, filter: `name="${parsed.name}"`, pageSize: 1 };
-    // One page: the filter matches at most one finding.
+    // Two at most: a second answer to an exact-name filter means the answer is not the one named.
+    const request = { parent: parsed.parent, filter: `name=${filterLiteral(parsed.name)}`, pageSize: 2 };
     const [results] = await client.listFindings(request, { autoPaginate: false });
     const result = results[0];
     if (!result?.finding) {
       throw new NotFoundError(
         `SCC has no finding named ${parsed.name} that you can see: check the name, and that your account holds roles/securitycenter.findingsViewer on ${parsed.scope}`,
+      );
+    }
+    const answered = results.map((r) => r.finding?.name ?? "");
+    if (answered.length !== 1 || answered[0] !== parsed.name) {
+      throw new FindingMismatchError(
+        `SCC answered the request for ${parsed.name} with ${answered.map((n) => JSON.stringify(n.slice(0, 300))).join(", ")}: not the finding named, so nothing of it is used`,
       );
     }
     return messageToApiJson(

@@ -6,10 +6,12 @@ import type { StepResult, ToolCall, Usage } from "../../domain/results.js";
 import { brainOf, brainText } from "../../model/brain.js";
 import { sccFindingUrl } from "../../notify/scc-link.js";
 import { rootTsOf } from "../../notify/thread-root.js";
+import { investigationTraceIds } from "../../platform/tracing.js";
 import { analystVerdictOf, InvestigationIdSchema } from "../filters.js";
 import { planGraph } from "../plan-graph.js";
 import type { ConsoleDeps } from "../ports.js";
 import { principalOf } from "../search.js";
+import { traceView } from "../trace-view.js";
 import { stepCallNote, usageBreakdown } from "../usage-breakdown.js";
 
 /** Tool arguments and results are shown whole up to this many characters each. */
@@ -17,18 +19,19 @@ const MAX_JSON_CHARS = 20_000;
 
 /** One investigation, everything the store holds about it, shaped for the template. */
 export async function investigationPage(
-  deps: Pick<ConsoleDeps, "store" | "config">,
+  deps: Pick<ConsoleDeps, "store" | "config" | "traces" | "logger">,
   id: string,
 ): Promise<Record<string, unknown>> {
   if (!InvestigationIdSchema.safeParse(id).success)
     throw new NotFoundError(`no investigation ${id.slice(0, 80)}`);
   const inv = await deps.store.get(id);
   if (!inv) throw new NotFoundError(`investigation ${id} not found`);
-  const [results, reflections, events, rootTs] = await Promise.all([
+  const [results, reflections, events, rootTs, trace] = await Promise.all([
     deps.store.listStepResults(id),
     deps.store.listReflections(id),
     deps.store.listEvents(id),
     rootTsOf(deps.store, id),
+    traceView(deps, investigationTraceIds(id), new Set((inv.plan?.steps ?? []).map((s) => s.id))),
   ]);
   const resultOf = new Map(results.map((r) => [r.stepId, r]));
   const brain = brainOf(inv);
@@ -101,6 +104,7 @@ export async function investigationPage(
     })),
     usage: usageRow(inv.counters.usage),
     breakdown,
+    trace,
     counters: {
       stepsExecuted: inv.counters.stepsExecuted,
       waves: inv.counters.waves,

@@ -1,5 +1,5 @@
 import { VerdictSchema } from "../../domain/conclusion.js";
-import { SeveritySchema } from "../../domain/finding.js";
+import { SeveritySchema } from "../../domain/finding/finding.js";
 import { type Investigation, InvestigationStatusSchema } from "../../domain/investigation.js";
 import { analystVerdictOf, exactCriteria, matches, PAGE_LIMIT, parseListQuery } from "../filters.js";
 import type { ConsoleDeps } from "../ports.js";

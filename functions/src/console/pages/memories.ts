@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InvalidInputError } from "../../domain/errors.js";
+import { factText } from "../../memory/fact.js";
 import type { Memory } from "../../memory/memory.js";
 import type { ConsoleDeps } from "../ports.js";
 
@@ -9,8 +10,8 @@ export const MEMORY_PAGE = 500;
 const MemoryQuerySchema = z.object({ q: z.string().trim().max(300).optional() });
 
 /**
- * The memories page. Search here is a case-insensitive text match over the claim and the
- * request of the highest-scored memories (in memory, bounded); recall's semantic search
+ * The memories page. Search here is a case-insensitive text match over the fact's text of
+ * the highest-scored memories (in memory, bounded); recall's semantic search
  * needs the embedding model and stays `ferret memories search`.
  */
 export async function memoriesPage(
@@ -22,9 +23,7 @@ export async function memoriesPage(
   const q = parsed.data.q ?? "";
   const all = await deps.memories.list({ limit: MEMORY_PAGE });
   const needle = q.toLowerCase();
-  const shown = needle
-    ? all.filter((m) => m.claim.toLowerCase().includes(needle) || m.request.toLowerCase().includes(needle))
-    : all;
+  const shown = needle ? all.filter((m) => factText(m.fact).toLowerCase().includes(needle)) : all;
   return {
     title: "Memories",
     nav: "memories",
@@ -40,8 +39,8 @@ function memoryRow(m: Memory) {
   return {
     id: m.id,
     scope: m.scope,
-    claim: m.claim,
-    request: m.request,
+    fact: factText(m.fact),
+    kind: m.fact.kind,
     score: m.score,
     useCount: m.useCount,
     embeddingSpace: m.embeddingSpace,

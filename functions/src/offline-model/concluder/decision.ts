@@ -1,5 +1,5 @@
 import type { ConclusionDraft, Verdict } from "../../domain/conclusion.js";
-import type { Severity } from "../../domain/finding.js";
+import type { Severity } from "../../domain/finding/finding.js";
 import type { Ioc } from "../../domain/ioc.js";
 import type { ActionTool } from "../../domain/response-actions.js";
 import { factOf } from "../evidence/facts.js";

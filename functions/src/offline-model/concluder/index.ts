@@ -1,6 +1,6 @@
 import type { ConcluderBrief } from "../../agent/briefs.js";
 import type { ConclusionDraft } from "../../domain/conclusion.js";
-import type { Finding } from "../../domain/finding.js";
+import type { Finding } from "../../domain/finding/finding.js";
 import { type Ioc, mergeIocs } from "../../domain/ioc.js";
 import { coverageGap } from "../../domain/log-coverage.js";
 import type { Plan } from "../../domain/plan.js";

@@ -1,4 +1,5 @@
 import type {
+  AuditEvidence,
   DeniedAllowedEvidence,
   FlowEvidence,
   HistoryEvidence,
@@ -126,15 +127,64 @@ const RECURRING_DAYS = 3;
 
 /**
  * A method with its write verb folded: applying an object creates it the first time and
- * patches it after (io.k8s.apps.v1.daemonsets.create ≡ ….patch), so a habit of applying the
- * same kind of object is one habit. Reads and other verbs stay as they are.
+ * patches it after (io.k8s.apps.v1.daemonsets.create ≡ ….patch; Compute Engine's create verb is
+ * insert: v1.compute.firewalls.insert ≡ ….patch), so a habit of applying the same kind of object
+ * is one habit. Reads and other verbs stay as they are.
  */
 function habitOf(method: string): string {
-  return method.replace(/\.(create|patch|update|replace|apply)$/i, ".write");
+  return method.replace(/\.(create|insert|patch|update|replace|apply)$/i, ".write");
+}
+
+/** Methods that read: they change nothing, so their caller is not the one who made a change. */
+const READ_METHOD = /(^|\.)(get|list|search|lookup|test)[A-Za-z]*$/i;
+
+/** The author of the change a finding reports, and the addresses the change itself came from. */
+export interface Changer {
+  principal: string;
+  addresses: string[];
+  items: Located<AuditEvidence>[];
+}
+
+/**
+ * Who made the change a finding reports when it names no principal (a posture finding names a
+ * state, not an actor): the author of a write on the finding's own resource, the resource
+ * itself and not something under it. With no write on the resource itself, the one principal
+ * that wrote under it, if only one did.
+ */
+export function changerOf(subject: Subject, index: EvidenceIndex): Changer | undefined {
+  const target = subject.auditResource.toLowerCase();
+  const writes = index
+    .of("audit")
+    .filter(
+      (a) =>
+        a.evidence.principal &&
+        !READ_METHOD.test(a.evidence.method) &&
+        (a.evidence.resource ?? "").toLowerCase().includes(target),
+    );
+  const own = writes.filter((a) => {
+    const resource = (a.evidence.resource ?? "").toLowerCase();
+    return resource === target || resource.endsWith(`/${target}`);
+  });
+  const authors = (list: typeof writes) => [...new Set(list.map((a) => a.evidence.principal ?? ""))];
+  const under = authors(writes);
+  // A change to what is logged on the resource speaks first: it is what makes later absence evidence.
+  const loggingAuthors = authors(own.filter((a) => (a.evidence.logging ?? []).length > 0));
+  const principal = loggingAuthors[0] ?? authors(own)[0] ?? (under.length === 1 ? under[0] : undefined);
+  if (!principal) return undefined;
+  const items = writes.filter(
+    (a) =>
+      a.evidence.principal === principal &&
+      (loggingAuthors.length === 0 || (a.evidence.logging ?? []).length > 0),
+  );
+  const addresses = items.map((a) => a.evidence.callerIp).filter((ip): ip is string => Boolean(ip));
+  return { principal, addresses: [...new Set(addresses)], items };
 }
 
 export function historyOf(subject: Subject, index: EvidenceIndex): HistoryReading | undefined {
-  const principal = subject.principal?.toLowerCase();
+  // Without a principal of its own, the finding's change speaks through its author, and only the
+  // change's own origin is weighed: the author's other work in the window is not the finding.
+  const changer = subject.principal ? undefined : changerOf(subject, index);
+  const principal = (subject.principal ?? changer?.principal)?.toLowerCase();
   if (!principal) return undefined;
   const items = index
     .of("history")
@@ -142,7 +192,9 @@ export function historyOf(subject: Subject, index: EvidenceIndex): HistoryReadin
   if (items.length === 0) return undefined;
   const rows = items.map((i) => i.evidence);
   const before = rows.filter((r) => r.daysBefore > 0);
-  const recent = rows.filter((r) => r.callsRecent > 0);
+  const recent = rows.filter(
+    (r) => r.callsRecent > 0 && (!changer || changer.addresses.includes(r.callerIp ?? "")),
+  );
   const seen = (pick: (r: HistoryEvidence) => string | undefined) =>
     new Set(before.map(pick).filter((v): v is string => Boolean(v)));
   const addresses = seen((r) => r.callerIp);
@@ -170,7 +222,7 @@ export function historyOf(subject: Subject, index: EvidenceIndex): HistoryReadin
   // A new client counts where the new address is: the same calls, not the principal's other work.
   const fromNew = recent.filter((r) => r.callerIp && newAddresses.includes(r.callerIp));
   return {
-    principal: subject.principal ?? principal,
+    principal: subject.principal ?? items[0]?.evidence.principal ?? principal,
     hasHistory: before.length > 0,
     newAddresses,
     newAgents:

@@ -1,5 +1,5 @@
 import type { Verdict } from "../../domain/conclusion.js";
-import type { Severity } from "../../domain/finding.js";
+import type { Severity } from "../../domain/finding/finding.js";
 import type { Decision } from "./decision.js";
 
 /**

@@ -85,9 +85,12 @@ const INVALID_USER = /Invalid user (\S+) from/i;
 // A ticket is a whole token: not part of an address or name ("chg-40211.ops@gmail.com" is a grantee, not a change).
 const STRICT_TICKET = /(?<![\w.@-])(?:CHG|CR|RFC|INC|SR|REQ|TICKET|JIRA)[-_ #]?\d{3,}(?![\w.@-])/gi;
 const KEY_TICKET = /(?<![\w.@-])[A-Z][A-Z0-9]{1,9}-\d{2,}(?![\w.@-])/g;
-/** Fields where a person states why a change is made; the last segment of the key decides. */
+/**
+ * Fields where a person states why a change is made, or what the changed resource is for (a
+ * firewall rule's or a key's description); the last segment of the key decides.
+ */
 const TICKET_FIELD =
-  /(?:^|[._-])(?:justification|reason|ticket|tickets|note|notes|change[-_]?(?:id|ticket|request|ref)?|labels?)$/i;
+  /(?:^|[._-])(?:justification|reason|ticket|tickets|note|notes|description|change[-_]?(?:id|ticket|request|ref)?|labels?)$/i;
 /** "key":"value" pairs inside request/response JSON kept as strings. */
 const JSON_PAIR = /"([A-Za-z0-9_.-]{1,64})"\s*:\s*"((?:[^"\\]|\\.){0,500})"/g;
 const WEBSITE = /mainPageSuffix|notFoundPage|"website"/;
@@ -278,8 +281,17 @@ function auditFrom(row: Flat, scope: CallScope): AuditEvidence | ObjectReadEvide
   // Runbooks count denied calls per group; all of them denied means the call never took effect.
   const deniedCount = pickNumber(row, ["failed", "denied"]);
   const allDenied = deniedCount !== undefined && deniedCount > 0 && deniedCount >= span.count;
+  const loggedService = pickString(row, ["logged_service", "auditConfigDeltas.service"]);
+  const logType = pickString(row, ["log_type", "auditConfigDeltas.logType"]);
+  const logging =
+    loggedService || logType
+      ? [[pickString(row, F.bindingAction), loggedService, logType].filter(Boolean).join(" ")]
+      : /ConfigServiceV2\.(Create|Update|Delete)(Sink|Exclusion)/.test(method)
+        ? [method.split(".").at(-1) ?? method]
+        : [];
   return {
     kind: "audit",
+    ...(logging.length > 0 ? { logging } : {}),
     method,
     bindings: bindingsOf(row),
     tickets: ticketsOf(row),

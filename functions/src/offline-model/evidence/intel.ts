@@ -44,12 +44,16 @@ const MINING = /min(ing|er)|pool|stratum|xmr|monero|coin/i;
 const ANONYMIZER = /\btor\b|tor[-_ ]?exit|anonymi[sz]|proxy|vpn|relay/i;
 const SINKHOLE = /sinkhole/i;
 const SCANNER = /scanner|scanning|research|crawler|shodan|censys|benign[-_ ]?bot/i;
+/** Addresses many unrelated parties share (a CDN edge, shared hosting): a connection there says little. */
+const SHARED = /shared[-_ ]?(infrastructure|infra|hosting|address|ip)|\bcdn\b|content[-_ ]?delivery/i;
 
 export function intelHas(
   report: IntelEvidence,
-  pattern: "mining" | "anonymizer" | "sinkhole" | "scanner",
+  pattern: "mining" | "anonymizer" | "sinkhole" | "scanner" | "shared",
 ): boolean {
-  const re = { mining: MINING, anonymizer: ANONYMIZER, sinkhole: SINKHOLE, scanner: SCANNER }[pattern];
+  const re = { mining: MINING, anonymizer: ANONYMIZER, sinkhole: SINKHOLE, scanner: SCANNER, shared: SHARED }[
+    pattern
+  ];
   return [...report.tags, ...report.related].some((t) => re.test(t));
 }
 

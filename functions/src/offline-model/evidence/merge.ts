@@ -64,6 +64,9 @@ function combine(a: Evidence, b: Evidence): Evidence {
       ...merged,
       tickets: [...new Set([...merged.tickets, ...b.tickets])],
       intentHints: [...new Set([...merged.intentHints, ...b.intentHints])],
+      ...(merged.logging || b.logging
+        ? { logging: [...new Set([...(merged.logging ?? []), ...(b.logging ?? [])])] }
+        : {}),
     };
   return merged;
 }

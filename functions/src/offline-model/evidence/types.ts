@@ -82,6 +82,8 @@ export interface AuditEvidence extends Span {
   bindings: { action: "ADD" | "REMOVE"; role: string; member: string }[];
   /** Change-ticket references (CHG-123, JIRA keys) found in justification-like fields. */
   tickets: string[];
+  /** What the call changed in what is logged ("REMOVE storage.googleapis.com DATA_READ"), when it did. */
+  logging?: string[];
   /** The request configures static website serving (mainPageSuffix / notFoundPage). */
   website?: boolean;
   /** What in the request says "public on purpose": website config, labels such as purpose=public-website. */

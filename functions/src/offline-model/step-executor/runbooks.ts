@@ -50,6 +50,9 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
     case "dns": {
       const domains = each(p.domains, 3);
       if (domains.length > 0) return domains.map((domain) => rb("dns_queries_for_domain", { domain }));
+      // An address: the names that resolved to it (reached by name, or hard-coded).
+      const answered = each(p.ips?.filter(isIpv4), 3);
+      if (answered.length > 0) return answered.map((ip) => rb("dns_lookups_answered_with_ip", { ip }));
       return instance ? [rb("dns_queries_from_instance", { instance })] : [];
     }
     case "ssh_auth": {
@@ -96,10 +99,17 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
     case "principal_history": {
       // The look-back runs from `start` to `end`; `recent` splits it into history and window.
       const recent = p.recent?.[0] ?? start;
-      return each(p.principal, 2).map((principal) => rb("principal_history", { principal, recent }));
+      const principals = each(p.principal, 2);
+      if (principals.length > 0)
+        return principals.map((principal) => rb("principal_history", { principal, recent }));
+      // No actor named: the history of whoever changed the resource, found in the same query.
+      return each(p.resource, 1).map((resource) => rb("resource_changer_history", { resource, recent }));
     }
     case "denied_allowed":
       return [rb("access_denied_then_allowed", {})];
+    case "logging_changes":
+      // The change to what is logged, and where the data-access logs stop.
+      return [rb("logging_config_changes", {}), rb("data_access_by_resource", {})];
     case "lb_requests": {
       const ips = each(p.ips?.filter(isIpv4), 3);
       if (ips.length > 0) return ips.map((ip) => rb("lb_requests_from_ip", { ip }));

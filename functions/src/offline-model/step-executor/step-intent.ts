@@ -1,5 +1,5 @@
 import type { ResultSummary } from "../../agent/result-summary.js";
-import type { Finding } from "../../domain/finding.js";
+import type { Finding } from "../../domain/finding/finding.js";
 import { extractIocs } from "../../domain/ioc.js";
 import { identifiersOf } from "../../domain/log-identifiers.js";
 import type { Step } from "../../domain/plan.js";
@@ -121,8 +121,8 @@ export function enrichIntent(intent: Intent, subject: Subject, prior: readonly R
       if (none("terms", "ips", "domains", "hashes")) fill(p, "terms", subject.processNames);
       break;
     case "dns":
-      if (none("domains", "instance")) fill(p, "domains", subject.domains, priorIocs(prior, "domain"));
-      if (none("domains", "instance")) fill(p, "instance", subject.instance);
+      if (none("domains", "instance", "ips")) fill(p, "domains", subject.domains, priorIocs(prior, "domain"));
+      if (none("domains", "instance", "ips")) fill(p, "instance", subject.instance);
       break;
     case "ssh_auth":
       if (none("instance", "ips")) fill(p, "instance", subject.instance);
@@ -197,7 +197,9 @@ export function readsPriorResults(intent: Intent): boolean {
     case "flows":
       return none("ips", "domains");
     case "dns":
-      return none("domains", "instance");
+      return none("domains", "instance", "ips");
+    case "principal_history":
+      return none("principal", "resource");
     default:
       return false;
   }

@@ -1,5 +1,5 @@
 import type { ConclusionDraft } from "../../domain/conclusion.js";
-import type { Finding } from "../../domain/finding.js";
+import type { Finding } from "../../domain/finding/finding.js";
 import type { Plan } from "../../domain/plan.js";
 import { type ActionLink, type ActionTool, isActionTool } from "../../domain/response-actions.js";
 import { namedBindings, namedInstance, namedKeys } from "./targets.js";

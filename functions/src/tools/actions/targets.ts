@@ -1,4 +1,4 @@
-import type { Finding } from "../../domain/finding.js";
+import type { Finding } from "../../domain/finding/finding.js";
 import type { JsonValue } from "../../domain/json.js";
 import { INSTANCE, KEY_NAME, MEMBER, PROJECT_ID, ROLE, ZONE } from "../../domain/response-actions.js";
 

@@ -1,4 +1,4 @@
-import { type Finding, FindingSchema } from "../../../../functions/src/domain/finding.js";
+import { type Finding, FindingSchema } from "../../../../functions/src/domain/finding/finding.js";
 
 type DeepPartial<T> = {
   [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];

@@ -3,7 +3,7 @@ import { askPlanner } from "../../../../functions/src/agent/planner.js";
 import { askReflector } from "../../../../functions/src/agent/reflector.js";
 import { askStepExecutor } from "../../../../functions/src/agent/step-executor.js";
 import type { Conclusion } from "../../../../functions/src/domain/conclusion.js";
-import type { Finding } from "../../../../functions/src/domain/finding.js";
+import type { Finding } from "../../../../functions/src/domain/finding/finding.js";
 import type { TableCoverage } from "../../../../functions/src/domain/log-coverage.js";
 import { readySteps } from "../../../../functions/src/domain/next-action.js";
 import type { Plan } from "../../../../functions/src/domain/plan.js";

@@ -9,7 +9,7 @@ import {
   type Finding,
   normalizeNotification,
   parseNotification,
-} from "../../../../functions/src/domain/finding.js";
+} from "../../../../functions/src/domain/finding/finding.js";
 import type { JsonObject } from "../../../../functions/src/domain/json.js";
 import type { ToolDeclaration } from "../../../../functions/src/model/port.js";
 import type { IntelReport, ThreatIntel } from "../../../../functions/src/ports/threat-intel.js";

@@ -4,7 +4,7 @@ import {
   type Finding,
   normalizeNotification,
   parseNotification,
-} from "../../../../functions/src/domain/finding.js";
+} from "../../../../functions/src/domain/finding/finding.js";
 import type { JsonObject } from "../../../../functions/src/domain/json.js";
 import { silentLogger } from "../../../../functions/src/platform/logger.js";
 import type { ToolContext, ToolOutput } from "../../../../functions/src/tools/port.js";

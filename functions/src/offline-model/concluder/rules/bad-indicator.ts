@@ -1,4 +1,5 @@
 import { intelHas, isBad } from "../../evidence/intel.js";
+import type { IntelEvidence } from "../../evidence/types.js";
 import { isIpv4, isPublicIp } from "../../net.js";
 import type { Subject } from "../../subject.js";
 import { absence, confidenceFrom, type Decision, dropAbsent, keyFinding, sumCount } from "../decision.js";
@@ -16,6 +17,15 @@ const RESOLVER_WORK = /resolv|nslookup|\bdig\b|\bhost\s+-|dns|lookup|validat|\bf
 const NEAR_MS = 5 * 60_000;
 /** Answers that mean "nowhere": sinkhole addresses and empty/blocked responses. */
 const NULL_ANSWER = /^(0\.0\.0\.0|127\.\d+\.\d+\.\d+|::1?|::)$/;
+const UNLISTED: IntelEvidence = {
+  kind: "intel",
+  type: "domain",
+  value: "",
+  verdict: "unknown",
+  tags: [],
+  sources: [],
+  related: [],
+} as const;
 
 /**
  * Bad domain / bad IP verdict rules:
@@ -27,15 +37,21 @@ const NULL_ANSWER = /^(0\.0\.0\.0|127\.\d+\.\d+\.\d+|::1?|::)$/;
  * - inconclusive otherwise.
  */
 export function badIndicatorRules(subject: Subject, index: EvidenceIndex): Decision {
-  const indicators = [...subject.domains, ...subject.remoteIps];
+  // The flagged addresses: the remote ends the finding names, or else its own IPs other than an
+  // API caller's (an ETD Bad IP finding carries the address in sourceProperties only).
+  const flaggedIps =
+    subject.remoteIps.length > 0 ? subject.remoteIps : subject.iocIps.filter((ip) => ip !== subject.callerIp);
+  const indicators = [...subject.domains, ...flaggedIps];
   const intel = dropAbsent(indicators.map((v) => index.intelFor(v)));
   const malicious = intel.filter((i) => isBad(i.evidence) && !intelHas(i.evidence, "sinkhole"));
+  // "The lookup" is the one of the flagged domain, or, for a flagged address, the lookups that
+  // answered with it: the workload's other lookups are not the finding's.
   const dns = index
     .of("dns")
-    .filter(
-      (d) =>
-        subject.domains.length === 0 ||
-        subject.domains.some((dom) => d.evidence.query === dom || d.evidence.query.endsWith(`.${dom}`)),
+    .filter((d) =>
+      subject.domains.length > 0
+        ? subject.domains.some((dom) => d.evidence.query === dom || d.evidence.query.endsWith(`.${dom}`))
+        : flaggedIps.length === 0 || d.evidence.answers.some((a) => flaggedIps.includes(a)),
     );
   const answers = [
     ...new Set(
@@ -80,7 +96,7 @@ export function badIndicatorRules(subject: Subject, index: EvidenceIndex): Decis
   ]);
   const workloadDns = dns.filter((d) => !SECURITY_TOOL.test(d.evidence.source ?? ""));
   const contactIps = new Set([
-    ...subject.remoteIps,
+    ...flaggedIps,
     ...answers.filter((a) => isPublicIp(a) && !NULL_ANSWER.test(a)),
   ]);
   const sinkholeIps = new Set(
@@ -89,6 +105,35 @@ export function badIndicatorRules(subject: Subject, index: EvidenceIndex): Decis
   const followOn = index
     .of("flow")
     .filter((f) => contactIps.has(f.evidence.remoteIp) && !sinkholeIps.has(f.evidence.remoteIp));
+  // Intel quality: an address intel itself calls benign or shared infrastructure (a CDN edge)
+  // is reached by everyone; a connection there is a sign only next to malicious intel in force.
+  const sharedIps = new Set(
+    index
+      .of("intel")
+      .filter(
+        (i) =>
+          i.evidence.type === "ip" &&
+          !isBad(i.evidence) &&
+          (i.evidence.verdict === "benign" ||
+            i.evidence.tags.includes("benign") ||
+            intelHas(i.evidence, "shared")),
+      )
+      .map((i) => i.evidence.value),
+  );
+  const sharedContact = followOn.filter((f) => sharedIps.has(f.evidence.remoteIp));
+  const telling = followOn.filter((f) => !sharedIps.has(f.evidence.remoteIp));
+  // Reached by name: a lookup answered with the address shortly before the first connection to
+  // it, for a name intel does not flag. A hard-coded address has no such lookup.
+  const byName = dns.filter(
+    (d) =>
+      !isBad(index.intelFor(d.evidence.query.replace(/\.$/, ""))?.evidence ?? UNLISTED) &&
+      sharedContact.some(
+        (f) =>
+          d.evidence.answers.includes(f.evidence.remoteIp) &&
+          Date.parse(d.evidence.first ?? "") <= Date.parse(f.evidence.first ?? "") + NEAR_MS &&
+          Date.parse(f.evidence.first ?? "") - Date.parse(d.evidence.first ?? "") <= NEAR_MS,
+      ),
+  );
 
   const findings = dropAbsent([
     keyFinding(
@@ -177,7 +222,41 @@ export function badIndicatorRules(subject: Subject, index: EvidenceIndex): Decis
     },
     { action: "Hunt for the same indicators across other workloads' DNS and flow logs.", priority: "soon" },
   ];
-  if (followOn.length > 0) {
+  const sharedSignals = dropAbsent([
+    sharedContact.length > 0 && "threat intel calls the contacted address benign or shared infrastructure",
+    byName.length > 0 && "the workload reached it by name, a lookup intel does not flag",
+  ]);
+  if (
+    telling.length === 0 &&
+    sharedContact.length > 0 &&
+    malicious.length === 0 &&
+    sharedSignals.length >= 2
+  ) {
+    return {
+      ...base,
+      iocs: [],
+      verdict: "false_positive",
+      signals: sharedSignals,
+      confidence: confidenceFrom(0.62, sharedSignals.length - 2),
+      severity: "LOW",
+      rule: `Rule: the only contact was with an address intel calls benign or shared infrastructure, reached through an unflagged name (${sharedSignals.join("; ")}), and no intel in force calls anything malicious → false_positive.`,
+      findings: dropAbsent([
+        keyFinding(
+          `The workload resolved ${[...new Set(byName.map((d) => d.evidence.query.replace(/\.$/, "")))].join(", ")} to ${[...new Set(sharedContact.map((f) => f.evidence.remoteIp))].join(", ")} right before connecting to it.`,
+          byName,
+        ),
+        ...findings,
+      ]),
+      actions: [
+        {
+          action:
+            "Report the address to the detection's intel source as shared infrastructure; keep watching the workload's other peers.",
+          priority: "later",
+        },
+      ],
+    };
+  }
+  if (telling.length > 0 || (sharedContact.length > 0 && malicious.length > 0)) {
     return {
       ...base,
       mitre,

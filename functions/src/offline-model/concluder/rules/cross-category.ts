@@ -1,5 +1,5 @@
 import { catalogEntryFor } from "../../../domain/category-catalog.js";
-import { SEVERITY_RANK, type Severity } from "../../../domain/finding.js";
+import { SEVERITY_RANK, type Severity } from "../../../domain/finding/finding.js";
 import type { Ioc } from "../../../domain/ioc.js";
 import { humanBytes } from "../../evidence/facts.js";
 import { isBad } from "../../evidence/intel.js";
@@ -11,11 +11,13 @@ import {
   type KeyFinding,
   keyFinding,
   type Mitre,
+  sumCount,
 } from "../decision.js";
 import type { EvidenceIndex } from "../evidence-index.js";
 import {
   benignIntel,
   blockedProbes,
+  changerOf,
   deniedThenAllowed,
   followUps,
   historyItems,
@@ -35,7 +37,9 @@ import {
  * - a caller was denied (IAM, a perimeter) and then allowed right after the finding's change (0.82);
  * - a member the finding says was added or granted used the foothold (keys, grants, data reads) (0.84);
  * - the principal acted from an address its history never shows and with a new client or
- *   without the managed-device level its history has (0.76);
+ *   without the managed-device level its history has (0.76); for a finding that names no
+ *   principal, the author of the change on its resource, weighed by the change's own origin;
+ * - the finding's caller address also logged in to a host (sshd accepted it) (0.8);
  * each further sign adds 0.04.
  *
  * benign when nothing above holds, no request of the finding's clients passed the front end,
@@ -46,6 +50,9 @@ import {
  *
  * inconclusive otherwise, with what was missing.
  */
+/** How close to the change the last logged entry must be, and how long before it entries began. */
+const LOGS_STOP_MS = 15 * 60_000;
+
 export function crossCategoryRules(subject: Subject, index: EvidenceIndex): Decision {
   const indicators = [...subject.iocIps, ...subject.domains, ...subject.hashes];
   const intel = dropAbsent(indicators.map((v) => index.intelFor(v)));
@@ -59,6 +66,13 @@ export function crossCategoryRules(subject: Subject, index: EvidenceIndex): Deci
     history?.hasHistory === true &&
     history.newAddresses.length > 0 &&
     (history.newAgents.length > 0 || history.lostDeviceLevel);
+  const change = subject.principal ? undefined : changerOf(subject, index);
+  // The address that made the finding's call also logged in to a host: an API change, then its use.
+  const callerLogins = subject.callerIp
+    ? index
+        .of("auth")
+        .filter((a) => a.evidence.outcome === "accepted" && a.evidence.sourceIp === subject.callerIp)
+    : [];
   const probes = blockedProbes(subject, index);
   const passed = passedRequests(subject, index);
   const kindIntel = benignIntel(subject, index);
@@ -99,12 +113,55 @@ export function crossCategoryRules(subject: Subject, index: EvidenceIndex): Deci
         .concat(historyItems(history, (h) => h.daysBefore > 0).slice(0, 2)),
     );
 
+  const tickets = [...new Set(change?.items.flatMap((i) => i.evidence.tickets) ?? [])];
+  const changeFinding =
+    change &&
+    keyFinding(
+      `The change on ${subject.auditResource}: ${[...new Set(change.items.map((i) => i.evidence.method))].slice(0, 3).join(", ")} by ${change.principal}${change.addresses.length ? ` from ${change.addresses.slice(0, 3).join(", ")}` : ""}${tickets.length ? `, citing ${tickets.join(", ")}` : ""}.`,
+      change.items.slice(0, 3),
+    );
+  const loginFinding = keyFinding(
+    `The caller's address ${subject.callerIp ?? ""} also logged in to a host: ${callerLogins
+      .slice(0, 3)
+      .map(
+        (a) =>
+          `${a.evidence.user ?? "a user"} on ${a.evidence.host ?? "a VM"}${a.evidence.first ? ` at ${a.evidence.first}` : ""}`,
+      )
+      .join("; ")} (Accepted publickey / password).`,
+    callerLogins,
+  );
+  // Where logging stopped: a bucket read steadily whose data-access entries end at the change.
+  const changedAt = Math.min(...(change?.items.map((i) => Date.parse(i.evidence.first ?? "")) ?? []));
+  const stopped = Number.isFinite(changedAt)
+    ? index
+        .of("object_read")
+        .filter(
+          (o) =>
+            o.evidence.bucket &&
+            Math.abs(Date.parse(o.evidence.last ?? "") - changedAt) <= LOGS_STOP_MS &&
+            Date.parse(o.evidence.first ?? "") < changedAt - LOGS_STOP_MS,
+        )
+    : [];
+  const stoppedFinding = keyFinding(
+    `Data-access logs stop at the change: ${[...new Set(stopped.map((o) => o.evidence.bucket))]
+      .slice(0, 3)
+      .map((b) => {
+        const rows = stopped.filter((o) => o.evidence.bucket === b);
+        return `${b} — ${sumCount(rows)} entries from ${rows.map((o) => o.evidence.first).sort()[0]}, the last at ${rows
+          .map((o) => o.evidence.last)
+          .sort()
+          .at(-1)}`;
+      })
+      .join("; ")}; nothing is logged for it after the change.`,
+    stopped,
+  );
   const signs: { finding?: KeyFinding; base: number }[] = [
     ...(bad.length > 0 ? [{ finding: intelFinding, base: sustained.length > 0 ? 0.8 : 0.72 }] : []),
     ...(sustained.length > 0 ? [{ finding: contactFinding(sustained), base: 0.8 }] : []),
     ...(turned.length > 0 ? [{ finding: turnedFinding, base: 0.82 }] : []),
     ...(follow.length > 0 ? [{ finding: followFinding, base: 0.84 }] : []),
     ...(novel ? [{ finding: novelFinding, base: 0.76 }] : []),
+    ...(callerLogins.length > 0 ? [{ finding: loginFinding, base: 0.8 }] : []),
   ];
   const iocs: Ioc[] = [
     ...bad.map((b) => ({
@@ -165,10 +222,11 @@ export function crossCategoryRules(subject: Subject, index: EvidenceIndex): Deci
         turned.length > 0 ? "a caller denied then allowed at the change" : "",
         follow.length > 0 ? "the added principal used the foothold" : "",
         novel ? "a first-seen address and client against the principal's history" : "",
+        callerLogins.length > 0 ? "the caller's address logged in to a host" : "",
       ]
         .filter(Boolean)
         .join(", ")}) → true_positive.`,
-      findings: dropAbsent(signs.map((s) => s.finding)),
+      findings: dropAbsent([changeFinding, ...signs.map((s) => s.finding), stoppedFinding]),
       iocs,
       mitre: mitreOf(subject),
       actions: [
@@ -231,6 +289,8 @@ export function crossCategoryRules(subject: Subject, index: EvidenceIndex): Deci
       ),
     });
   const context = dropAbsent([
+    changeFinding,
+    stoppedFinding,
     contacts.length > 0 ? contactFinding(contacts) : undefined,
     intel.length > 0 && kindIntel.length === 0 ? intelFinding : undefined,
   ]);
