@@ -19,14 +19,16 @@ import { printAgent } from "./report/agent.js";
 import { printColdStart } from "./report/coldstart.js";
 import { printIngest } from "./report/ingest.js";
 import { printPipeline } from "./report/pipeline.js";
+import { printTracing } from "./report/tracing.js";
 import { type BenchResults, newResults, writeResults } from "./results.js";
+import { measureTracingOverhead } from "./tracing/overhead.js";
 
 /**
- * `npm run bench`: four measurements in one run, printed as tables and written as JSON
+ * `npm run bench`: five measurements in one run, printed as tables and written as JSON
  * (bench/results/<time>.json and latest.json). docs/benchmarks.md explains every number.
  */
 const options = parseBenchArgs(process.argv.slice(2));
-const scenarios: BenchScenario[] = listScenarios(options.scenarios);
+const scenarios: BenchScenario[] = listScenarios(options.scenarios, options.set);
 if (scenarios.length === 0)
   throw new Error("no complete scenario (notification, logs, intel, expected.json) found");
 const results: BenchResults = newResults(
@@ -98,6 +100,14 @@ try {
     });
     results.ingest = { ...measured, inProcess };
   });
+  await section("tracing", async () => {
+    results.tracing = await measureTracingOverhead({
+      scenarios,
+      rounds: options.tracingRounds,
+      bus,
+      progress,
+    });
+  });
 } finally {
   await bus.close();
   await pubsub.close();
@@ -114,6 +124,7 @@ if (results.agent) out.push(printAgent(results.agent));
 if (results.pipeline) out.push(printPipeline(results.pipeline));
 if (results.coldStart) out.push(printColdStart(results.coldStart));
 if (results.ingest) out.push(printIngest(results.ingest, results.ingest.inProcess));
+if (results.tracing) out.push(printTracing(results.tracing));
 if (options.sections.includes("agent")) out.push(printBudgets(await measureBudgets()));
 for (const e of results.errors) out.push(`SECTION ${e.section} FAILED: ${e.message}`);
 out.push(

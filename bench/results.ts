@@ -8,6 +8,7 @@ import type { ColdStartSection } from "./coldstart/section.js";
 import type { IngestLatency } from "./ingest/latency.js";
 import type { IngestSection } from "./ingest/throughput.js";
 import type { PipelineSection } from "./pipeline/section.js";
+import type { TracingSection } from "./tracing/overhead.js";
 
 /** What `npm run bench` writes: one file per run plus latest.json, to diff between commits. */
 export interface BenchResults {
@@ -33,6 +34,7 @@ export interface BenchResults {
   pipeline?: PipelineSection;
   coldStart?: ColdStartSection;
   ingest?: IngestSection & { inProcess?: IngestLatency };
+  tracing?: TracingSection;
   errors: Array<{ section: string; message: string }>;
 }
 

@@ -7,6 +7,7 @@ import { DEFAULT_GEMINI_MODEL } from "../../functions/src/model/gemini-options.j
 import { metered } from "../../functions/src/model/metered.js";
 import { createOfflineModel } from "../../functions/src/offline-model/index.js";
 import type { EventBus } from "../../functions/src/ports/event-bus.js";
+import { decisiveCoverage, shippedRunbooks } from "../lib/decisive.js";
 import { freshProject } from "../lib/emulators.js";
 import type { BenchScenario } from "../lib/scenarios.js";
 import { ratio } from "../lib/stats.js";
@@ -24,6 +25,9 @@ import {
   verdictsAgree,
   vsBaseline,
 } from "./summary.js";
+
+/** The runbooks the decisive-evidence matcher reads (what each answer is about). */
+const RUNBOOKS = shippedRunbooks();
 
 export type { ConfigName } from "./summary.js";
 
@@ -43,6 +47,8 @@ export type WorkflowConfig = "ferret" | "baseline";
 export interface AgentRun extends Measured {
   config: WorkflowConfig;
   callsByRole: Record<string, number>;
+  /** Of llmCalls, the repair calls (an answer that broke its schema asked again). */
+  repairCalls: number;
   stepsExecuted: number;
   waves: number;
   /** Longest chain of dependent model calls in this run's own trace. */
@@ -146,7 +152,13 @@ export async function runOnce(
       outputTokens: totals.usage.outputTokens,
       estimatedUsd: estimateCostUsd(totals.usage, DEFAULT_PRICES[DEFAULT_GEMINI_MODEL]) ?? 0,
       callsByRole,
+      repairCalls: timed.calls.filter((c) => c.repair).length,
       wallMs,
+      decisive: decisiveCoverage(
+        scenario.probes,
+        results.flatMap((r) => r.toolCalls),
+        RUNBOOKS,
+      ),
       stepsExecuted: inv.counters.stepsExecuted,
       waves: inv.counters.waves,
       criticalPath: { calls: cp.calls, ms: cp.calls * latencyMs, chain: cp.chain },

@@ -16,6 +16,7 @@ function run(config: Measured["config"], over: Partial<Measured> = {}): Measured
     outputTokens: 100,
     estimatedUsd: 0.01,
     wallMs: 1_000,
+    decisive: { queried: 1, of: 1, missing: [] },
     ...over,
   };
 }

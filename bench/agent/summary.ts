@@ -1,3 +1,4 @@
+import type { DecisiveCoverage } from "../lib/decisive.js";
 import { ratio } from "../lib/stats.js";
 
 /** The three columns of section 1: two configurations of the one workflow, and the ReAct loop. */
@@ -20,6 +21,8 @@ export interface Measured {
    */
   estimatedUsd: number;
   wallMs: number;
+  /** Whether the run queried the evidence that decides the scenario: a cheaper run that misses it is a regression. */
+  decisive: DecisiveCoverage;
 }
 
 export interface Totals {

@@ -4,7 +4,7 @@ import { openDuckDbWarehouse } from "../../functions/src/adapters/duckdb/warehou
 import { askStepExecutor } from "../../functions/src/agent/step-executor.js";
 import { investigationScanBudget } from "../../functions/src/app/scan-budget.js";
 import { DeadlineExceededError } from "../../functions/src/domain/errors.js";
-import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding/finding.js";
 import type { Investigation } from "../../functions/src/domain/investigation.js";
 import type { Plan, Step } from "../../functions/src/domain/plan.js";
 import { LOG_ANALYST_TOOLS } from "../../functions/src/log-analyst/tool-names.js";

@@ -5,6 +5,7 @@ import type {
   GenerateResponse,
   Model,
 } from "../../functions/src/model/port.js";
+import { isRepairRequest } from "../../functions/src/model/structured.js";
 import { estimateInputTokens, estimateOutputTokens } from "../../functions/src/model/tokens.js";
 
 /** One generate call as the benchmark saw it: when, for whom, and what it cost. */
@@ -13,6 +14,11 @@ export interface ModelCall {
   role: BriefRole;
   /** Set for executor calls: the plan step the call belongs to. */
   stepId?: string;
+  /**
+   * A repair call (model/structured.ts): the answer before it broke its schema. Each is a billed
+   * call that keywords the API enforces would have spared (issue 36.4), so the bench counts them.
+   */
+  repair: boolean;
   startMs: number;
   endMs: number;
   inputTokens: number;
@@ -74,6 +80,7 @@ export class LatencyModel implements Model {
     this.calls.push({
       role: request.brief.role,
       ...(stepId ? { stepId } : {}),
+      repair: isRepairRequest(request),
       startMs,
       endMs: this.clock(),
       inputTokens: response.usage.inputTokens,

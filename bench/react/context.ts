@@ -1,4 +1,4 @@
-import type { Finding } from "../../functions/src/domain/finding.js";
+import type { Finding } from "../../functions/src/domain/finding/finding.js";
 import type { Ioc } from "../../functions/src/domain/ioc.js";
 import type { ToolCall } from "../../functions/src/domain/results.js";
 

@@ -2,7 +2,7 @@ import type { StepExecutorBrief } from "../../functions/src/agent/briefs.js";
 import { recordedCall } from "../../functions/src/agent/step-calls.js";
 import { type ConclusionDraft, ConclusionDraftSchema } from "../../functions/src/domain/conclusion.js";
 import { errorMessage } from "../../functions/src/domain/errors.js";
-import type { Finding } from "../../functions/src/domain/finding.js";
+import type { Finding } from "../../functions/src/domain/finding/finding.js";
 import type { ToolCall } from "../../functions/src/domain/results.js";
 import type { Message, Model, ToolResponse } from "../../functions/src/model/port.js";
 import type { Logger } from "../../functions/src/platform/logger.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadConfig, toolAllowed } from "../../functions/src/config/config.js";
-import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding/finding.js";
 import { buildToolRegistry } from "../../functions/src/entry/tool-registry.js";
 import { silentLogger } from "../../functions/src/platform/logger.js";
 import { ToolBox } from "../../functions/src/tools/toolbox.js";

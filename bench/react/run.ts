@@ -1,16 +1,20 @@
 import { DEFAULT_PRICES } from "../../functions/src/config/model-settings.js";
-import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding.js";
+import { normalizeNotification, parseNotification } from "../../functions/src/domain/finding/finding.js";
 import { estimateCostUsd } from "../../functions/src/model/cost.js";
 import { DEFAULT_GEMINI_MODEL } from "../../functions/src/model/gemini-options.js";
 import { metered } from "../../functions/src/model/metered.js";
 import type { EventBus } from "../../functions/src/ports/event-bus.js";
 import { benchLogger, scenarioDeps } from "../agent/deps.js";
 import type { Measured } from "../agent/summary.js";
+import { decisiveCoverage, shippedRunbooks } from "../lib/decisive.js";
 import { freshProject } from "../lib/emulators.js";
 import type { BenchScenario } from "../lib/scenarios.js";
 import { LatencyModel } from "../model/latency-model.js";
 import { runReact } from "./loop.js";
 import { OfflineReactBrain } from "./offline-brain.js";
+
+/** The runbooks the decisive-evidence matcher reads (what each answer is about). */
+const RUNBOOKS = shippedRunbooks();
 
 /** Room for every playbook line's two rounds plus the answer; a run that needs more fails visibly. */
 export const REACT_MAX_TURNS = 25;
@@ -72,6 +76,7 @@ export async function runReactOnce(
       outputTokens: totals.usage.outputTokens,
       estimatedUsd: estimateCostUsd(totals.usage, DEFAULT_PRICES[DEFAULT_GEMINI_MODEL]) ?? 0,
       wallMs,
+      decisive: decisiveCoverage(scenario.probes, outcome.toolCalls, RUNBOOKS),
       toolCalls: outcome.toolCalls.length,
       ...(outcome.reason ? { reason: outcome.reason } : {}),
     };

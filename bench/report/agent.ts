@@ -20,6 +20,7 @@ function runRow(run: AgentRun | ReactRun): (string | number)[] {
     run.scenario,
     run.config,
     run.llmCalls,
+    workflow ? workflow.repairCalls : "",
     run.inputTokens,
     run.outputTokens,
     formatUsd(run.estimatedUsd),
@@ -27,7 +28,17 @@ function runRow(run: AgentRun | ReactRun): (string | number)[] {
     verdictCell(run),
     workflow ? workflow.scheduleDepthCalls : "",
     workflow ? workflow.criticalPath.calls : "",
+    decisiveCell(run),
   ];
+}
+
+/** "2/2", or "1/2 ✗ missed ssh_logins_from_ip(ip=…)": the decisive evidence a run queried. */
+function decisiveCell(run: AgentRun | ReactRun): string {
+  const d = run.decisive;
+  if (d.of === 0) return "–";
+  return d.missing.length === 0
+    ? `${d.queried}/${d.of}`
+    : `${d.queried}/${d.of} ✗ missed ${d.missing.join(", ")}`;
 }
 
 function totalRow(config: (typeof COLUMNS)[number], t: Totals): (string | number)[] {
@@ -35,10 +46,12 @@ function totalRow(config: (typeof COLUMNS)[number], t: Totals): (string | number
     "TOTAL",
     config,
     t.llmCalls,
+    "",
     t.inputTokens,
     t.outputTokens,
     formatUsd(t.estimatedUsd),
     ms(t.wallMs),
+    "",
     "",
     "",
     "",
@@ -55,6 +68,7 @@ export function printAgent(s: AgentSection): string {
       "scenario",
       "config",
       "LLM calls",
+      "repairs",
       "input tok",
       "output tok",
       `≈ USD (${DEFAULT_GEMINI_MODEL})`,
@@ -62,6 +76,7 @@ export function printAgent(s: AgentSection): string {
       "verdict",
       "seq calls",
       "CP calls",
+      "decisive queried",
     ],
     [
       ...s.rows.flatMap((r) => [runRow(r.ferret), runRow(r.baseline), runRow(r.react)]),
@@ -132,11 +147,16 @@ export function printAgent(s: AgentSection): string {
               `${r.scenario} (${r.ferret.llmCalls} vs ${r.react.llmCalls} calls, ${tokens(r.ferret)} vs ${tokens(r.react)} tokens)`,
           )
           .join("; ")}`;
+  const missedDecisive = s.rows.filter((r) => r.ferret.decisive.missing.length > 0);
+  const decisive =
+    missedDecisive.length === 0
+      ? `ferret queried the decisive evidence on each of ${s.rows.length} scenario(s)`
+      : `ferret MISSED decisive evidence on ${missedDecisive.map((r) => `${r.scenario} (${r.ferret.decisive.missing.join(", ")})`).join("; ")}`;
   const failed = (s.failures ?? []).map((f) => `  ${f.scenario}: ${f.error}`).join("\n");
   return [
     `1. ORCHESTRATION — ${s.latencyMs} ms simulated latency per model call, offline playbook rules, Firestore emulator, real tools`,
     "   ferret and baseline run workflows/investigate.yaml on the local runner, in process; they differ only in configuration:",
-    "   ferret = default policy (up to 4 steps per wave, reflect per wave); baseline = 1 step per wave, reflect after every step, the executor model runs every step's calls",
+    "   ferret = default policy (up to 4 model steps per wave, planned-call steps beside them, reflect per wave); baseline = 1 step per wave, reflect after every step, the executor model runs every step's calls",
     `   react = one ReAct loop (bench/react): every tool on every turn, no plan, no reflection, at most ${s.react.maxTurns} turns`,
     "   seq calls = model calls one after the other under the schedule run; CP calls = critical-path lower bound",
     "",
@@ -153,6 +173,7 @@ export function printAgent(s: AgentSection): string {
     chains,
     "",
     `per scenario against ReAct: ${vsReact}`,
+    `decisive evidence: ${decisive}`,
     ...(failed ? ["", "scenarios that failed to run (left out of the tables):", failed] : []),
     "",
     `checks: ${checks}`,
