@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { readSavedPages } from "./catalog/google-lists.js";
@@ -176,14 +176,20 @@ export function coverage(impl: Pick<Implementation, "catalogEntryFor">): Figures
 
 /** The implementation in a checkout of ferret (this tree by default). */
 export async function implementationAt(root: string, readerRoot?: string): Promise<Implementation> {
-  const at = (p: string) => pathToFileURL(join(resolve(root), "functions/src/domain", p)).href;
-  const finding = (await import(at("finding.ts"))) as Implementation;
-  const catalog = (await import(at("category-catalog.ts"))) as Pick<Implementation, "catalogEntryFor">;
+  // The reader moved into domain/finding/ (issue 38); an older checkout has it in domain/.
+  const at = (base: string, p: string) => {
+    const inFolder = join(resolve(base), "functions/src/domain/finding", p);
+    return pathToFileURL(existsSync(inFolder) ? inFolder : join(resolve(base), "functions/src/domain", p))
+      .href;
+  };
+  const finding = (await import(at(root, "finding.ts"))) as Implementation;
+  const catalog = (await import(at(root, "category-catalog.ts"))) as Pick<Implementation, "catalogEntryFor">;
   let reader: Pick<Implementation, "readFindingsText"> = {};
-  const readerAt = (p: string) =>
-    pathToFileURL(join(resolve(readerRoot ?? root), "functions/src/domain", p)).href;
   try {
-    reader = (await import(readerAt("finding-file.ts"))) as Pick<Implementation, "readFindingsText">;
+    reader = (await import(at(readerRoot ?? root, "finding-file.ts"))) as Pick<
+      Implementation,
+      "readFindingsText"
+    >;
   } catch {
     // An older checkout has no file reader: each file is one JSON document, as inspect read it then.
   }

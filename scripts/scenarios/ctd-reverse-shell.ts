@@ -168,6 +168,7 @@ function build(rng: Rng): Map<string, string> {
         window: { hoursBefore: 6, hoursAfter: 1 },
         expect: [],
         rows: "none",
+        trap: true,
         why: "a cluster is not a VM: its name finds no flows (the wrong-identifier trap)",
       },
     ],

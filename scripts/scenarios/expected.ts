@@ -29,6 +29,13 @@ export const ProbeSchema = z.object({
   absent: z.array(z.string().min(1)).default([]),
   /** Whether the probe returns rows at all; "none" is evidence too (no connection to a sinkhole). */
   rows: z.enum(["some", "none"]).default("some"),
+  /**
+   * A wrong-identifier trap: the probe passes a thing of another kind where the runbook wants
+   * this one (a cluster or a project number as a VM name) and shows it finds nothing. It
+   * documents a mistake a plan must not make, so it is never decisive evidence to ask for
+   * (the bench's decisive count leaves it out).
+   */
+  trap: z.literal(true).optional(),
   why: z.string().min(1),
 });
 export type Probe = z.input<typeof ProbeSchema>;

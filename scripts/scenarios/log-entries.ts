@@ -57,6 +57,8 @@ export interface AuditSpec {
   response?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   bindingDeltas?: Array<{ action: "ADD" | "REMOVE"; role: string; member: string }>;
+  /** What a SetIamPolicy did to the audit configuration (policyDelta.auditConfigDeltas). */
+  auditConfigDeltas?: Array<{ action: "ADD" | "REMOVE"; service: string; logType: string }>;
   severity?: string;
   operation?: { id: string; producer: string };
   /** Access Context Manager levels the request satisfied (requestMetadata.requestAttributes.auth). */
@@ -96,7 +98,15 @@ export function auditEntry(rng: Rng, spec: AuditSpec): Row {
       requestJson: spec.request ? JSON.stringify(spec.request) : null,
       responseJson: spec.response ? JSON.stringify(spec.response) : null,
       metadataJson: spec.metadata ? JSON.stringify(spec.metadata) : null,
-      servicedata_v1_iam: spec.bindingDeltas ? { policyDelta: { bindingDeltas: spec.bindingDeltas } } : null,
+      servicedata_v1_iam:
+        spec.bindingDeltas || spec.auditConfigDeltas
+          ? {
+              policyDelta: {
+                ...(spec.bindingDeltas ? { bindingDeltas: spec.bindingDeltas } : {}),
+                ...(spec.auditConfigDeltas ? { auditConfigDeltas: spec.auditConfigDeltas } : {}),
+              },
+            }
+          : null,
     },
     ...(spec.operation ? { operation: { ...spec.operation, first: true, last: true } } : {}),
   };

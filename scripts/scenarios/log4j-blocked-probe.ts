@@ -168,6 +168,7 @@ function build(rng: Rng): Map<string, string> {
         window: { hoursBefore: 6, hoursAfter: 1 },
         expect: [],
         rows: "none",
+        trap: true,
         why: "a backend service is not a VM (the wrong-identifier trap)",
       },
     ],

@@ -135,6 +135,7 @@ function build(rng: Rng): Map<string, string> {
         window: { hoursBefore: 6, hoursAfter: 1 },
         expect: [],
         rows: "none",
+        trap: true,
         why: "the project number is not a VM name (the wrong-identifier trap)",
       },
       {
