@@ -390,18 +390,38 @@ describe("malformed payloads", () => {
     assert.match(invalidInput(() => ingestPayload(n)).message, /finding\.name: /);
   });
 
-  for (const eventTime of ["yesterday", "2024-05-14 09:31:07", "1715679067", "2024-05-14T09:31:07"]) {
-    it(`rejects eventTime ${JSON.stringify(eventTime)}, naming eventTime`, () => {
+  for (const eventTime of [
+    "yesterday",
+    "2024-05-14 09:31:07",
+    "1715679067",
+    "2024-05-14T09:31:07",
+    1715679067,
+  ]) {
+    it(`rejects eventTime ${JSON.stringify(eventTime)} when no createTime can stand in, naming eventTime`, () => {
       const n = sccNotification("v1-cryptominer");
       n.finding.eventTime = eventTime;
+      delete n.finding.createTime;
       const error = invalidInput(() => ingestPayload(n));
       assert.match(error.message, /eventTime: /);
     });
+
+    it(`anchors on createTime, with a note, when eventTime is ${JSON.stringify(eventTime)}`, () => {
+      const n = sccNotification("v1-cryptominer");
+      n.finding.eventTime = eventTime;
+      const finding = ingestPayload(n);
+      assert.equal(finding.eventTime, "2024-05-14T09:31:09.456Z");
+      assert.ok(
+        finding.notes?.some((note) => /eventTime .*not an ISO 8601 time.*createTime/.test(note)),
+        JSON.stringify(finding.notes),
+      );
+    });
   }
 
-  it("rejects an eventTime that is not a string", () => {
+  it("anchors on createTime when eventTime is missing, and refuses when both are", () => {
     const n = sccNotification("v1-cryptominer");
-    n.finding.eventTime = 1715679067;
+    delete n.finding.eventTime;
+    assert.equal(ingestPayload(n).eventTime, "2024-05-14T09:31:09.456Z");
+    delete n.finding.createTime;
     assert.match(invalidInput(() => ingestPayload(n)).message, /finding\.eventTime: /);
   });
 

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { apiVersionOf, type EnumField, enumName } from "./finding-enums.js";
 
 /**
@@ -11,7 +12,10 @@ import { apiVersionOf, type EnumField, enumName } from "./finding-enums.js";
  *   `2023-06-02 05:17:41.936 UTC`;
  * - sourceProperties as a JSON string (BigQuery), a protobuf Struct (`{"fields": {k: Value}}`),
  *   or a key/value list (`[{"key": k, "value": v}]`, values plain or Value-wrapped), as SIEM
- *   exports and integrations carry a map.
+ *   exports and integrations carry a map;
+ * - an eventTime that is missing or no time at all (a pipeline's anonymiser or a bad export)
+ *   beside a readable createTime: the window is anchored on createTime, when SCC created the
+ *   finding, at or after the event. Refusing would hide a real finding from examination.
  * Every rewrite is reported as a note, so what was changed is visible in `inspect`.
  */
 
@@ -127,6 +131,12 @@ function isoFrom(value: unknown): string | undefined {
   return undefined;
 }
 
+const IsoTime = z.iso.datetime({ offset: true });
+
+function isIsoTime(value: unknown): value is string {
+  return typeof value === "string" && IsoTime.safeParse(value).success;
+}
+
 const ENUM_FIELDS: readonly EnumField[] = ["state", "severity", "mute", "findingClass"];
 
 function canonicalFinding(raw: Record<string, unknown>, notes: string[]): Record<string, unknown> {
@@ -153,6 +163,16 @@ function canonicalFinding(raw: Record<string, unknown>, notes: string[]): Record
     if (iso === undefined) continue;
     notes.push(`finding.${field} ${JSON.stringify(out[field])} read as ${iso}`);
     out[field] = iso;
+  }
+  if (!isIsoTime(out.eventTime) && isIsoTime(out.createTime)) {
+    const was =
+      out.eventTime === undefined
+        ? "is missing"
+        : `${(JSON.stringify(out.eventTime) ?? "").slice(0, 60)} is not an ISO 8601 time`;
+    notes.push(
+      `finding.eventTime ${was}; the window is anchored on createTime ${out.createTime} (when SCC created the finding, at or after the event)`,
+    );
+    out.eventTime = out.createTime;
   }
   const sp = sourcePropertiesMap(out.sourceProperties);
   if (sp.map) {
