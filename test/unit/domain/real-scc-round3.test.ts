@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { implementationAt } from "../../../scripts/measure-findings.js";
-import { measureHalf } from "../../../scripts/measure-round3.js";
+import { measureHalf } from "../../../scripts/measure-halves.js";
 
 /**
  * The third-round corpus (test/fixtures/real/scc-round3): the truth of each half was written
