@@ -48,6 +48,19 @@ describe("indicators by field meaning: what issue 38 found reported", () => {
     assert.match(reasonFor(f, "6cc800d88324478aa80d2031794214a4"), /^identifier:/);
   });
 
+  it("Cloud Anomaly Detection: the organization's own VM addresses are the resource; the abuse's targets are indicators", () => {
+    const f = finding({
+      category: "outgoing_intrusion_attempt",
+      sourceProperties: {
+        vm_ips: "35.238.138.238",
+        vm_host_and_zone_names: "db-1:us-central1-c",
+        abuse_target_ips: "198.51.100.9",
+      },
+    });
+    assert.deepEqual(reported(f), [["ip", "198.51.100.9", "sourceProperties.abuse_target_ips"]]);
+    assert.match(reasonFor(f, "35.238.138.238"), /^resource:/);
+  });
+
   it("a self-link with an [apiserver] placeholder is not a URL, and keeps its path and reason", () => {
     const f = finding({
       sourceProperties: { selfLink: "https://[apiserver]/api/v1/namespaces/default/pods/web" },

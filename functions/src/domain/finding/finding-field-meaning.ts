@@ -155,6 +155,8 @@ export const FINDING_FIELDS: Readonly<Record<string, FieldRow>> = {
  * - Container Threat Detection: https://cloud.google.com/security-command-center/docs/how-to-use-container-threat-detection
  * - VM Threat Detection: https://cloud.google.com/security-command-center/docs/concepts-vm-threat-detection-overview
  * - Web Security Scanner: https://cloud.google.com/security-command-center/docs/how-to-remediate-web-security-scanner-findings
+ * - Cloud Anomaly Detection (no property reference published; keys from recorded findings, below):
+ *   https://cloud.google.com/security-command-center/docs/concepts-security-sources
  */
 export const SOURCE_PROPERTY_LAYOUTS: Readonly<Record<string, FieldRow>> = {
   // Security Health Analytics (and Google-written prose any source may carry).
@@ -183,6 +185,13 @@ export const SOURCE_PROPERTY_LAYOUTS: Readonly<Record<string, FieldRow>> = {
   Container_Image_Uri: row("resource", "CTD: the container's image"),
   Container_Image_Id: row("resource", "CTD: the container's image"),
   Process_Arguments: row("indicator", "CTD: the process's command line", "text"),
+  // Cloud Anomaly Detection (a legacy built-in source: abuse originating from the organization's
+  // own resources). Its layout as recorded in GoogleCloudPlatform/professional-services,
+  // commit 25d36a10537461f172ea6c9dbee94a2fe5b85858, examples/audit-log-examples/
+  // security-command-center/: the vm_* keys describe the organization's VM the activity comes
+  // from; what it reached is named apart (abuse_target_ips), an indicator by its own key.
+  vm_ips: row("resource", "CAD: the addresses of the organization's own VM the abuse comes from"),
+  vm_host_and_zone_names: row("resource", "CAD: the organization's VM and its zone"),
   // VM Threat Detection keeps its values in the Finding's indicator and processes fields.
   // Web Security Scanner: the application it tested and where to read about the issue.
   finalUrl: row("resource", "WSS: the scanned application's URL"),
