@@ -41,6 +41,7 @@ export function loadHalf(half: Half, corpus: Corpus = "scc-round3"): Sample[] {
       expected: [
         { category: "", severity: "", resourceName: "", ingest: "investigate", iocs: want.indicators },
       ],
+      truthPerFile: true,
     };
   });
 }

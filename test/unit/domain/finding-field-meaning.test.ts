@@ -202,6 +202,31 @@ describe("indicators by field meaning: invariants", () => {
     );
   });
 
+  it("a string under a plural key is a list: each item is read; under a singular key it is one value", () => {
+    const documentation = fc
+      .tuple(fc.constantFrom("198.51.100", "203.0.113"), fc.integer({ min: 1, max: 254 }))
+      .map(([net, host]) => `${net}.${host}`);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(documentation, { minLength: 2, maxLength: 5 }),
+        fc.constantFrom(", ", ",", "; ", " ", "\n"),
+        fc.constantFrom("abuse_target_ips", "remoteIps", "properties_ips", "ipAddresses"),
+        (ips, separator, pluralKey) => {
+          const listed = ips.join(separator);
+          const plural = findingIocOccurrences(finding({ sourceProperties: { [pluralKey]: listed } }));
+          assert.deepEqual(
+            plural.iocs.map((i) => i.value).sort(),
+            [...ips].sort(),
+            `${pluralKey}=${JSON.stringify(listed)}`,
+          );
+          const singular = findingIocOccurrences(finding({ sourceProperties: { destIp: listed } }));
+          assert.deepEqual(singular.iocs, [], `destIp=${JSON.stringify(listed)} is not one address`);
+        },
+      ),
+      RUNS,
+    );
+  });
+
   it("the key grammar: the last word names the kind, ids declare none", () => {
     assert.deepEqual(keyWords("properties_bindingDeltas_0_member"), [
       "properties",

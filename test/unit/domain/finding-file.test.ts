@@ -27,6 +27,20 @@ const read = (payload: unknown) => normalizeNotification(parseNotification(paylo
 const defaults = ConfigSchema.parse({}).ingest;
 
 describe("the file reader: every shape, finding by finding", () => {
+  it("says what is wrong with base64 data that lost a character, without printing its decoded bytes", () => {
+    const body = Buffer.from(JSON.stringify({ finding: { name: "n", category: "c" } })).toString("base64");
+    const cut = JSON.stringify([{ ackId: "a", message: { data: body.slice(1), messageId: "1" } }]);
+    assert.throws(
+      () => readFindingsText(cut, "pull.json"),
+      (error: unknown) =>
+        error instanceof InvalidInputError &&
+        /base64 text whose decoded bytes are not JSON; its length, \d+, is not a multiple of 4/.test(
+          error.message,
+        ) &&
+        !error.message.includes("\uFFFD"),
+    );
+  });
+
   it("reads a v2 ListFindings response with its resource", () => {
     const file = readFindingsText(real("xsoar-list-findings-v2-response.json"));
     assert.equal(file.container, "a ListFindings response");

@@ -89,13 +89,20 @@ function decodeData(data: unknown, origin: string): unknown {
       `${origin}: a Pub/Sub message whose data is ${describe(data)}; expected base64 text, JSON text or an object`,
     );
   const trimmed = data.trim();
-  const text = /^[[{]/.test(trimmed) ? trimmed : Buffer.from(data, "base64").toString("utf8");
+  const base64 = !/^[[{]/.test(trimmed);
+  const text = base64 ? Buffer.from(data, "base64").toString("utf8") : trimmed;
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new InvalidInputError(
-      `${origin}: the Pub/Sub message data is not JSON: ${(error as Error).message}`,
-    );
+    // The decoded bytes of broken base64 are not worth showing; what is wrong with it is.
+    const cut =
+      trimmed.length % 4 !== 0
+        ? `; its length, ${trimmed.length}, is not a multiple of 4, so characters were lost or added`
+        : "";
+    const why = base64
+      ? `base64 text whose decoded bytes are not JSON${cut}`
+      : `JSON text that does not parse (${(error as Error).message})`;
+    throw new InvalidInputError(`${origin}: the Pub/Sub message data is not JSON: ${why}`);
   }
 }
 

@@ -7,6 +7,7 @@ import {
   type FieldRow,
   findingFieldRow,
   keyDeclaredKind,
+  keyWords,
   SOURCE_PROPERTY_LAYOUTS,
 } from "./finding-field-meaning.js";
 import {
@@ -142,6 +143,22 @@ function* leaves(root: JsonValue, rootPath: string, rootKeys: readonly string[])
   }
 }
 
+/**
+ * The values one string holds. A key whose last word is plural (`abuse_target_ips`, `domains`,
+ * `memberEmails`) declares several values; a string under it is that list serialized, its items
+ * separated by commas, semicolons or white space, and each is read by its kind's grammar. Under a
+ * singular key the string is one value, so text around an address still fails the grammar.
+ */
+function itemsOf(value: string, keys: readonly string[]): string[] {
+  const last = propertyKeys(keys)
+    .filter((k) => !/^\d+$/.test(k))
+    .flatMap(keyWords)
+    .at(-1);
+  if (!last || !/[^s]s$/.test(last)) return [value];
+  const items = value.split(/[\s,;]+/).filter((item) => item.length > 0);
+  return items.length > 0 ? items : [value];
+}
+
 /** One leaf of a field whose meaning is `row` (context when the table names none). */
 function readLeaf(out: Collector, leaf: Leaf, row: FieldRow | undefined, label: string): void {
   const value = leaf.value.trim();
@@ -166,7 +183,9 @@ function readLeaf(out: Collector, leaf: Leaf, row: FieldRow | undefined, label: 
         path: leaf.path,
         reason: "the digest of a library the OS ships",
       });
-    else out.verdict(asIndicator(row.kind, value), leaf.path, context);
+    else
+      for (const item of itemsOf(value, leaf.keys))
+        out.verdict(asIndicator(row.kind, item), leaf.path, context);
     return;
   }
   const shape = shapeOf(value);
