@@ -61,6 +61,24 @@ describe("indicators by field meaning: what issue 38 found reported", () => {
     assert.match(reasonFor(f, "35.238.138.238"), /^resource:/);
   });
 
+  it("an address the finding names as the caller's is the actor's, even in Google's service ranges; a peer there is not", () => {
+    const f = finding({
+      access: { callerIp: "8.8.8.8", principalEmail: "ci@p.iam.gserviceaccount.com" },
+      sourceProperties: {
+        properties: { serviceAccountGetsOwnIamPolicy: { callerIp: "8.8.4.4" } },
+        remoteIp: "142.251.32.10",
+      },
+    });
+    const ips = findingIocOccurrences(f)
+      .iocs.filter((i) => i.type === "ip")
+      .map((i) => [i.value, i.path]);
+    assert.deepEqual(ips, [
+      ["8.8.8.8", "access.callerIp"],
+      ["8.8.4.4", "sourceProperties.properties.serviceAccountGetsOwnIamPolicy.callerIp"],
+    ]);
+    assert.match(reasonFor(f, "142.251.32.10"), /Google service address/);
+  });
+
   it("a self-link with an [apiserver] placeholder is not a URL, and keeps its path and reason", () => {
     const f = finding({
       sourceProperties: { selfLink: "https://[apiserver]/api/v1/namespaces/default/pods/web" },

@@ -9,21 +9,21 @@ import { measureHalf } from "../../../scripts/measure-halves.js";
  * measured once, as it came out (docs/findings.md): recall 0.71 (5/7), precision 1.00, one refused
  * (after the measure learned that a truth speaks of a whole file of findings; 0.43 before). The
  * two it missed were a list of addresses serialized in one string under a plural key; since
- * ferret reads such a string as its list, both halves are held to the bar here, except the tune
- * half's one disagreement with its truth: 8.8.8.8 as a caller address, which Google's published
- * ranges make a Google service address (indicator-grammar.ts), kept as recall 3/4.
+ * ferret reads such a string as its list, and an address a finding names as the caller's is the
+ * actor's even inside Google's service ranges (the tune half's 8.8.8.8), both halves are held to
+ * the bar here.
  */
 const impl = await implementationAt(new URL("../../../", import.meta.url).pathname);
 
 describe("fourth-round corpus", () => {
-  it("tune half: precision ≥ 0.9, and every miss is the Google-range caller the truth disagrees on", (t) => {
+  it("tune half: recall ≥ 0.95 and precision ≥ 0.9, none refused", (t) => {
     const f = measureHalf(impl, "tune", "scc-round4");
     t.diagnostic(
       `refused ${f.refused}; recall ${f.iocRight}/${f.iocExpected}; precision ${f.iocRight}/${f.iocReported}`,
     );
     assert.ok(f.samples >= 14, `${f.samples} payloads`);
     assert.equal(f.refused, 0, f.refusals.join("; "));
-    assert.deepEqual(f.misses, ["pso-etd-sa-self-investigation-list#1 ip:8.8.8.8"]);
+    assert.ok(f.recall >= 0.95, `missed ${f.misses.join("; ")}`);
     assert.ok(f.precision >= 0.9, `not indicators but reported: ${f.falsePositives.join("; ")}`);
   });
 

@@ -159,6 +159,12 @@ function itemsOf(value: string, keys: readonly string[]): string[] {
   return items.length > 0 ? items : [value];
 }
 
+/** A key that names the address the actor acted from (`callerIp`, as audit logs name it). */
+function namesTheActor(keys: readonly string[]): boolean {
+  const words = propertyKeys(keys).flatMap(keyWords);
+  return words.at(-2) === "caller" || words.at(-1) === "callerip";
+}
+
 /** One leaf of a field whose meaning is `row` (context when the table names none). */
 function readLeaf(out: Collector, leaf: Leaf, row: FieldRow | undefined, label: string): void {
   const value = leaf.value.trim();
@@ -185,7 +191,7 @@ function readLeaf(out: Collector, leaf: Leaf, row: FieldRow | undefined, label: 
       });
     else
       for (const item of itemsOf(value, leaf.keys))
-        out.verdict(asIndicator(row.kind, item), leaf.path, context);
+        out.verdict(asIndicator(row.kind, item, namesTheActor(leaf.keys)), leaf.path, context);
     return;
   }
   const shape = shapeOf(value);
@@ -261,7 +267,8 @@ function readTyped(f: Finding, out: Collector): void {
       );
   });
   // Audit logs redact some callers to "gce-internal-ip" (or "private"): not an address.
-  if (f.access?.callerIp) out.verdict(asIndicator("ip", f.access.callerIp), "access.callerIp", "caller IP");
+  if (f.access?.callerIp)
+    out.verdict(asIndicator("ip", f.access.callerIp, true), "access.callerIp", "caller IP");
   out.add(
     "principal",
     member(f.access?.principalEmail) ?? f.access?.principalEmail,

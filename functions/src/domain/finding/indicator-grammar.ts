@@ -48,8 +48,10 @@ function address(value: string, fromIndicatorField: boolean): GrammarVerdict {
   if (value === "0.0.0.0" || value === "::")
     return { is: "context", type: "ip", value, reason: "the any-address" };
   if (isInternalAddress(value)) return { is: "internal", value };
-  // Google's own front ends (goog.json minus cloud.json) say nothing about an attacker, unless
-  // a detector itself lists one as the finding's indicator.
+  // Google's own front ends (goog.json minus cloud.json) say nothing about an attacker when they
+  // are a peer something reached, unless a detector lists one as the finding's indicator or names
+  // it as the address the actor acted from (a call relayed by a Google service, Apps Script for
+  // one, still came from there).
   if (!fromIndicatorField && isGoogleServiceAddress(value))
     return {
       is: "context",
