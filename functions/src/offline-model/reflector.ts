@@ -18,8 +18,6 @@ import { stepTools } from "./tool-choice.js";
 /** A verdict this sure ends the investigation early. */
 const ACHIEVED_AT = 0.75;
 const MAX_NEW_INDICATORS = 10;
-/** Learned values per kind that one follow-up connection question takes (runbooks take one value per call). */
-const MAX_LEARNED_PER_KIND = 2;
 
 /** Where to look when a source came back empty or broken. */
 const ALTERNATIVE: Record<IntentKind, IntentKind[]> = {
@@ -203,51 +201,6 @@ function uncheckedIndicators(brief: ReflectorBrief, looked: ReadonlySet<string>)
   };
 }
 
-/**
- * Addresses and names the results surfaced that no connection question has asked about yet: a
- * DNS answer's address, the name that resolved to a flagged one, a peer an egress row names. A
- * value learned from an answer gets its kind's question as the finding's own values do: who
- * connected to it, and when.
- */
-function unaskedConnections(brief: ReflectorBrief, subject: Subject): Intent | undefined {
-  // The finding's own values are the planner's to ask about; only what the logs taught is new here.
-  const asked = new Set(
-    [...subject.publicIps, ...subject.remoteIps, ...subject.iocIps, ...subject.domains].map((v) =>
-      v.toLowerCase(),
-    ),
-  );
-  const fromIntel = new Set<string>();
-  for (const st of brief.plan.steps) {
-    const intent = decodeIntent(st.description);
-    if (intent?.kind === "intel") fromIntel.add(st.id);
-    if (intent?.kind !== "flows") continue;
-    for (const v of [...(intent.params.ips ?? []), ...(intent.params.domains ?? [])])
-      asked.add(v.toLowerCase());
-  }
-  const ips: string[] = [];
-  const domains: string[] = [];
-  for (const r of brief.results) {
-    // Intel's related indicators are someone else's sightings, not this environment's answers.
-    if (r.outcome !== "answered" || fromIntel.has(r.stepId)) continue;
-    for (const ioc of r.iocs) {
-      const key = ioc.value.toLowerCase();
-      if (asked.has(key)) continue;
-      if (ioc.type === "ip" && isPublicIp(ioc.value) && !ips.includes(ioc.value)) ips.push(ioc.value);
-      if (ioc.type === "domain" && !domains.includes(key)) domains.push(key);
-    }
-  }
-  if (ips.length === 0 && domains.length === 0) return undefined;
-  return {
-    kind: "flows",
-    params: {
-      ...(ips.length ? { ips: ips.slice(0, MAX_LEARNED_PER_KIND) } : {}),
-      ...(domains.length ? { domains: domains.slice(0, MAX_LEARNED_PER_KIND) } : {}),
-      start: [subject.window.start],
-      end: [subject.window.end],
-    },
-  };
-}
-
 /** Everything intel has answered on or a pending intel step will look up. */
 function alreadyLooked(brief: ReflectorBrief): Set<string> {
   const out = new Set<string>();
@@ -330,22 +283,6 @@ export function reflectionFor(brief: ReflectorBrief): ReflectionDraft {
         )
       ) {
         notes.push(`added ${id} to look up newly surfaced indicators.`);
-      }
-    }
-    const learned = unaskedConnections(brief, s);
-    const flowTools = stepTools("flows", brief.tools);
-    if (learned && flowTools) {
-      const n = brief.plan.steps.filter((st) => st.id.startsWith("flows-learned")).length + 1;
-      const id = `flows-learned-${n}`;
-      if (
-        book.add(
-          id,
-          learned,
-          flowTools,
-          "Connections to addresses and names the results surfaced: a workload reaching them widens the incident, none narrows it.",
-        )
-      ) {
-        notes.push(`added ${id} for connections to values the answers surfaced.`);
       }
     }
     const failed = new Set(brief.results.filter((r) => r.status === "failed").map((r) => r.stepId));

@@ -183,52 +183,6 @@ describe("offline reflector", () => {
     assert.deepEqual(intel.tools, ["threat_intel_lookup"]);
   });
 
-  it("asks who connected to an address or name an answer taught, not to the finding's own or intel's related ones", async () => {
-    const finding = cryptominingFinding();
-    const results = [
-      result(
-        "intel-iocs",
-        "answered",
-        [intelCall([{ type: "ip", value: "203.0.113.50", verdict: "unknown", related: ["192.0.2.77"] }])],
-        [{ type: "ip", value: "192.0.2.77", context: "intel related" }],
-      ),
-      result(
-        "dns-answers",
-        "answered",
-        [],
-        [
-          { type: "ip", value: "198.51.100.53", context: "dns answer" },
-          { type: "domain", value: "cdn.pool-relay.example", context: "dns question" },
-          { type: "ip", value: "203.0.113.50", context: "the finding's own" },
-          { type: "ip", value: "10.1.0.9", context: "internal" },
-        ],
-      ),
-    ];
-    const p = withStatuses(
-      plan([
-        step("intel-iocs", INTEL, ["threat_intel_lookup"]),
-        step("dns-answers", "dns [plan: dns instance=batch-7]", ["log_query"]),
-      ]),
-      results,
-    );
-    const { draft } = await reflect(finding, p, results);
-    const learned = adds(draft.updates).find((s) => s.id === "flows-learned-1");
-    assert.ok(learned, JSON.stringify(draft.updates));
-    const intent = decodeIntent(learned.description);
-    assert.equal(intent?.kind, "flows");
-    assert.deepEqual(intent?.params.ips, ["198.51.100.53"], "the learned public address only");
-    assert.deepEqual(intent?.params.domains, ["cdn.pool-relay.example"]);
-    assert.ok(learned.tools.includes("log_query"));
-
-    // Once a flows step has asked about them, they are not asked again.
-    const asked = withStatuses(
-      plan([...p.steps, step("flows-learned-1", learned.description, ["log_query"])]),
-      results,
-    );
-    const again = await reflect(finding, asked, results);
-    assert.equal(adds(again.draft.updates).filter((s) => s.id.startsWith("flows-learned")).length, 0);
-  });
-
   it("declares the objective achieved on decisive evidence and cancels what is moot", async () => {
     const finding = cryptominingFinding();
     const flows = POOL_FLOWS;
