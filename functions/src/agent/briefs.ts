@@ -114,6 +114,8 @@ export interface ReflectorBrief {
   tools: string[];
   /** Of those, the tools that act; a step using them waits for a person's approval. */
   actingTools: string[];
+  /** The tools' parameter schemas, so a step added with every value known can carry its calls. */
+  declarations?: ToolDeclaration[];
   maxSteps: number;
   revisionsLeft: number;
 }

@@ -2,7 +2,7 @@ import type { Finding } from "../domain/finding/finding.js";
 import type { Plan } from "../domain/plan.js";
 import { type ReflectionDraft, ReflectionDraftSchema } from "../domain/reflection.js";
 import type { StepResult, Usage } from "../domain/results.js";
-import type { Model } from "../model/port.js";
+import type { Model, ToolDeclaration } from "../model/port.js";
 import { generateStructured } from "../model/structured.js";
 import { type RenderedPrompt, renderPrompt } from "../prompts/render.js";
 import { briefRequest, type ReflectorBrief } from "./briefs.js";
@@ -18,6 +18,8 @@ export interface ReflectorInput {
   tools: readonly string[];
   /** Of those, the tools that act; a step using them waits for a person's approval. */
   actingTools: readonly string[];
+  /** The tools' parameter schemas (the planner's brief carries the same). */
+  declarations?: readonly ToolDeclaration[];
   maxSteps: number;
   revisionsLeft: number;
 }
@@ -31,6 +33,7 @@ export async function askReflector(input: ReflectorInput): Promise<{ draft: Refl
     justFinished: [...input.justFinished],
     tools: [...input.tools],
     actingTools: [...input.actingTools],
+    ...(input.declarations ? { declarations: [...input.declarations] } : {}),
     maxSteps: input.maxSteps,
     revisionsLeft: input.revisionsLeft,
   };

@@ -44,6 +44,7 @@ export async function reflectAndApply(
       model: deps.model,
       tools: rules.allowedTools,
       actingTools: deps.toolbox.actingNames(),
+      declarations: deps.toolbox.declarationsFor(rules.allowedTools),
       maxSteps: rules.maxSteps,
       revisionsLeft: Math.max(0, rules.maxRevisions - plan.revision),
     }),

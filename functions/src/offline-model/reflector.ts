@@ -1,13 +1,15 @@
 import type { ReflectorBrief } from "../agent/briefs.js";
-import type { Plan, PlanUpdate, Step } from "../domain/plan.js";
+import { MAX_FIXED_CALLS, type Plan, type PlanUpdate, type Step, type StepDraft } from "../domain/plan.js";
 import type { ReflectionDraft } from "../domain/reflection.js";
 import { isActionTool } from "../domain/response-actions.js";
 import type { StepResult } from "../domain/results.js";
+import type { ToolDeclaration } from "../model/port.js";
 import { assess } from "./concluder/index.js";
 import { describeIntent } from "./describe.js";
 import type { Intent, IntentKind } from "./intents.js";
 import { isPublicIp } from "./net.js";
 import { marked } from "./provenance.js";
+import { callsForIntent } from "./step-executor/calls.js";
 import { intentForStep } from "./step-executor/step-intent.js";
 import { decodeIntent } from "./step-text.js";
 import { type Subject, subjectOf } from "./subject.js";
@@ -50,7 +52,11 @@ class PlanDraftBook {
   private readonly ids: Set<string>;
   private room: number;
 
-  constructor(plan: Plan, maxSteps: number) {
+  constructor(
+    plan: Plan,
+    maxSteps: number,
+    private readonly declarations: readonly ToolDeclaration[] = [],
+  ) {
     this.ids = new Set(plan.steps.map((s) => s.id));
     this.room = Math.max(0, maxSteps - plan.steps.length);
   }
@@ -66,13 +72,27 @@ class PlanDraftBook {
 
   add(id: string, intent: Intent, tools: string[], expected: string, dependsOn: string[] = []): boolean {
     if (!this.canAdd() || this.has(id)) return false;
+    const description = describeIntent(intent).slice(0, 1_000);
     this.updates.push({
       op: "add",
-      step: { id, description: describeIntent(intent).slice(0, 1_000), tools, expected, dependsOn },
+      step: { id, description, tools, expected, dependsOn, ...this.fixedCalls(intent, tools, description) },
     });
     this.ids.add(id);
     this.room -= 1;
     return true;
+  }
+
+  /**
+   * A step added with every value in hand (an intel lookup of named indicators, a wider window,
+   * another table about the finding's own subject) needs no step executor round: its calls are
+   * fixed here, as the planner fixes its own steps', when the tools' schemas are known.
+   */
+  private fixedCalls(intent: Intent, tools: string[], description: string): Pick<StepDraft, "calls"> {
+    const declarations = this.declarations.filter((d) => tools.includes(d.name));
+    if (declarations.length === 0) return {};
+    const planned = callsForIntent(intent, tools, declarations, description);
+    if (planned.length === 0 || planned.length > MAX_FIXED_CALLS) return {};
+    return { calls: planned.map((p) => ({ tool: p.name, args: p.args })) };
   }
 
   cancel(id: string, reason: string): void {
@@ -235,7 +255,7 @@ export function reflectionFor(brief: ReflectorBrief): ReflectionDraft {
   const s = subjectOf(brief.finding);
   const { decision } = assess(brief.finding, brief.results);
   const achieved = decision.verdict !== "inconclusive" && decision.confidence >= ACHIEVED_AT;
-  const book = new PlanDraftBook(brief.plan, brief.maxSteps);
+  const book = new PlanDraftBook(brief.plan, brief.maxSteps, brief.declarations);
   const notes: string[] = [];
   const canRevise = brief.revisionsLeft > 0;
   const pending = brief.plan.steps.filter((st) => st.status === "pending");

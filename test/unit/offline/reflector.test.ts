@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { askReflector } from "../../../functions/src/agent/reflector.js";
 import type { Finding } from "../../../functions/src/domain/finding/finding.js";
 import { readySteps } from "../../../functions/src/domain/next-action.js";
@@ -9,10 +9,12 @@ import { ReflectionDraftSchema } from "../../../functions/src/domain/reflection.
 import { isActionTool } from "../../../functions/src/domain/response-actions.js";
 import type { StepResult } from "../../../functions/src/domain/results.js";
 import { OFFLINE_MARK } from "../../../functions/src/model/brain.js";
+import type { ToolDeclaration } from "../../../functions/src/model/port.js";
 import { createOfflineModel } from "../../../functions/src/offline-model/index.js";
 import { decodeIntent } from "../../../functions/src/offline-model/step-text.js";
 import { bruteForceFinding, cryptominingFinding } from "./support/findings.js";
 import { intelCall, plan, result, rowsCall, step, withStatuses } from "./support/results.js";
+import { RealTools } from "./support/tools.js";
 
 const TOOLS = ["log_query", "log_tables", "threat_intel_lookup"];
 const FLOWS =
@@ -23,7 +25,12 @@ async function reflect(
   finding: Finding,
   p: Plan,
   results: StepResult[],
-  options: { revisionsLeft?: number; maxSteps?: number; tools?: string[] } = {},
+  options: {
+    revisionsLeft?: number;
+    maxSteps?: number;
+    tools?: string[];
+    declarations?: ToolDeclaration[];
+  } = {},
 ) {
   const tools = options.tools ?? TOOLS;
   const { draft } = await askReflector({
@@ -35,6 +42,7 @@ async function reflect(
     model: createOfflineModel(),
     tools,
     actingTools: tools.filter(isActionTool),
+    ...(options.declarations ? { declarations: options.declarations } : {}),
     maxSteps: options.maxSteps ?? 10,
     revisionsLeft: options.revisionsLeft ?? 3,
   });
@@ -181,6 +189,44 @@ describe("offline reflector", () => {
       "only the new public IP",
     );
     assert.deepEqual(intel.tools, ["threat_intel_lookup"]);
+  });
+
+  describe("with the tools' schemas", () => {
+    let tools: RealTools;
+    before(async () => {
+      tools = await RealTools.create({});
+    });
+    after(async () => tools.close());
+
+    it("fixes the calls of a step it adds with every value in hand, so no step executor round runs it", async () => {
+      const finding = cryptominingFinding();
+      const results = [
+        result("intel-iocs", "answered", [
+          intelCall([{ type: "ip", value: "203.0.113.50", verdict: "unknown" }]),
+        ]),
+        result("egress-top", "answered", [], [{ type: "ip", value: "198.51.100.23", context: "flows" }]),
+      ];
+      const p = withStatuses(
+        plan([
+          step("intel-iocs", INTEL, ["threat_intel_lookup"]),
+          step("egress-top", "egress [plan: egress instance=batch-7]", ["log_query"]),
+        ]),
+        results,
+      );
+      const bare = adds((await reflect(finding, p, results)).draft.updates).find(
+        (s) => s.id === "intel-new-1",
+      );
+      assert.equal(bare?.calls, undefined, "without schemas the step executor runs it");
+      const { draft, applied } = await reflect(finding, p, results, { declarations: tools.declarations() });
+      const fixed = adds(draft.updates).find((s) => s.id === "intel-new-1");
+      assert.ok(fixed?.calls, JSON.stringify(fixed));
+      assert.deepEqual(
+        fixed.calls.map((c) => c.tool),
+        ["threat_intel_lookup"],
+      );
+      assert.match(JSON.stringify(fixed.calls[0]?.args), /198\.51\.100\.23/);
+      assert.ok(applied.plan.steps.some((st) => st.id === "intel-new-1" && st.calls?.length));
+    });
   });
 
   it("declares the objective achieved on decisive evidence and cancels what is moot", async () => {
