@@ -98,7 +98,17 @@ function withCoverage(
     else outside.push(mark(spec, "outside"));
   }
   const first = outside[0];
-  return kept.length > 0 || !first ? kept : [first];
+  return kept.length > 0 || !first ? kept : [unfiltered(first)];
+}
+
+/**
+ * When no table holds the window, a search for the finding's terms can only come back empty;
+ * what the one kept step can still tell is where the subject's own records end, so it reads
+ * them without the narrowing (search terms, a read near an earlier lookup).
+ */
+function unfiltered(spec: StepSpec): StepSpec {
+  const { terms: _terms, near: _near, ...params } = spec.intent.params;
+  return { ...spec, intent: { ...spec.intent, params } };
 }
 
 /** Keeps the playbook's order, drops what the registry or the log tables cannot serve, then applies the cap. */

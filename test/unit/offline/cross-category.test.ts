@@ -13,6 +13,7 @@ import {
   iocContacts,
 } from "../../../functions/src/offline-model/concluder/signals.js";
 import { planFor } from "../../../functions/src/offline-model/planner.js";
+import { decodeIntent } from "../../../functions/src/offline-model/step-text.js";
 import { subjectOf } from "../../../functions/src/offline-model/subject.js";
 import { named } from "../../helpers/briefs.js";
 import { makeFinding } from "./support/findings.js";
@@ -470,6 +471,11 @@ describe("the logs' time span", () => {
     });
     assert.equal(draft.steps.length, 1, draft.steps.map((s) => s.id).join(", "));
     assert.match(draft.steps[0]?.description ?? "", /logs=outside/);
+    // A search for the finding's terms can only come back empty there: the one step reads the
+    // host's own records, unfiltered, to show where they end.
+    const kept = decodeIntent(draft.steps[0]?.description ?? "");
+    assert.equal(kept?.params.terms, undefined, draft.steps[0]?.description);
+    assert.equal(kept?.params.instance?.[0], "ledger-api-2");
     assert.equal(draft.constraints?.filter((c) => /before the finding's time/.test(c)).length, 1);
     const unknown = planFor({
       role: "planner",
