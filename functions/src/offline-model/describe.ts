@@ -25,6 +25,8 @@ export function describeIntent(intent: Intent): string {
         return `Look up ${list([...(p.ips ?? []), ...(p.domains ?? []), ...(p.hashes ?? [])], "the external IPs and domains found by the steps this one depends on")} in threat intelligence: verdict, tags (mining pool, Tor exit, scanner, sinkhole), sources.`;
       case "flows":
         return `Count VPC flow records between ${p.instance ? `instance ${p.instance[0]}` : "the workload"} and ${p.domains?.length ? `${list(p.ips, "")}${p.ips?.length ? " and " : ""}the addresses ${list(p.domains, "")} resolved to (after each VM's lookup)` : list(p.ips, "the IPs the earlier steps resolved or found")}${window(intent)}: flows, bytes, destination ports, first and last seen.`;
+      case "ingress":
+        return `List who connected to ${p.instance ? `instance ${p.instance[0]}` : "the workload"} in VPC flow logs${window(intent)}: source addresses, destination ports, flows and bytes, external or internal.`;
       case "egress":
         return `List the top external destinations of ${p.instance ? `instance ${p.instance[0]}` : "the workload"} in VPC flow logs${window(intent)}, with ports and bytes, to spot other remote endpoints.`;
       case "dns":

@@ -7,6 +7,8 @@ export type IntentKind =
   | "intel"
   | "flows"
   | "egress"
+  /** Who connected to a workload: inbound sources and ports (runbook vpc_flows_to_instance). */
+  | "ingress"
   | "dns"
   | "ssh_auth"
   | "host_logs"
@@ -29,6 +31,7 @@ export const INTENT_KINDS: readonly IntentKind[] = [
   "intel",
   "flows",
   "egress",
+  "ingress",
   "dns",
   "ssh_auth",
   "host_logs",
@@ -111,6 +114,7 @@ export function toolFor(kind: IntentKind): "threat_intel_lookup" | "log_query" {
 export const INTENT_TABLE: Record<Exclude<IntentKind, "intel">, { pattern: RegExp; name: string }> = {
   flows: { pattern: /vpc_flows/i, name: "compute_googleapis_com_vpc_flows" },
   egress: { pattern: /vpc_flows/i, name: "compute_googleapis_com_vpc_flows" },
+  ingress: { pattern: /vpc_flows/i, name: "compute_googleapis_com_vpc_flows" },
   dns: { pattern: /dns/i, name: "dns_googleapis_com_dns_queries" },
   ssh_auth: { pattern: /syslog|auth/i, name: "syslog" },
   host_logs: { pattern: /syslog/i, name: "syslog" },

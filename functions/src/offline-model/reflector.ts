@@ -26,6 +26,7 @@ const ALTERNATIVE: Record<IntentKind, IntentKind[]> = {
   intel: [],
   flows: ["dns", "host_logs"],
   egress: ["host_logs"],
+  ingress: ["ssh_auth", "host_logs"],
   dns: ["flows", "host_logs"],
   ssh_auth: ["flows", "host_logs"],
   host_logs: ["resource_activity"],

@@ -178,6 +178,27 @@ function egressSummary(intent: Intent): SqlQuery[] {
   ];
 }
 
+function ingressSummary(intent: Intent): SqlQuery[] {
+  const instance = values(intent, "instance")[0];
+  if (!instance) return [];
+  const where = [timeFilter(intent), `jsonPayload.dest_instance.vm_name = ${lit(instance)}`];
+  return [
+    {
+      label: "who connected to the workload",
+      sql: [
+        "SELECT jsonPayload.connection.src_ip AS src_ip, jsonPayload.connection.dest_port AS dest_port,",
+        "  jsonPayload.src_instance.vm_name IS NULL AS external, COUNT(*) AS flows,",
+        "  SUM(CAST(jsonPayload.bytes_sent AS INT64)) AS bytes, MIN(timestamp) AS first_seen, MAX(timestamp) AS last_seen",
+        `FROM ${FLOWS}`,
+        `WHERE ${where.join(" AND ")}`,
+        "GROUP BY 1, 2, 3",
+        "ORDER BY flows DESC",
+        "LIMIT 20",
+      ].join("\n"),
+    },
+  ];
+}
+
 function dnsSummary(intent: Intent): SqlQuery[] {
   const domains = values(intent, "domains").map((d) => d.toLowerCase().replace(/\.$/, ""));
   const instance = values(intent, "instance")[0];
@@ -446,6 +467,8 @@ export function sqlFor(intent: Intent): SqlQuery[] {
       return flowSummary(intent);
     case "egress":
       return egressSummary(intent);
+    case "ingress":
+      return ingressSummary(intent);
     case "dns":
       return dnsSummary(intent);
     case "ssh_auth":
@@ -488,6 +511,8 @@ export function probeFieldFor(kind: Intent["kind"]): ProbeField | undefined {
     case "flows":
     case "egress":
       return field("VM names present in flow logs", FLOWS, "jsonPayload.src_instance.vm_name");
+    case "ingress":
+      return field("VM names present in flow logs", FLOWS, "jsonPayload.dest_instance.vm_name");
     case "dns":
       return field("DNS clients present", DNS, "jsonPayload.vmInstanceName");
     case "ssh_auth":

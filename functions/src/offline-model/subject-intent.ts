@@ -25,6 +25,7 @@ export function intentFromSubject(kind: IntentKind, subject: Subject, window: Ti
       ...w,
     },
     egress: { ...opt("instance", subject.instance), ...w },
+    ingress: { ...opt("instance", subject.instance), ...w },
     dns: { ...opt("domains", subject.domains), ...opt("instance", subject.instance), ...w },
     ssh_auth: { ...opt("instance", subject.instance), ...opt("ips", subject.remoteIps), ...w },
     host_logs: {
@@ -85,6 +86,7 @@ export function intentIsUsable(intent: Intent): boolean {
     case "caller_activity":
       return Boolean(p.ips?.length);
     case "egress":
+    case "ingress":
     case "host_logs":
       return Boolean(p.instance?.length);
     case "ssh_auth":

@@ -81,9 +81,14 @@ describe("planner: questions by kind, playbook or not", () => {
     assert.ok(runbooks.includes("resource_changer_history"), runbooks.join(", "));
   });
 
-  it("a runtime finding on a VM with nothing to trace asks what it resolved, where it connected and its host logs", () => {
+  it("a runtime finding on a VM with nothing to trace asks what it resolved, where it connected, who connected to it and its host logs", () => {
     const runbooks = plannedRunbooks(runtimeOnVm());
-    for (const wanted of ["dns_queries_from_instance", "vpc_flows_from_instance", "host_syslog"])
+    for (const wanted of [
+      "dns_queries_from_instance",
+      "vpc_flows_from_instance",
+      "vpc_flows_to_instance",
+      "host_syslog",
+    ])
       assert.ok(runbooks.includes(wanted), `${wanted} in ${runbooks.join(", ")}`);
   });
 
@@ -168,6 +173,41 @@ describe("planner: questions by kind, playbook or not", () => {
         ["resource-activity", "tx_copy"],
         ["resource-activity-kind", "payments"],
       ],
+    );
+  });
+
+  it("an intel question joins the playbook's lookup of named indicators instead of taking a step of its own", () => {
+    const window = { start: ["2025-11-11T00:00:00Z"], end: ["2025-11-11T12:00:00Z"] };
+    const lookup = (id: string, ips: string[], extra: Partial<StepSpec> = {}): StepSpec => ({
+      id,
+      intent: { kind: "intel", params: { ips } },
+      expected: "verdicts",
+      ...extra,
+    });
+    const flows: StepSpec = {
+      id: "flows",
+      intent: { kind: "flows", params: { ips: ["198.51.100.34"], ...window } },
+      expected: "traffic",
+    };
+    const merged = withKindQuestions(
+      [lookup("intel-attacker", ["198.51.100.34"]), flows],
+      [lookup("intel-iocs", ["198.51.100.34", "34.118.12.41"])],
+    );
+    assert.deepEqual(
+      merged.map((s) => [s.id, s.intent.params.ips]),
+      [
+        ["intel-attacker", ["198.51.100.34", "34.118.12.41"]],
+        ["flows", ["198.51.100.34"]],
+      ],
+    );
+    // A lookup of what an earlier step will find is not merged into: its values are not its own.
+    const later = withKindQuestions(
+      [lookup("intel-found", [], { dependsOn: ["flows"] }), flows],
+      [lookup("intel-iocs", ["34.118.12.41"])],
+    );
+    assert.deepEqual(
+      later.map((s) => s.id),
+      ["intel-found", "flows", "intel-iocs"],
     );
   });
 

@@ -22,7 +22,7 @@ const ABOUT_LOGGING = /\blog(s|ging)?\b|audit|sink|exclusion/i;
  * category and whether or not it has a playbook:
  * - indicators: their intel, the workload's traffic with them (for a name, with whatever it
  *   resolved to, joined in one query), and which names resolved to an address;
- * - a workload (a VM): what it resolved, where it connected, what its host logs say, whether
+ * - a workload (a VM): what it resolved, where it connected, who connected to it, what its host logs say, whether
  *   or not the finding names addresses to trace (they say where it went; its own lookups and
  *   egress say what else it did);
  * - a workload on GKE: the Kubernetes audit of its controller (a rollout, a patch, its change
@@ -147,6 +147,13 @@ export function kindQuestions(subject: Subject): StepSpec[] {
       ),
     vm &&
       workloadStep(
+        "workload-ingress",
+        "ingress",
+        { instance: [vm], ...w },
+        "Who connected to the workload: outside sources on its admin or service ports, how many flows, and whether one got further than the others.",
+      ),
+    vm &&
+      workloadStep(
         "workload-host-logs",
         "host_logs",
         { instance: [vm], ...w },
@@ -178,6 +185,26 @@ function questionKey(spec: StepSpec): string {
   return `${spec.intent.kind}:${JSON.stringify(sorted)}`;
 }
 
+const INDICATOR_PARAMS = ["ips", "domains", "hashes"] as const;
+
+/** An intel lookup of values it names itself (not of what an earlier step will find). */
+function intelLookupOf(spec: StepSpec): boolean {
+  return (
+    spec.intent.kind === "intel" &&
+    (spec.dependsOn?.length ?? 0) === 0 &&
+    INDICATOR_PARAMS.some((k) => (spec.intent.params[k]?.length ?? 0) > 0)
+  );
+}
+
+function mergedValues(into: IntentParams, from: IntentParams): IntentParams {
+  const out: IntentParams = { ...into };
+  for (const key of INDICATOR_PARAMS) {
+    const values = [...new Set([...(into[key] ?? []), ...(from[key] ?? [])])];
+    if (values.length > 0) out[key] = values;
+  }
+  return out;
+}
+
 /**
  * The playbook's steps first (its order is its priority), then the questions by kind it does
  * not already ask, compared by what they ask, never by their ids; a step whose dependency is
@@ -186,9 +213,22 @@ function questionKey(spec: StepSpec): string {
 export function withKindQuestions(playbook: readonly StepSpec[], questions: readonly StepSpec[]): StepSpec[] {
   const ids = new Set(playbook.map((s) => s.id));
   const asked = new Set(playbook.map(questionKey));
+  const steps = [...playbook];
   const added: StepSpec[] = [];
   for (const q of questions) {
     if (asked.has(questionKey(q))) continue;
+    const lookup = intelLookupOf(q) ? steps.findIndex(intelLookupOf) : -1;
+    const into = steps[lookup];
+    if (into) {
+      // One intel lookup answers for every named indicator: the question's values join the
+      // playbook's lookup instead of taking a step (and a place under the step cap) of their own.
+      steps[lookup] = {
+        ...into,
+        intent: { ...into.intent, params: mergedValues(into.intent.params, q.intent.params) },
+      };
+      asked.add(questionKey(steps[lookup]));
+      continue;
+    }
     // A question that reads its values from earlier steps has nothing to ask without them.
     if (q.dependsOn && q.dependsOn.length > 0 && !q.dependsOn.some((d) => ids.has(d))) continue;
     // The same id on another question (the playbook's resource step about a different resource)
@@ -198,7 +238,7 @@ export function withKindQuestions(playbook: readonly StepSpec[], questions: read
     asked.add(questionKey(q));
     added.push({ ...q, id });
   }
-  return [...playbook, ...added].map((s) =>
+  return [...steps, ...added].map((s) =>
     s.dependsOn ? { ...s, dependsOn: s.dependsOn.filter((d) => ids.has(d)) } : s,
   );
 }

@@ -47,6 +47,8 @@ export function runbooksFor(intent: Intent): RunbookRequest[] {
     }
     case "egress":
       return instance ? [rb("vpc_flows_from_instance", { instance })] : [];
+    case "ingress":
+      return instance ? [rb("vpc_flows_to_instance", { instance })] : [];
     case "dns": {
       const domains = each(p.domains, 3);
       if (domains.length > 0) return domains.map((domain) => rb("dns_queries_for_domain", { domain }));

@@ -25,6 +25,7 @@ const KEYWORDS: readonly [RegExp, IntentKind][] = [
   [/\bdns\b|resolv|query name|queryname/i, "dns"],
   [/\bsshd?\b|\blog[io]n|logon|brute|authenticat|\brdp\b|password/i, "ssh_auth"],
   [/top (external )?destinations|egress|outbound/i, "egress"],
+  [/inbound|ingress|who connected to|connected to (the|this) (vm|instance|workload|host)/i, "ingress"],
   [/flow|connection|traffic|bytes|packets|network/i, "flows"],
   [/bucket|storage|object|gs:\/\//i, "bucket_access"],
   [/setiampolicy|iam polic|\bgrant|binding|\brole\b|service[\s-]account key|key creation/i, "iam_changes"],
@@ -114,6 +115,7 @@ export function enrichIntent(intent: Intent, subject: Subject, prior: readonly R
       if (none("ips", "domains")) fill(p, "instance", subject.instance);
       break;
     case "egress":
+    case "ingress":
       fill(p, "instance", subject.instance);
       break;
     case "host_logs":
