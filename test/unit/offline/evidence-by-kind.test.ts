@@ -211,6 +211,33 @@ describe("planner: questions by kind, playbook or not", () => {
     );
   });
 
+  it("a finding that names granted members and no actor asks the IAM policy change that granted them", () => {
+    const finding = makeFinding({
+      category: "NON_ORG_IAM_MEMBER",
+      findingClass: "MISCONFIGURATION",
+      eventTime: T,
+      iamBindings: [{ action: "ADD", role: "roles/editor", member: "user:someone.else@gmail.com" }],
+      resource: {
+        name: "//cloudresourcemanager.googleapis.com/projects/4471",
+        type: "google.cloud.resourcemanager.Project",
+        projectDisplayName: "shop",
+      },
+    });
+    assert.ok(plannedRunbooks(finding).includes("iam_policy_changes"), plannedRunbooks(finding).join(", "));
+    // With an actor named, the actor's own policy changes are asked instead (credential-keys).
+    const withActor = makeFinding({ ...finding, access: { principalEmail: "admin@shop.example" } });
+    const steps = planFor({
+      role: "planner",
+      finding: withActor,
+      tools: named(["log_query", "threat_intel_lookup"]),
+      tables: named(TABLES),
+      maxSteps: 10,
+      related: [],
+      problems: [],
+    }).steps.map((s) => s.id);
+    assert.ok(!steps.includes("grant-changes"), steps.join(", "));
+  });
+
   it("a finding about logging asks what changed in what is logged", () => {
     const finding = makeFinding({
       category: "AUDIT_LOGGING_DISABLED",

@@ -35,7 +35,7 @@ const ABOUT_LOGGING = /\blog(s|ging)?\b|audit|sink|exclusion/i;
  *   be, a change reference, a revert), and, when the finding names no principal, that
  *   changer's own history;
  * - absence: when the category is about logging, the changes to what is logged;
- * - granted members: what they did next.
+ * - granted members: who granted them (when the finding names no actor) and what they did next.
  * Each is one step with one runbook family; the planner adds the ones the playbook lacks.
  */
 export function kindQuestions(subject: Subject): StepSpec[] {
@@ -100,6 +100,16 @@ export function kindQuestions(subject: Subject): StepSpec[] {
         ? "The IAM policy changes around the event and the service account's keys: a role taken away before its calls were denied, the same key used from other networks and clients, keys or grants created right after."
         : "The IAM policy changes around the event: a role taken away before the principal's calls were denied, a grant it made or received.",
     },
+    !subject.principal &&
+      subject.granted.length > 0 && {
+        id: "grant-changes",
+        intent: {
+          kind: "iam_changes",
+          params: { member: subject.granted.slice(0, 3).map((g) => g.member), ...w },
+        },
+        expected:
+          "The IAM policy change that granted the finding's members their roles: who made it, from which address and client, with which change reference.",
+      },
     callerIp && {
       id: "caller-reach",
       intent: { kind: "caller_activity", params: { ips: [callerIp], ...w } },
