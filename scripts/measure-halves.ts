@@ -60,7 +60,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const here = new URL("..", import.meta.url).pathname;
   const root = process.argv[3] && !process.argv[3].startsWith("--") ? process.argv[3] : here;
   const corpusAt = process.argv.indexOf("--corpus");
-  const corpus: Corpus = process.argv[corpusAt + 1] === "scc-round4" && corpusAt > 0 ? "scc-round4" : "scc-round3";
+  const corpus: Corpus =
+    process.argv[corpusAt + 1] === "scc-round4" && corpusAt > 0 ? "scc-round4" : "scc-round3";
   const f = measureHalf(
     await implementationAt(root, process.argv.includes("--split") ? here : undefined),
     half,
