@@ -62,6 +62,11 @@ export class ApprovalScenarioModel implements Model {
       const args = this.intended(request);
       if (!args) return base;
       const plan = JSON.parse(base.text ?? "{}") as PlanDraft;
+      // Within the cap the brief states, as a model must be: the last evidence step makes room.
+      if (plan.steps.length >= request.brief.maxSteps) {
+        const dropped = plan.steps.pop()?.id;
+        for (const st of plan.steps) st.dependsOn = st.dependsOn.filter((d) => d !== dropped);
+      }
       // First, so it runs in the first wave before a reflection may settle the verdict.
       plan.steps.unshift({
         id: ACTING_STEP,

@@ -345,6 +345,62 @@ describe("concluder: a change without a named actor is weighed by its author's h
     );
   });
 
+  it("a workload's controller is its own resource: its rollout's author is weighed the same way", () => {
+    const gke = makeFinding({
+      category: "Execution: Added Binary Executed",
+      eventTime: T,
+      resource: {
+        name: "//container.googleapis.com/projects/shop/locations/europe-west1/clusters/checkout-gke",
+        type: "google.container.Cluster",
+        projectDisplayName: "shop",
+        displayName: "checkout-gke",
+      },
+      details: { kubernetes: { pods: [{ ns: "payments", name: "payments-api-7d9f8-2xkqp" }] } },
+    });
+    const rollout = (resource: string) =>
+      rowsCall("resource_activity", { resource: "payments-api", start: at(-600), end: at(360) }, [
+        {
+          timestamp: at(-4),
+          principal: "terraform@shop.iam.gserviceaccount.com",
+          method: "io.k8s.apps.v1.deployments.patch",
+          resource,
+          caller_ip: "35.192.77.14",
+          user_agent: TF,
+          key_name: null,
+          status_code: null,
+          request: JSON.stringify({ "kubernetes.io/change-cause": "CHG-5120 release 3.14" }),
+        },
+      ]);
+    const habit = changerHistory([
+      // One row per address, client and method, as the runbook groups them: the rollout in the
+      // window and the same rollout on six earlier days.
+      {
+        callerIp: "35.192.77.14",
+        userAgent: TF,
+        method: "io.k8s.apps.v1.deployments.patch",
+        daysBefore: 6,
+        recent: 1,
+      },
+    ]);
+    const own = assess(gke, [
+      result("workload-owner", "answered", [rollout("apps/v1/namespaces/payments/deployments/payments-api")]),
+      result("owner-changers", "answered", [habit]),
+    ]).decision;
+    assert.equal(own.verdict, "benign", own.rule);
+    assert.ok(
+      own.findings.some((f) => /CHG-5120/.test(f.finding)),
+      "the change cause is reported",
+    );
+    // Another workload whose name only begins the same way is not this one's controller.
+    const other = assess(gke, [
+      result("workload-owner", "answered", [
+        rollout("apps/v1/namespaces/payments/deployments/payments-api-db"),
+      ]),
+      result("owner-changers", "answered", [habit]),
+    ]).decision;
+    assert.notEqual(other.verdict, "benign", other.rule);
+  });
+
   it("true_positive: the same change from an address and client its author never used", () => {
     const results = [
       result("resource-activity", "answered", [firewallChange("203.0.113.70", "curl/8.4.0", "temp")]),

@@ -6,6 +6,7 @@ import type {
   HttpRequestEvidence,
 } from "../evidence/types.js";
 import type { Subject } from "../subject.js";
+import { workloadOwners } from "../workload-owners.js";
 import type { EvidenceIndex, Located } from "./evidence-index.js";
 
 /**
@@ -153,18 +154,21 @@ export interface Changer {
  */
 export function changerOf(subject: Subject, index: EvidenceIndex): Changer | undefined {
   const target = subject.auditResource.toLowerCase();
-  const writes = index
-    .of("audit")
-    .filter(
-      (a) =>
-        a.evidence.principal &&
-        !READ_METHOD.test(a.evidence.method) &&
-        (a.evidence.resource ?? "").toLowerCase().includes(target),
-    );
-  const own = writes.filter((a) => {
+  // A workload's controller (its Deployment, DaemonSet, …) is the workload's own resource: a
+  // rollout of it is a change to the workload. Matched by whole trailing segments, never by
+  // substring, so payments-api is not payments-api-db.
+  const owners = workloadOwners(subject.details).map((o) => o.toLowerCase());
+  const isOwn = (resource: string) =>
+    [target, ...owners].some((t) => resource === t || resource.endsWith(`/${t}`));
+  const writes = index.of("audit").filter((a) => {
     const resource = (a.evidence.resource ?? "").toLowerCase();
-    return resource === target || resource.endsWith(`/${target}`);
+    return (
+      a.evidence.principal &&
+      !READ_METHOD.test(a.evidence.method) &&
+      (resource.includes(target) || isOwn(resource))
+    );
   });
+  const own = writes.filter((a) => isOwn((a.evidence.resource ?? "").toLowerCase()));
   const authors = (list: typeof writes) => [...new Set(list.map((a) => a.evidence.principal ?? ""))];
   const under = authors(writes);
   // A change to what is logged on the resource speaks first: it is what makes later absence evidence.

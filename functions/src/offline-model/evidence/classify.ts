@@ -87,12 +87,14 @@ const STRICT_TICKET = /(?<![\w.@-])(?:CHG|CR|RFC|INC|SR|REQ|TICKET|JIRA)[-_ #]?\
 const KEY_TICKET = /(?<![\w.@-])[A-Z][A-Z0-9]{1,9}-\d{2,}(?![\w.@-])/g;
 /**
  * Fields where a person states why a change is made, or what the changed resource is for (a
- * firewall rule's or a key's description); the last segment of the key decides.
+ * firewall rule's or a key's description); the last segment of the key decides. A Kubernetes
+ * rollout states it in the `kubernetes.io/change-cause` annotation
+ * (https://kubernetes.io/docs/reference/labels-annotations-taints/#change-cause).
  */
 const TICKET_FIELD =
-  /(?:^|[._-])(?:justification|reason|ticket|tickets|note|notes|description|change[-_]?(?:id|ticket|request|ref)?|labels?)$/i;
-/** "key":"value" pairs inside request/response JSON kept as strings. */
-const JSON_PAIR = /"([A-Za-z0-9_.-]{1,64})"\s*:\s*"((?:[^"\\]|\\.){0,500})"/g;
+  /(?:^|[./_-])(?:justification|reason|ticket|tickets|note|notes|description|change[-_]?(?:id|ticket|request|ref|cause)?|labels?)$/i;
+/** "key":"value" pairs inside request/response JSON kept as strings (annotation keys carry a prefix/). */
+const JSON_PAIR = /"([A-Za-z0-9_./-]{1,128})"\s*:\s*"((?:[^"\\]|\\.){0,500})"/g;
 const WEBSITE = /mainPageSuffix|notFoundPage|"website"/;
 const PUBLIC_LABEL = /"([a-z0-9_-]{1,63})"\s*:\s*"([a-z0-9_-]*(?:public|website|static|cdn)[a-z0-9_-]*)"/gi;
 
