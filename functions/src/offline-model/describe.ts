@@ -32,7 +32,9 @@ export function describeIntent(intent: Intent): string {
       case "dns":
         return p.ips && !p.domains
           ? `Find the DNS lookups answered with ${list(p.ips, "the address")}${window(intent)}: which VM resolved which name to it, and when.`
-          : `Find DNS queries for ${list(p.domains, "the finding's domains")}${window(intent)}: which source asked, how often, and what the answers were.`;
+          : p.instance && !p.domains
+            ? `Find the DNS queries instance ${p.instance[0]} made${window(intent)}: which names, how often, and what the answers were.`
+            : `Find DNS queries for ${list(p.domains, "the finding's domains")}${window(intent)}: which source asked, how often, and what the answers were.`;
       case "ssh_auth":
         return `Count sshd authentication events${on}${p.ips ? ` from ${list(p.ips, "")}` : ""}${window(intent)}: failed versus accepted logins, user names, first and last attempt.`;
       case "host_logs":
